@@ -1,0 +1,36 @@
+"""Optional public modules, exported into ``jwarp`` when present.
+
+Each entry maps a module to the names it contributes to the top-level namespace. Keeping
+this list in one place lets separate modules (tape, interop, utilities) be developed and
+tested independently without editing ``jwarp/__init__.py``.
+"""
+
+import importlib
+
+_EXPORTS = {
+    "jwarp.runtime.tape": ["Tape"],
+    "jwarp.runtime.capture": ["ScopedCapture", "capture_begin", "capture_end", "capture_launch"],
+    "jwarp.interop.jax": ["jax_kernel", "jax_callable", "from_jax", "to_jax", "device_from_jax", "device_to_jax",
+                          "dtype_from_jax", "dtype_to_jax"],
+    "jwarp.interop.dlpack": ["from_dlpack", "to_dlpack"],
+    "jwarp.utils": ["ScopedTimer", "utils"],
+    "jwarp.runtime.mempool": ["get_mempool_release_threshold", "set_mempool_release_threshold",
+                              "is_mempool_enabled", "is_mempool_supported", "set_mempool_enabled",
+                              "get_mempool_used_mem_current", "get_mempool_used_mem_high",
+                              "is_mempool_access_enabled", "is_mempool_access_supported",
+                              "set_mempool_access_enabled", "is_peer_access_supported",
+                              "is_peer_access_enabled", "set_peer_access_enabled"],
+}
+
+
+def export(namespace: dict) -> None:
+    for module_name, names in _EXPORTS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            continue
+        for name in names:
+            if hasattr(module, name):
+                namespace[name] = getattr(module, name)

@@ -1,0 +1,10 @@
+"""Import the builtin groups that live in their own modules, if present."""
+
+import importlib
+
+for _name in ("vector_math", "quaternion", "transform", "spatial", "random", "noise"):
+    try:
+        importlib.import_module(f"jwarp.builtins.{_name}")
+    except ModuleNotFoundError as exc:  # a group not written yet
+        if exc.name != f"jwarp.builtins.{_name}":
+            raise

@@ -1,0 +1,202 @@
+"""Shared helpers for builtin implementations: type checks with Warp's messages, and leaf
+arithmetic that stays in numpy for compile-time constants and uses jax.numpy otherwise."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from jwarp.compiler.registry import Call
+from jwarp.compiler.values import STATIC, Value, const, is_const, leaves_of, value_from_leaves, xp
+from jwarp.errors import WarpCodegenError
+from jwarp.lang import composites, scalars
+from jwarp.lang.arrays import ArrayType, type_name
+
+# -- type predicates --------------------------------------------------------------------------------
+
+
+def is_scalar(v: Value) -> bool:
+    return scalars.is_scalar_type(v.type)
+
+
+def is_float_scalar(v: Value) -> bool:
+    return scalars.is_float(v.type)
+
+
+def is_int_scalar(v: Value) -> bool:
+    return scalars.is_int(v.type)
+
+
+def is_composite(v: Value) -> bool:
+    return composites.is_composite(v.type)
+
+
+def is_vector(v: Value) -> bool:
+    return composites.is_vector(v.type)
+
+
+def is_matrix(v: Value) -> bool:
+    return composites.is_matrix(v.type)
+
+
+def is_quat(v: Value) -> bool:
+    return composites.is_quaternion(v.type)
+
+
+def is_transform(v: Value) -> bool:
+    return composites.is_transformation(v.type)
+
+
+def is_array(v: Value) -> bool:
+    return isinstance(v.type, ArrayType)
+
+
+def scalar_type(v: Value) -> type:
+    """The scalar type of a scalar or composite value."""
+    if composites.is_composite(v.type):
+        return v.type._wp_scalar_type_
+    return v.type
+
+
+def same_types(call: Call, *args: Value) -> None:
+    first = args[0].type
+    if any(a.type != first for a in args[1:]):
+        raise RuntimeError(f"Input types must be the same, got {[type_name(a.type) for a in args]}")
+
+
+def require(cond: bool, call: Call, *args: Value) -> None:
+    if not cond:
+        raise call.no_overload(*args)
+
+
+def require_static(call: Call, v: Value, what: str) -> Any:
+    if v.type is not STATIC:
+        raise WarpCodegenError(f"wp.{call.name}(): {what} must be a compile-time value")
+    return v.data
+
+
+# -- leaves ---------------------------------------------------------------------------------------
+
+
+def constant(t: type, x: Any) -> np.generic:
+    return const(x, t)
+
+
+def leafwise(fn: Callable, *values: Value, out_type: Any = None) -> Value:
+    """Apply ``fn`` to corresponding leaves of values with identical structure."""
+    columns = [leaves_of(v) for v in values]
+    return value_from_leaves(out_type or values[0].type, [fn(*g) for g in zip(*columns)])
+
+
+def broadcast_scalar(fn: Callable, composite: Value, scalar_leaf: Any, scalar_first: bool = False) -> Value:
+    if scalar_first:
+        return value_from_leaves(composite.type, [fn(scalar_leaf, x) for x in leaves_of(composite)])
+    return value_from_leaves(composite.type, [fn(x, scalar_leaf) for x in leaves_of(composite)])
+
+
+def _pair(a: Any, b: Any):
+    m = xp(a, b)
+    if m is np:
+        return np, a, b
+    a, b = jnp.asarray(a), jnp.asarray(b)
+    if a.shape != b.shape:
+        a, b = jnp.broadcast_arrays(a, b)
+    return jnp, a, b
+
+
+def add(a, b):
+    return xp(a, b).add(a, b) if xp(a, b) is np else jnp.add(a, b)
+
+
+def sub(a, b):
+    return xp(a, b).subtract(a, b)
+
+
+def mul(a, b):
+    return xp(a, b).multiply(a, b)
+
+
+def fdiv(a, b):
+    return xp(a, b).divide(a, b)
+
+
+def int_div(a, b):
+    """C integer division: truncates toward zero; x / 0 == 0 (Warp)."""
+    m, a, b = _pair(a, b)
+    if m is np:
+        if b == 0:
+            return a.dtype.type(0)
+        q = abs(int(a)) // abs(int(b))
+        return np.asarray(q if (a >= 0) == (b >= 0) else -q).astype(a.dtype)[()]
+    zero = b == 0
+    q = lax.div(a, jnp.where(zero, jnp.ones_like(b), b))
+    return jnp.where(zero, jnp.zeros_like(q), q)
+
+
+def int_floordiv(a, b):
+    m, a, b = _pair(a, b)
+    if m is np:
+        if b == 0:
+            return a.dtype.type(0)
+        return np.asarray(int(a) // int(b)).astype(a.dtype)[()]
+    zero = b == 0
+    q = jnp.floor_divide(a, jnp.where(zero, jnp.ones_like(b), b))
+    return jnp.where(zero, jnp.zeros_like(q), q)
+
+
+def int_mod(a, b):
+    """C remainder (sign of the dividend); x % 0 == 0."""
+    m, a, b = _pair(a, b)
+    if m is np:
+        if b == 0:
+            return a.dtype.type(0)
+        r = abs(int(a)) % abs(int(b))
+        return np.asarray(r if a >= 0 else -r).astype(a.dtype)[()]
+    zero = b == 0
+    r = lax.rem(a, jnp.where(zero, jnp.ones_like(b), b))
+    return jnp.where(zero, jnp.zeros_like(r), r)
+
+
+def float_mod(a, b):
+    m, a, b = _pair(a, b)
+    if m is np:
+        with np.errstate(all="ignore"):
+            return np.fmod(a, b)
+    return lax.rem(a, b)
+
+
+def neg(a):
+    return xp(a).negative(a)
+
+
+def where(c, a, b):
+    m = xp(c, a, b)
+    if m is np:
+        return a if bool(c) else b
+    return jnp.where(c, a, b)
+
+
+def jnp_unary(fn: Callable) -> Callable:
+    """Wrap a jnp function so constants fold through numpy when it has an equivalent."""
+
+    def apply(x):
+        return fn(x)
+
+    return apply
+
+
+def to_jnp(x: Any) -> Any:
+    return jnp.asarray(x)
+
+
+def vector_value(t: type, leaves: list) -> Value:
+    return value_from_leaves(t, list(leaves))
+
+
+__all__ = [
+    "Call", "Value", "STATIC", "leaves_of", "value_from_leaves", "is_const", "xp", "type_name",
+    "composites", "scalars", "jnp", "np", "lax",
+]

@@ -1,0 +1,201 @@
+"""Operators group: ``add sub mul div floordiv mod pow neg pos invert unot lshift rshift
+bit_and bit_or bit_xor`` (and the Python operators that map to them).
+
+Typing follows Warp exactly: both operands must have the same type (no implicit int/float
+or 32/64-bit promotion), except scalar×composite products and composite/scalar quotients.
+Products of quaternions and of transforms are registered by their own modules in
+:data:`MUL_RULES`.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from jwarp.builtins import common as c
+from jwarp.builtins.common import Call, Value
+from jwarp.compiler.registry import builtin
+from jwarp.compiler.values import leaves_of, value_from_leaves, xp
+from jwarp.lang import composites, scalars
+
+# (kind of a, kind of b) -> fn(call, a, b); filled by quaternion/transform modules.
+MUL_RULES: dict[tuple[str, str], Callable] = {}
+
+
+def _kind(v: Value) -> str:
+    if c.is_scalar(v):
+        return "scalar"
+    if c.is_composite(v):
+        return v.type._wp_type_kind_
+    return "other"
+
+
+def _numeric(call: Call, *args: Value) -> None:
+    for a in args:
+        c.require(c.is_scalar(a) or c.is_composite(a), call, *args)
+
+
+@builtin("add", group="Operators")
+def add(call: Call, a: Value, b: Value) -> Value:
+    """Component-wise sum of two values of the same type."""
+    _numeric(call, a, b)
+    c.same_types(call, a, b)
+    return c.leafwise(c.add, a, b)
+
+
+@builtin("sub", group="Operators")
+def sub(call: Call, a: Value, b: Value) -> Value:
+    """Component-wise difference of two values of the same type."""
+    _numeric(call, a, b)
+    c.same_types(call, a, b)
+    return c.leafwise(c.sub, a, b)
+
+
+def _matmul(call: Call, a: Value, b: Value) -> Value:
+    """Matrix-matrix, matrix-vector and vector-matrix products."""
+    scalar = c.scalar_type(a)
+    if c.scalar_type(b) is not scalar:
+        raise call.no_overload(a, b)
+    A = leaves_of(a)
+    B = leaves_of(b)
+    if c.is_matrix(a) and c.is_matrix(b):
+        (n, k), (k2, m) = a.type._shape_, b.type._shape_
+        c.require(k == k2, call, a, b)
+        out = [_dot([A[i * k + t] for t in range(k)], [B[t * m + j] for t in range(k)]) for i in range(n) for j in range(m)]
+        return value_from_leaves(composites.matrix((n, m), scalar), out)
+    if c.is_matrix(a):
+        n, k = a.type._shape_
+        c.require(c.is_vector(b) and b.type._length_ == k, call, a, b)
+        out = [_dot(A[i * k : (i + 1) * k], B) for i in range(n)]
+        return value_from_leaves(composites.vector(n, scalar), out)
+    k, m = b.type._shape_
+    c.require(c.is_vector(a) and a.type._length_ == k, call, a, b)
+    out = [_dot(A, [B[t * m + j] for t in range(k)]) for j in range(m)]
+    return value_from_leaves(composites.vector(m, scalar), out)
+
+
+def _dot(xs: list, ys: list):
+    total = c.mul(xs[0], ys[0])
+    for x, y in zip(xs[1:], ys[1:]):
+        total = c.add(total, c.mul(x, y))
+    return total
+
+
+@builtin("mul", group="Operators")
+def mul(call: Call, a: Value, b: Value) -> Value:
+    """Products: scalars, scalar×composite, matrix×vector/matrix, quaternions, transforms."""
+    _numeric(call, a, b)
+    ka, kb = _kind(a), _kind(b)
+    if ka == "scalar" and kb == "scalar":
+        c.same_types(call, a, b)
+        return c.leafwise(c.mul, a, b)
+    if ka == "scalar":
+        c.require(b.type._wp_scalar_type_ is a.type, call, a, b)
+        return c.broadcast_scalar(c.mul, b, a.data, scalar_first=True)
+    if kb == "scalar":
+        c.require(a.type._wp_scalar_type_ is b.type, call, a, b)
+        return c.broadcast_scalar(c.mul, a, b.data)
+    rule = MUL_RULES.get((ka, kb))
+    if rule is not None:
+        return rule(call, a, b)
+    if "matrix" in (ka, kb) and ka in ("matrix", "vector") and kb in ("matrix", "vector"):
+        return _matmul(call, a, b)
+    raise call.no_overload(a, b)
+
+
+def _scalar_div(leaf_a, leaf_b, t):
+    if scalars.is_float(t):
+        return c.fdiv(leaf_a, leaf_b)
+    return c.int_div(leaf_a, leaf_b)
+
+
+@builtin("div", group="Operators")
+def div(call: Call, a: Value, b: Value) -> Value:
+    """Quotient: scalars (integers truncate, x / 0 == 0), composite / scalar, scalar / vector."""
+    _numeric(call, a, b)
+    if c.is_scalar(a) and c.is_scalar(b):
+        c.same_types(call, a, b)
+        return Value(a.type, _scalar_div(a.data, b.data, a.type))
+    if c.is_composite(a) and c.is_scalar(b):
+        t = a.type._wp_scalar_type_
+        c.require(t is b.type, call, a, b)
+        return c.broadcast_scalar(lambda x, s: _scalar_div(x, s, t), a, b.data)
+    if c.is_scalar(a) and c.is_composite(b):
+        t = b.type._wp_scalar_type_
+        c.require(t is a.type and not c.is_matrix(b), call, a, b)
+        return c.broadcast_scalar(lambda s, x: _scalar_div(s, x, t), b, a.data, scalar_first=True)
+    raise call.no_overload(a, b)
+
+
+@builtin("floordiv", group="Operators")
+def floordiv(call: Call, a: Value, b: Value) -> Value:
+    """Floor division of scalars (integers: x // 0 == 0)."""
+    c.require(c.is_scalar(a) and c.is_scalar(b), call, a, b)
+    c.same_types(call, a, b)
+    if scalars.is_float(a.type):
+        m = xp(a.data, b.data)
+        return Value(a.type, m.floor(m.divide(a.data, b.data)))
+    return Value(a.type, c.int_floordiv(a.data, b.data))
+
+
+@builtin("mod", group="Operators")
+def mod(call: Call, a: Value, b: Value) -> Value:
+    """Remainder with the sign of the dividend (C's ``%``/``fmod``), also component-wise."""
+    _numeric(call, a, b)
+    c.same_types(call, a, b)
+    fn = c.float_mod if scalars.is_float(c.scalar_type(a)) else c.int_mod
+    return c.leafwise(fn, a, b)
+
+
+@builtin("pow", group="Operators")
+def pow_(call: Call, a: Value, b: Value) -> Value:
+    """``a`` raised to ``b`` (floating-point scalars or vectors of the same type)."""
+    c.require(scalars.is_float(c.scalar_type(a)) if (c.is_scalar(a) or c.is_vector(a)) else False, call, a, b)
+    c.require(a.type == b.type, call, a, b)
+    return c.leafwise(lambda x, y: xp(x, y).power(x, y), a, b)
+
+
+@builtin("neg", group="Operators")
+def neg(call: Call, a: Value) -> Value:
+    _numeric(call, a)
+    return c.leafwise(c.neg, a)
+
+
+@builtin("pos", group="Operators")
+def pos(call: Call, a: Value) -> Value:
+    _numeric(call, a)
+    return a
+
+
+def _int_binary(name: str, np_name: str):
+    def impl(call: Call, a: Value, b: Value) -> Value:
+        c.require(scalars.is_int(c.scalar_type(a)) and (c.is_scalar(a) or c.is_vector(a)), call, a, b)
+        c.same_types(call, a, b)
+        return c.leafwise(lambda x, y: getattr(xp(x, y), np_name)(x, y), a, b)
+
+    impl.__doc__ = f"Bitwise/shift operator ``{name}`` on integers."
+    return builtin(name, group="Operators")(impl)
+
+
+bit_and = _int_binary("bit_and", "bitwise_and")
+bit_or = _int_binary("bit_or", "bitwise_or")
+bit_xor = _int_binary("bit_xor", "bitwise_xor")
+lshift = _int_binary("lshift", "left_shift")
+rshift = _int_binary("rshift", "right_shift")
+
+
+@builtin("invert", group="Operators")
+def invert(call: Call, a: Value) -> Value:
+    """Bitwise NOT of an integer."""
+    c.require(scalars.is_int(c.scalar_type(a)) and (c.is_scalar(a) or c.is_vector(a)), call, a)
+    return c.leafwise(lambda x: xp(x).invert(x), a)
+
+
+@builtin("unot", group="Operators")
+def unot(call: Call, a: Value) -> Value:
+    """Logical NOT (``not x``): true where ``x`` is zero/false."""
+    from jwarp.compiler.operators import truth
+
+    if c.is_array(a):
+        return Value(scalars.bool_, c.constant(scalars.bool_, False))
+    leaf = truth(a)
+    return Value(scalars.bool_, xp(leaf).logical_not(leaf))

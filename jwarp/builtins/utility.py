@@ -1,0 +1,222 @@
+"""Utility group: ``tid``, ``block_dim``, ``len``, ``where``/``select``, ``print``/``printf``,
+``lerp``, ``smoothstep``, ``expect_*``, ``breakpoint``.
+
+``print`` and ``printf`` are best-effort host prints (one line per active thread, in
+thread order) through ``jax.debug.callback``.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jwarp.builtins import common as c
+from jwarp.builtins.common import STATIC, Call, Value
+from jwarp.compiler.registry import builtin
+from jwarp.compiler.values import Affine, TupleType, leaves_of, scalar_value, select_value, xp
+from jwarp.lang import composites, scalars
+from jwarp.lang.arrays import ArrayType, type_name
+
+
+@builtin("tid", group="Utility", kernel_only=True)
+def tid(call: Call) -> Value:
+    """The current thread's index; a tuple of indices for multi-dimensional launches."""
+    call.require_kernel()
+    ctx = call.ctx
+    comps = [Value(scalars.int32, ctx.tid[a], Affine(a, 0)) for a in range(ctx.kernel_dim)]
+    if len(comps) == 1:
+        return comps[0]
+    return Value(TupleType((scalars.int32,) * len(comps)), tuple(comps))
+
+
+@builtin("block_dim", group="Utility", kernel_only=True)
+def block_dim(call: Call) -> Value:
+    """The launch's resolved block size (1 on CPU unless ``wp.config.enable_cpu_blocks``)."""
+    call.require_kernel()
+    return scalar_value(scalars.int32, call.ctx.block_dim)
+
+
+@builtin("len", group="Utility")
+def len_(call: Call, a: Value) -> Value:
+    """Length of an array's first remaining dimension, or of a vector/matrix/tuple."""
+    if isinstance(a.type, ArrayType):
+        slot = call.ctx.slots[a.data.slot]
+        return scalar_value(scalars.int32, slot.shape[len(a.data.prefix)])
+    if composites.is_composite(a.type):
+        return scalar_value(scalars.int32, a.type._shape_[0])
+    if isinstance(a.type, TupleType):
+        return scalar_value(scalars.int32, len(a.type.types))
+    raise call.no_overload(a)
+
+
+def _condition(call: Call, cond: Value, *rest: Value):
+    from jwarp.compiler.operators import truth
+
+    if not (c.is_scalar(cond) or isinstance(cond.type, ArrayType)):
+        raise call.no_overload(cond, *rest)
+    if isinstance(cond.type, ArrayType):
+        return np.bool_(True)
+    return truth(cond)
+
+
+@builtin("where", group="Utility")
+def where(call: Call, cond: Value, value_if_true: Value, value_if_false: Value) -> Value:
+    """``value_if_true`` where ``cond`` is true (non-zero), else ``value_if_false``."""
+    leaf = _condition(call, cond, value_if_true, value_if_false)
+    if value_if_true.type != value_if_false.type:
+        raise call.no_overload(cond, value_if_true, value_if_false)
+    return select_value(leaf, value_if_true, value_if_false)
+
+
+@builtin("select", group="Utility")
+def select(call: Call, cond: Value, value_if_false: Value, value_if_true: Value) -> Value:
+    """Deprecated form of ``where`` with the two values swapped."""
+    leaf = _condition(call, cond, value_if_true, value_if_false)
+    if value_if_true.type != value_if_false.type:
+        raise call.no_overload(cond, value_if_false, value_if_true)
+    return select_value(leaf, value_if_true, value_if_false)
+
+
+def _host_print(call: Call, render, values: list[Value]) -> None:
+    """Print one line per active lane, in thread order, on the host."""
+    leaves = [jnp.asarray(x) for v in values for x in leaves_of(v)]
+    mask = call.mask
+    grid = call.ctx.grid if call.ctx is not None else ()
+    shapes = [len(leaves_of(v)) for v in values]
+
+    def emit(mask_arr, *arrs):
+        mask_arr = np.broadcast_to(np.asarray(mask_arr), grid).reshape(-1)
+        flat = [np.broadcast_to(np.asarray(a), grid).reshape(-1) for a in arrs]
+        for lane in range(mask_arr.shape[0]):
+            if not mask_arr[lane]:
+                continue
+            parts, k = [], 0
+            for v, n in zip(values, shapes):
+                parts.append([flat[k + j][lane] for j in range(n)])
+                k += n
+            print(render(parts), flush=True)
+
+    if call.ctx is None:
+        emit(np.asarray(True), *leaves)
+        return
+    m = jnp.asarray(True) if mask is None else jnp.asarray(mask)
+    jax.debug.callback(emit, m, *leaves, ordered=False)
+
+
+def _format(v: Value, comps: list) -> str:
+    if composites.is_composite(v.type):
+        return " ".join(_scalar_text(x) for x in comps)
+    return _scalar_text(comps[0])
+
+
+def _scalar_text(x) -> str:
+    x = np.asarray(x).item()
+    if isinstance(x, float):
+        return f"{x:g}"
+    return str(x)
+
+
+@builtin("print", group="Utility")
+def print_(call: Call, *args: Value) -> None:
+    """Print values from each active thread (best effort, on the host)."""
+    statics = [a for a in args if a.type is STATIC]
+    values = [a for a in args if a.type is not STATIC]
+
+    def render(parts):
+        texts, k = [], 0
+        for a in args:
+            if a.type is STATIC:
+                texts.append(str(a.data))
+            else:
+                texts.append(_format(a, parts[k]))
+                k += 1
+        return " ".join(texts)
+
+    del statics
+    _host_print(call, render, values)
+    return None
+
+
+@builtin("printf", group="Utility")
+def printf(call: Call, fmt: Value, *args: Value) -> None:
+    """C-style formatted print from each active thread (best effort, on the host)."""
+    if fmt.type is not STATIC or not isinstance(fmt.data, str):
+        raise TypeError("wp.printf() needs a constant format string")
+
+    def render(parts):
+        vals = tuple(np.asarray(p[0]).item() for p in parts)
+        try:
+            return fmt.data % vals
+        except (TypeError, ValueError):
+            return fmt.data + " " + " ".join(map(str, vals))
+
+    _host_print(call, render, list(args))
+    return None
+
+
+@builtin("lerp", group="Utility")
+def lerp(call: Call, a: Value, b: Value, t: Value) -> Value:
+    """``a * (1 - t) + b * t`` for scalars or composites (``t`` a scalar of their type)."""
+    c.require(a.type == b.type and t.type is c.scalar_type(a) and scalars.is_float(t.type), call, a, b, t)
+    one = c.constant(t.type, 1)
+    omt = xp(one, t.data).subtract(one, t.data)
+    return c.leafwise(lambda x, y: c.add(c.mul(x, omt), c.mul(y, t.data)), a, b)
+
+
+@builtin("smoothstep", group="Utility")
+def smoothstep(call: Call, a: Value, b: Value, x: Value) -> Value:
+    """Hermite interpolation between 0 and 1 as ``x`` goes from ``a`` to ``b``."""
+    c.require(a.type == b.type == x.type and scalars.is_float(a.type), call, a, b, x)
+    m = xp(a.data, b.data, x.data)
+    t = m.clip(m.divide(m.subtract(x.data, a.data), m.subtract(b.data, a.data)), 0, 1).astype(a.type._np_dtype)
+    two, three = c.constant(a.type, 2), c.constant(a.type, 3)
+    return Value(a.type, t * t * (three - two * t))
+
+
+def _expect(call: Call, ok, args: list[Value], text: str) -> None:
+    def report(ok_arr):
+        if not np.all(ok_arr):
+            print(f"Warp: {text} failed in kernel", flush=True)
+
+    if call.ctx is None:
+        report(np.asarray(ok))
+        return
+    jax.debug.callback(report, jnp.asarray(ok))
+
+
+@builtin("expect_eq", group="Utility")
+def expect_eq(call: Call, a: Value, b: Value) -> None:
+    """Prints a message if ``a != b`` in any active thread."""
+    from jwarp.compiler.operators import compare
+    import ast
+
+    _expect(call, compare(ast.Eq, a, b).data, [a, b], "expect_eq")
+
+
+@builtin("expect_neq", group="Utility")
+def expect_neq(call: Call, a: Value, b: Value) -> None:
+    from jwarp.compiler.operators import compare
+    import ast
+
+    _expect(call, compare(ast.NotEq, a, b).data, [a, b], "expect_neq")
+
+
+@builtin("expect_near", group="Utility")
+def expect_near(call: Call, a: Value, b: Value, tolerance: Value | None = None) -> None:
+    tol = 1e-6 if tolerance is None else tolerance.data
+    ok = None
+    for x, y in zip(leaves_of(a), leaves_of(b)):
+        m = xp(x, y)
+        term = m.abs(m.subtract(x, y)) <= tol
+        ok = term if ok is None else ok & term
+    _expect(call, ok, [a, b], "expect_near")
+
+
+@builtin("breakpoint", group="Utility")
+def breakpoint_(call: Call) -> None:
+    """No-op (there is no debugger inside XLA programs)."""
+    return None
+
+
+__all__ = ["tid", "type_name"]

@@ -1,0 +1,198 @@
+"""Calls in kernel code: builtins, ``wp.func`` inlining, type constructors, ``wp.static``.
+
+User functions are inlined at each call site: their body is lowered by a child
+:class:`~jwarp.compiler.lower.FunctionLowerer` that shares the kernel's memory and starts
+with the caller's active mask. ``return`` inside a function only ends that function.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins as py
+from typing import TYPE_CHECKING, Any
+
+from jwarp.compiler.registry import BUILTINS, Builtin, Call
+from jwarp.compiler.source import get_source, refresh_closure
+from jwarp.compiler.values import STATIC, Value, python_to_value
+from jwarp.errors import WarpCodegenError, WarpCodegenTypeError
+from jwarp.lang import composites, scalars
+from jwarp.lang.arrays import ArrayType, type_name
+from jwarp.lang.struct import StructType
+
+if TYPE_CHECKING:
+    from jwarp.compiler.lower import FunctionLowerer
+
+# Python builtins that kernel code may call, and the jwarp builtin each one means.
+_PYTHON_BUILTINS = {
+    py.min: "min",
+    py.max: "max",
+    py.abs: "abs",
+    py.len: "len",
+    py.round: "round",
+    py.print: "print",
+    py.pow: "pow",
+}
+
+
+class StaticMarker:
+    """``wp.static``: evaluate an expression at compile time (in Python, with the function's
+    globals and closure) and use its value as a constant."""
+
+    __name__ = "static"
+
+    def __call__(self, expr: Any) -> Any:
+        return expr
+
+    def __repr__(self) -> str:
+        return "<jwarp static>"
+
+
+static = StaticMarker()
+
+
+def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Value | None:
+    fn = lw.eval(node.func)
+    if fn.type is not STATIC:
+        raise WarpCodegenTypeError(f"A value of type {type_name(fn.type)} is not callable")
+    obj = fn.data
+    if obj is static or isinstance(obj, StaticMarker):
+        return _static(lw, node)
+    if getattr(obj, "_jwarp_kernel", False):
+        raise WarpCodegenError(f"Kernel '{obj.key}' cannot be called from kernel code; use a @wp.func instead")
+    args = [lw.eval(a) for a in node.args if not isinstance(a, ast.Starred)]
+    if any(isinstance(a, ast.Starred) for a in node.args):
+        raise WarpCodegenError("Star-arguments are not supported in kernel calls")
+    kwargs = {k.arg: lw.eval(k.value) for k in node.keywords}
+    if None in kwargs:
+        raise WarpCodegenError("**kwargs are not supported in kernel calls")
+    if getattr(obj, "_jwarp_function", False):
+        return inline_function(lw, obj, args, kwargs, node)
+    if isinstance(obj, Builtin):
+        return _call_builtin(lw, obj, args, kwargs, node, discard)
+    name = _PYTHON_BUILTINS.get(obj) if _hashable(obj) else None
+    if name is not None:
+        return _call_builtin(lw, BUILTINS[name], args, kwargs, node, discard)
+    if _is_constructible(obj):
+        construct = BUILTINS["_construct"]
+        return _call_builtin(lw, construct, [Value(STATIC, obj), *args], kwargs, node, discard)
+    raise WarpCodegenError(f"'{getattr(obj, '__name__', obj)!s}' is not a Warp builtin or @wp.func")
+
+
+def _hashable(obj: Any) -> bool:
+    try:
+        hash(obj)
+        return True
+    except TypeError:
+        return False
+
+
+def _is_constructible(obj: Any) -> bool:
+    if obj in (py.float, py.int, py.bool):
+        return True
+    return scalars.is_scalar_type(obj) or composites.is_composite(obj) or isinstance(obj, StructType)
+
+
+def _call_builtin(lw, b: Builtin, args, kwargs, node: ast.Call, discard: bool) -> Value | None:
+    call = Call(b.name, lw.ctx, lw.active, lw, node.args)
+    call.discard = discard
+    call.location = lw.location(node)
+    return b.lower(call, args, kwargs)
+
+
+def _static(lw: FunctionLowerer, node: ast.Call) -> Value:
+    from jwarp.compiler.lower import lift_python
+
+    if len(node.args) != 1 or node.keywords:
+        raise WarpCodegenError("wp.static() takes exactly one expression")
+    expr = ast.Expression(node.args[0])
+    ast.fix_missing_locations(expr)
+    scope = dict(lw.src.globals)
+    scope.update(lw.src.closure)
+    for name, value in lw.env.items():
+        if value.type is not STATIC and _constant_python(value) is not None:
+            scope[name] = _constant_python(value)
+    try:
+        result = eval(compile(expr, lw.src.file, "eval"), scope)  # noqa: S307 - kernel source is trusted code
+    except Exception as exc:
+        raise WarpCodegenError(f"Error evaluating wp.static() expression: {exc}") from None
+    return lift_python(result)
+
+
+def _constant_python(value: Value) -> Any:
+    from jwarp.compiler.values import is_constant_value, value_to_python
+
+    if isinstance(value.type, ArrayType) or not is_constant_value(value):
+        return None
+    return value_to_python(value)
+
+
+def _types_match(expected: Any, actual: Any) -> bool:
+    from jwarp.lang.arrays import _Generic
+
+    if isinstance(expected, _Generic):
+        return expected.accepts(actual)
+    if isinstance(expected, ArrayType):
+        if not isinstance(actual, ArrayType) or actual.ndim != expected.ndim:
+            return False
+        return isinstance(expected.dtype, _Generic) or expected.dtype == actual.dtype
+    return expected == actual
+
+
+def inline_function(lw: FunctionLowerer, fn: Any, args: list[Value], kwargs: dict[str, Value], node: ast.Call):
+    """Lower a call to a ``@wp.func`` by inlining its body."""
+    from jwarp.compiler.lower import Frame, FunctionLowerer
+
+    overload = fn.select_overload([a.type for a in args], {k: v.type for k, v in kwargs.items()})
+    if overload is None:
+        types = ", ".join(type_name(a.type) for a in args)
+        raise WarpCodegenError(
+            f"Couldn't find function overload for '{fn.key}' that matched inputs with types: [{types}]"
+        )
+    bound = _bind(fn.key, overload, args, kwargs)
+    source = get_source(overload.func)
+    refresh_closure(source)
+    parent = lw
+    while parent is not None:
+        if parent.src.func.__code__ is overload.func.__code__:
+            raise WarpCodegenError(f"Recursive call to function '{fn.key}' is not supported in kernels")
+        parent = getattr(parent, "parent", None)
+    frame = Frame(name=fn.key, is_kernel=False)
+    code = lw.src.func.__code__
+    site = (code.co_filename, code.co_firstlineno, node.lineno, node.col_offset)
+    child = FunctionLowerer(lw.ctx, source, bound, lw.active, frame, lw.call_stack + (site,))
+    child.parent = lw
+    child.run()
+    ret = frame.ret
+    if overload.return_type is not None and ret is not None and not _types_match(overload.return_type, ret.type):
+        raise WarpCodegenTypeError(
+            f"Function '{fn.key}' is annotated to return {type_name(overload.return_type)} but returns "
+            f"{type_name(ret.type)}"
+        )
+    return ret
+
+
+def _bind(key: str, overload: Any, args: list[Value], kwargs: dict[str, Value]) -> dict[str, Value]:
+    params = overload.params  # list of (name, type, default python value or _NO_DEFAULT)
+    if len(args) > len(params):
+        raise WarpCodegenTypeError(f"Function '{key}' takes {len(params)} arguments but {len(args)} were given")
+    env: dict[str, Value] = {}
+    for (name, t, default), value in zip(params, args):
+        env[name] = value
+    for name, t, default in params[len(args):]:
+        if name in kwargs:
+            env[name] = kwargs.pop(name)
+        elif default is not overload.NO_DEFAULT:
+            lifted = python_to_value(default)
+            if lifted is None:
+                lifted = Value(STATIC, default)
+            env[name] = lifted
+        else:
+            raise WarpCodegenTypeError(f"Function '{key}' is missing argument '{name}'")
+    if kwargs:
+        raise WarpCodegenTypeError(f"Function '{key}' got unexpected keyword arguments {sorted(kwargs)}")
+    for name, t, _ in params:
+        if t is not None and not _types_match(t, env[name].type):
+            raise WarpCodegenTypeError(
+                f"Function '{key}' argument '{name}' expects {type_name(t)}, got {type_name(env[name].type)}"
+            )
+    return env

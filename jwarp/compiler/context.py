@@ -1,0 +1,117 @@
+"""Per-launch lowering state: the lane grid, the kernel's memory and its accumulators.
+
+One :class:`KernelContext` lives for one trace of a kernel. It owns
+
+- ``grid``: the launch shape; every varying leaf has ``len(grid)`` axes;
+- ``slots``: one :class:`SlotState` per distinct array the kernel can touch, holding the
+  array's current contents as structure-of-arrays *planes* (one jax array of the array's
+  shape per scalar component of its dtype);
+- ``accumulators``: small named leaves that loops must carry (the debug-mode
+  out-of-bounds flag, per-loop trip-count maxima);
+- ``sites``: source locations of checked accesses and loops, for error messages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax.numpy as jnp
+from jax import lax
+
+from jwarp.errors import SourceLocation
+from jwarp.lang.arrays import dtype_leaf_shapes
+
+
+@dataclass
+class SlotState:
+    """Contents of one array during lowering: SoA planes of ``shape`` (one per scalar leaf)."""
+
+    dtype: Any
+    shape: tuple[int, ...]
+    planes: list
+    written: bool = False
+
+
+def split_planes(buffer: Any, dtype: Any, shape: tuple[int, ...]) -> list:
+    """Storage buffer(s) of an array → list of scalar planes of ``shape``."""
+    parts = list(buffer) if isinstance(buffer, (tuple, list)) else [buffer]
+    leaf_shapes = dtype_leaf_shapes(dtype)
+    planes = []
+    for part, (comp_shape, _scalar) in zip(parts, leaf_shapes, strict=True):
+        if not comp_shape:
+            planes.append(part)
+            continue
+        flat = part.reshape(shape + (-1,))
+        planes.extend(flat[..., k] for k in range(flat.shape[-1]))
+    return planes
+
+
+def join_planes(planes: list, dtype: Any, shape: tuple[int, ...]) -> Any:
+    """Inverse of :func:`split_planes`."""
+    leaf_shapes = dtype_leaf_shapes(dtype)
+    parts = []
+    k = 0
+    for comp_shape, _scalar in leaf_shapes:
+        if not comp_shape:
+            parts.append(planes[k])
+            k += 1
+            continue
+        n = 1
+        for d in comp_shape:
+            n *= d
+        stacked = jnp.stack(planes[k : k + n], axis=-1)
+        parts.append(stacked.reshape(shape + comp_shape))
+        k += n
+    return parts[0] if len(parts) == 1 and len(leaf_shapes) == 1 else tuple(parts)
+
+
+@dataclass
+class KernelContext:
+    kernel_name: str
+    grid: tuple[int, ...]
+    slots: list[SlotState]
+    debug: bool = False
+    loop_bounds: dict | None = None  # site -> static trip bound (bounded mode, for reverse AD)
+    record_trips: bool = False
+    block_dim: int = 1
+    kernel_dim: int = 1
+    accumulators: dict = field(default_factory=dict)
+    sites: list = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.tid = tuple(self._iota(axis) for axis in range(len(self.grid)))
+        if self.debug:
+            self.accumulators["oob"] = jnp.asarray(-1, jnp.int32)
+
+    def _iota(self, axis: int) -> Any:
+        shape = [1] * len(self.grid)
+        shape[axis] = self.grid[axis]
+        return lax.broadcasted_iota(jnp.int32, tuple(shape), axis)
+
+    @property
+    def num_threads(self) -> int:
+        n = 1
+        for d in self.grid:
+            n *= d
+        return n
+
+    def add_site(self, location: SourceLocation | None) -> int:
+        self.sites.append(location)
+        return len(self.sites) - 1
+
+    def flag_out_of_bounds(self, site: int, bad: Any) -> None:
+        """Debug mode: remember the first access site where an active lane was out of bounds."""
+        if not self.debug:
+            return
+        any_bad = jnp.any(bad)
+        current = self.accumulators["oob"]
+        self.accumulators["oob"] = jnp.where((current < 0) & any_bad, jnp.int32(site), current)
+
+    def record_trip_count(self, site: int, count: Any) -> None:
+        if not self.record_trips:
+            return
+        key = f"trip:{site}"
+        previous = self.accumulators.get(key)
+        count = jnp.asarray(count, jnp.int32)
+        self.accumulators[key] = count if previous is None else jnp.maximum(previous, count)

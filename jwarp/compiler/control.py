@@ -1,0 +1,585 @@
+"""Control flow: ``if``, ``for``, ``while``, ``break``, ``continue`` and ``return`` as lane masks.
+
+- ``if`` on a compile-time constant picks a branch in Python; otherwise both branches run,
+  each under its part of the active mask.
+- ``break``/``continue``/``return`` remove the current lanes from the active mask (breaks
+  until the loop ends, continues until the next iteration, returns for good).
+- ``for i in range(...)``: constant bounds with at most ``config.max_unroll`` iterations are
+  unrolled; other launch-uniform bounds become a ``fori_loop`` (a ``while_loop`` when lanes
+  can leave early); per-lane bounds and ``while`` become a masked ``while_loop`` that runs
+  until no lane is active.
+- In *bounded mode* (``ctx.loop_bounds``, used for reverse-mode AD) every dynamic loop is a
+  ``fori_loop`` over a static trip bound measured by a forward run; extra iterations are
+  fully masked, so results are unchanged and JAX can differentiate the loop.
+
+A lax loop carries the locals and array planes its body writes. They are found by running
+the body: when the body writes something not carried, or turns a uniform value into a
+per-lane one, the loop is lowered again with a wider carry (:class:`LoopRetry`).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from jwarp import config
+from jwarp.compiler.masks import Mask, any_lane, exits_or, mask_and, mask_andnot, mask_not, mask_or
+from jwarp.compiler.operators import truth
+from jwarp.compiler.values import (
+    STATIC,
+    Value,
+    is_const,
+    leaves_of,
+    scalar_value,
+    select_value,
+    to_device_leaf,
+    value_from_leaves,
+    zeros_value,
+)
+from jwarp.errors import ControlSignal, WarpCodegenError, WarpCodegenTypeError
+from jwarp.lang import scalars
+from jwarp.lang.arrays import ArrayType, type_name
+
+if TYPE_CHECKING:
+    from jwarp.compiler.lower import FunctionLowerer
+
+_FALSE = np.bool_(False)
+
+
+@dataclass
+class LoopFrame:
+    continued: Mask = None  # exit set of this iteration's `continue`s
+
+
+def _as_exit(active: Mask) -> Mask:
+    return np.bool_(True) if active is None else active
+
+
+def _rejoin(active: Mask, exits: Mask) -> Mask:
+    """``active | exits`` where active None = all lanes and exits None = no lane."""
+    if exits is None:
+        return active
+    if active is not None and is_const(active) and not bool(active):
+        return exits
+    return mask_or(active, exits)
+
+
+def _walk_exits(nodes: list[ast.stmt], loop_level: bool) -> tuple[bool, bool]:
+    """(has break/continue at this loop level, has return) in ``nodes``."""
+    brk = ret = False
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Return):
+            ret = True
+        elif isinstance(n, (ast.Break, ast.Continue)) and loop_level:
+            brk = True
+        if isinstance(n, (ast.For, ast.While)):
+            inner_brk, inner_ret = _walk_exits(n.body + n.orelse, False)
+            ret = ret or inner_ret
+            continue
+        if isinstance(n, (ast.FunctionDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+    return brk, ret
+
+
+def _has_break(nodes: list[ast.stmt]) -> bool:
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Break):
+            return True
+        if isinstance(n, (ast.For, ast.While, ast.FunctionDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+    return False
+
+
+# ------------------------------------------------------------------------------------------------
+# if / return / break / continue
+
+
+def lower_if(lw: FunctionLowerer, node: ast.If) -> None:
+    cond = truth(lw.eval(node.test))
+    if is_const(cond):
+        lw.exec_block(node.body if bool(cond) else node.orelse)
+        return
+    before = lw.active
+    brk, ret = _walk_exits(node.body + node.orelse, True)
+    lw.active = mask_and(before, cond)
+    lw.exec_block(node.body)
+    then_end = lw.active
+    lw.active = mask_and(before, mask_not(cond))
+    lw.exec_block(node.orelse)
+    else_end = lw.active
+    lw.active = mask_or(then_end, else_end) if (brk or ret) else before
+
+
+def lower_return(lw: FunctionLowerer, node: ast.Return) -> None:
+    frame = lw.frame
+    value = lw.eval(node.value) if node.value is not None else None
+    if value is not None and value.type is STATIC and value.data is None:
+        value = None
+    if frame.is_kernel and value is not None:
+        raise WarpCodegenError("Kernels cannot return values")
+    if value is not None:
+        if isinstance(value.type, ArrayType):
+            raise WarpCodegenTypeError("Functions cannot return arrays")
+        if frame.ret is None:
+            frame.ret = value
+        elif frame.ret.type != value.type:
+            raise WarpCodegenTypeError(
+                f"Function '{frame.name}' returns values of different types: {type_name(frame.ret.type)} and "
+                f"{type_name(value.type)}"
+            )
+        else:
+            frame.ret = select_value(lw.active, value, frame.ret)
+    frame.returned = exits_or(frame.returned, _as_exit(lw.active))
+    lw.active = _FALSE
+
+
+def lower_break(lw: FunctionLowerer, node: ast.Break) -> None:
+    if not lw.loops:
+        raise WarpCodegenError("'break' outside a loop")
+    lw.active = _FALSE
+
+
+def lower_continue(lw: FunctionLowerer, node: ast.Continue) -> None:
+    if not lw.loops:
+        raise WarpCodegenError("'continue' outside a loop")
+    loop = lw.loops[-1]
+    loop.continued = exits_or(loop.continued, _as_exit(lw.active))
+    lw.active = _FALSE
+
+
+# ------------------------------------------------------------------------------------------------
+# loop carries
+
+
+class LoopRetry(ControlSignal):
+    """Raised from a loop body trace when the carry must grow; the loop is lowered again."""
+
+    def __init__(self, promote=(), names=(), slots=(), accs=None, ret=None, returned=False):
+        super().__init__("loop carry changed")
+        self.promote = set(promote)
+        self.names = set(names)
+        self.slots = set(slots)
+        self.accs = dict(accs or {})
+        self.ret = ret
+        self.returned = returned
+
+
+@dataclass
+class CarrySpec:
+    names: set = field(default_factory=set)
+    slots: set = field(default_factory=set)
+    accs: dict = field(default_factory=dict)  # key -> initial leaf for keys created inside the loop
+    ret: Any = None  # type of the return value, when carried
+    returned: bool = False
+    active: bool = False
+    promote: set = field(default_factory=set)
+    ignore: set = field(default_factory=set)  # names rebound by the loop itself (its target)
+
+
+class Snapshot:
+    """Lowerer state before a loop, restored when a loop attempt is retried."""
+
+    def __init__(self, lw: FunctionLowerer):
+        self.env = dict(lw.env)
+        self.planes = [s.planes for s in lw.ctx.slots]
+        self.written = [s.written for s in lw.ctx.slots]
+        self.accs = dict(lw.ctx.accumulators)
+        self.active = lw.active
+        self.returned = lw.frame.returned
+        self.ret = lw.frame.ret
+
+    def restore(self, lw: FunctionLowerer) -> None:
+        lw.env = dict(self.env)
+        for s, planes, written in zip(lw.ctx.slots, self.planes, self.written):
+            s.planes, s.written = planes, written
+        lw.ctx.accumulators = dict(self.accs)
+        lw.active = self.active
+        lw.frame.returned = self.returned
+        lw.frame.ret = self.ret
+
+
+def _full(lw: FunctionLowerer, leaf: Any, promote: bool) -> Any:
+    leaf = to_device_leaf(leaf)
+    if promote or (jnp.ndim(leaf) > 0 and leaf.shape != lw.ctx.grid):
+        return jnp.broadcast_to(leaf, lw.ctx.grid)
+    return leaf
+
+
+def pack(lw: FunctionLowerer, spec: CarrySpec, snap: Snapshot) -> dict:
+    out: dict[str, Any] = {}
+    for name in sorted(spec.names):
+        value = lw.env[name]
+        for j, leaf in enumerate(leaves_of(value)):
+            key = f"n:{name}:{j}"
+            out[key] = _full(lw, leaf, key in spec.promote)
+    for s in sorted(spec.slots):
+        for p, plane in enumerate(lw.ctx.slots[s].planes):
+            out[f"s:{s}:{p}"] = plane
+    for key in sorted(spec.accs):
+        out[f"a:{key}"] = to_device_leaf(lw.ctx.accumulators.get(key, spec.accs[key]))
+    if spec.active:
+        out["active"] = _full(lw, jnp.asarray(True) if lw.active is None else lw.active, True)
+    if spec.returned:
+        r = lw.frame.returned
+        out["returned"] = _full(lw, jnp.asarray(False) if r is None else r, "returned" in spec.promote)
+    if spec.ret is not None:
+        ret = lw.frame.ret if lw.frame.ret is not None else zeros_value(spec.ret)
+        for j, leaf in enumerate(leaves_of(ret)):
+            key = f"r:{j}"
+            out[key] = _full(lw, leaf, key in spec.promote)
+    return out
+
+
+def unpack(lw: FunctionLowerer, spec: CarrySpec, carry: dict, types: dict) -> None:
+    for name in sorted(spec.names):
+        t = types[name]
+        n = len(leaves_of(zeros_value(t))) if not isinstance(t, ArrayType) else 0
+        lw.env[name] = value_from_leaves(t, [carry[f"n:{name}:{j}"] for j in range(n)])
+    for s in sorted(spec.slots):
+        slot = lw.ctx.slots[s]
+        slot.planes = [carry[f"s:{s}:{p}"] for p in range(len(slot.planes))]
+        slot.written = True
+    for key in sorted(spec.accs):
+        lw.ctx.accumulators[key] = carry[f"a:{key}"]
+    if spec.active:
+        lw.active = carry["active"]
+    if spec.returned:
+        lw.frame.returned = carry["returned"]
+    if spec.ret is not None:
+        n = len(leaves_of(zeros_value(spec.ret)))
+        lw.frame.ret = value_from_leaves(spec.ret, [carry[f"r:{j}"] for j in range(n)])
+
+
+def _name_types(lw: FunctionLowerer, spec: CarrySpec) -> dict:
+    return {name: lw.env[name].type for name in spec.names}
+
+
+def check_body(lw: FunctionLowerer, spec: CarrySpec, snap: Snapshot, before: dict, after: dict, types: dict):
+    """Compare a body's output carry with its input; raise LoopRetry if the carry must change."""
+    retry = LoopRetry()
+    for name, value in snap.env.items():
+        if name in spec.names or name in spec.ignore or value.type is STATIC:
+            continue
+        now = lw.env.get(name)
+        if now is not value and now is not None:
+            if isinstance(value.type, ArrayType):
+                if now.data != value.data:
+                    raise WarpCodegenTypeError(f"Array variable '{name}' cannot be reassigned inside a loop")
+                continue
+            retry.names.add(name)
+    for name in spec.names:
+        now = lw.env.get(name)
+        if now is not None and now.type != types[name]:
+            raise WarpCodegenTypeError(
+                f"Loop-carried variable '{name}' changes type from {type_name(types[name])} to {type_name(now.type)} "
+                "inside the loop; give it its final type before the loop (e.g. x = float(0))"
+            )
+    for s, slot in enumerate(lw.ctx.slots):
+        if s not in spec.slots and slot.planes is not snap.planes[s]:
+            retry.slots.add(s)
+    for key, leaf in lw.ctx.accumulators.items():
+        if key not in spec.accs and key not in snap.accs:
+            retry.accs[key] = jnp.zeros_like(jnp.asarray(leaf))
+        elif key not in spec.accs:
+            retry.accs[key] = snap.accs[key]
+    if spec.ret is None and lw.frame.ret is not snap.ret and lw.frame.ret is not None:
+        retry.ret = lw.frame.ret.type
+    if not spec.returned and lw.frame.returned is not snap.returned:
+        retry.returned = True
+    for key, out_leaf in after.items():
+        in_leaf = before[key]
+        if jnp.ndim(out_leaf) > jnp.ndim(in_leaf) or (jnp.ndim(out_leaf) and out_leaf.shape != in_leaf.shape):
+            retry.promote.add(key)
+        elif jnp.result_type(out_leaf) != jnp.result_type(in_leaf):
+            raise WarpCodegenTypeError(f"Loop-carried value '{key}' changes dtype inside the loop")
+    if retry.names or retry.slots or retry.accs or retry.ret is not None or retry.returned or retry.promote:
+        raise retry
+    return {k: jnp.broadcast_to(v, before[k].shape) for k, v in after.items()}
+
+
+def _grow(spec: CarrySpec, retry: LoopRetry) -> None:
+    spec.names |= retry.names
+    spec.slots |= retry.slots
+    spec.accs.update(retry.accs)
+    spec.promote |= retry.promote
+    if retry.ret is not None:
+        spec.ret = retry.ret
+    if retry.returned:
+        spec.returned = True
+
+
+def assigned_names(nodes: list[ast.stmt]) -> set[str]:
+    names: set[str] = set()
+    for stmt in nodes:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                names.add(n.id)
+            elif isinstance(n, (ast.AugAssign,)) and isinstance(n.target, ast.Name):
+                names.add(n.target.id)
+    return names
+
+
+def run_lax_loop(lw: FunctionLowerer, node: ast.stmt, spec: CarrySpec, emit) -> None:
+    """Lower one lax loop with carry discovery. ``emit(lw, spec, snap, step)`` builds the
+    loop from ``step(carry) -> carry`` and returns the final carry."""
+    snap = Snapshot(lw)
+    spec.names = {n for n in spec.names if n in lw.env and lw.env[n].type is not STATIC
+                  and not isinstance(lw.env[n].type, ArrayType)}
+    for attempt in range(16):
+        types = _name_types(lw, spec)
+        try:
+            init = pack(lw, spec, snap)
+
+            def step(carry: dict, body) -> dict:
+                inner = Snapshot(lw)
+                unpack(lw, spec, carry, types)
+                body()
+                out = pack(lw, spec, snap)
+                result = check_body(lw, spec, snap, carry, out, types)
+                inner.restore(lw)
+                return result
+
+            final = emit(init, step)
+        except LoopRetry as retry:
+            snap.restore(lw)
+            _grow(spec, retry)
+            spec.names = {n for n in spec.names if n in lw.env}
+            continue
+        except ControlSignal:
+            snap.restore(lw)
+            raise
+        snap.restore(lw)
+        unpack(lw, spec, final, types)
+        return
+    raise WarpCodegenError("Could not determine the values carried by this loop")
+
+
+# ------------------------------------------------------------------------------------------------
+# for / while
+
+
+def _loop_key(lw: FunctionLowerer, node: ast.stmt) -> tuple:
+    code = lw.src.func.__code__
+    return lw.call_stack + ((code.co_filename, code.co_firstlineno, node.lineno, node.col_offset),)
+
+
+def _range_args(lw: FunctionLowerer, call: ast.Call) -> list[Value]:
+    args = [lw.eval(a) for a in call.args]
+    if not 1 <= len(args) <= 3 or call.keywords:
+        raise WarpCodegenError("range() takes 1 to 3 positional arguments in kernels")
+    for a in args:
+        if not scalars.is_int(a.type):
+            raise WarpCodegenTypeError(f"range() arguments must be integers, got {type_name(a.type)}")
+    if len(args) == 1:
+        zero = scalar_value(args[0].type, 0)
+        args = [zero, args[0]]
+    if len(args) == 2:
+        args.append(scalar_value(args[0].type, 1))
+    t = args[0].type
+    if any(a.type != t for a in args):
+        raise WarpCodegenTypeError("range() arguments must all have the same integer type")
+    return args
+
+
+def _is_range_call(lw: FunctionLowerer, node: ast.expr) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    fn = lw.eval(node.func)
+    return fn.type is STATIC and (fn.data is range or getattr(fn.data, "_jwarp_range", False))
+
+
+def lower_for(lw: FunctionLowerer, node: ast.For) -> None:
+    if node.orelse:
+        raise WarpCodegenError("for/else is not supported in kernels")
+    if not isinstance(node.target, ast.Name):
+        raise WarpCodegenError("Loop targets must be a single name")
+    if not _is_range_call(lw, node.iter):
+        _lower_static_iteration(lw, node)
+        return
+    args = _range_args(lw, node.iter)
+    t = args[0].type
+    start, stop, step = (a.data for a in args)
+    if all(is_const(x) for x in (start, stop, step)):
+        values = range(int(start), int(stop), int(step))
+        if len(values) <= config.max_unroll:
+            _unrolled(lw, node, [scalar_value(t, v) for v in values])
+            return
+    if all(jnp.ndim(x) == 0 for x in (start, stop, step)):
+        _uniform_loop(lw, node, t, start, stop, step)
+    else:
+        _lane_loop(lw, node, t, start, stop, step)
+
+
+def _lower_static_iteration(lw: FunctionLowerer, node: ast.For) -> None:
+    """``for x in <compile-time tuple>`` (e.g. ``wp.static(...)``) or over a vector's components."""
+    seq = lw.eval(node.iter)
+    from jwarp.compiler.lower import lift_python
+    from jwarp.lang import composites
+
+    if seq.type is STATIC and isinstance(seq.data, (tuple, list)):
+        items = [lift_python(x) for x in seq.data]
+    elif composites.is_vector_like(seq.type):
+        items = [Value(seq.type._wp_scalar_type_, x) for x in seq.data]
+    elif composites.is_matrix(seq.type):
+        rows, cols = seq.type._shape_
+        row_t = composites.vector(cols, seq.type._wp_scalar_type_)
+        items = [Value(row_t, tuple(seq.data[r * cols : (r + 1) * cols])) for r in range(rows)]
+    else:
+        raise WarpCodegenError("for loops must iterate over range(...), a vector, or a compile-time sequence")
+    _unrolled(lw, node, items)
+
+
+def _unrolled(lw: FunctionLowerer, node: ast.For, items: list[Value]) -> None:
+    entry = lw.active
+    _, has_return = _walk_exits(node.body, True)
+    for item in items:
+        if lw.active is not None and is_const(lw.active) and not bool(lw.active):
+            break
+        lw.env[node.target.id] = item
+        loop = LoopFrame()
+        lw.loops.append(loop)
+        lw.exec_block(node.body)
+        lw.loops.pop()
+        lw.active = _rejoin(lw.active, loop.continued)
+    lw.active = mask_andnot(entry, lw.frame.returned) if has_return else entry
+
+
+def _trip_count(start: Any, stop: Any, step: Any) -> Any:
+    """Iterations of range(start, stop, step) for uniform or per-lane bounds (0 for step 0)."""
+    one = jnp.asarray(1, jnp.result_type(start))
+    up = (stop - start + step - one) // jnp.where(step > 0, step, one)
+    down = (start - stop - step - one) // jnp.where(step < 0, -step, one)
+    trips = jnp.where(step > 0, up, jnp.where(step < 0, down, 0))
+    return jnp.maximum(trips, 0).astype(jnp.int32)
+
+
+def _uniform_loop(lw: FunctionLowerer, node: ast.For, t: type, start, stop, step) -> None:
+    brk, has_return = _walk_exits(node.body, True)
+    static_trip = None
+    if all(is_const(x) for x in (start, stop, step)):
+        static_trip = len(range(int(start), int(stop), int(step)))
+    trip = static_trip if static_trip is not None else _trip_count(*(to_device_leaf(x) for x in (start, stop, step)))
+    entry = lw.active
+    key = _loop_key(lw, node)
+    bounded = lw.ctx.loop_bounds is not None and static_trip is None
+    early_exit = (brk and _has_break(node.body)) or has_return
+    spec = CarrySpec(names=assigned_names(node.body) - {node.target.id}, active=early_exit, returned=has_return)
+    spec.ignore.add(node.target.id)
+    if static_trip is None:
+        lw.ctx.record_trip_count(_acc_key(key), trip)
+
+    def iteration(k: Any) -> None:
+        i = to_device_leaf(start) + jnp.asarray(k, jnp.dtype(t._np_dtype)) * to_device_leaf(step)
+        lw.env[node.target.id] = Value(t, i)
+        if not early_exit:
+            lw.active = entry
+        if bounded:
+            lw.active = mask_and(lw.active, k < trip)
+        loop = LoopFrame()
+        lw.loops.append(loop)
+        lw.exec_block(node.body)
+        lw.loops.pop()
+        lw.active = _rejoin(lw.active, loop.continued)
+
+    def emit(init: dict, step_fn) -> dict:
+        def body(k, carry):
+            return step_fn(carry, lambda: iteration(k))
+
+        if static_trip is not None:
+            unroll = max(1, min(config.loop_unroll, static_trip))
+            return lax.fori_loop(0, static_trip, body, init, unroll=unroll)
+        if bounded:
+            bound = int(lw.ctx.loop_bounds.get(_acc_key(key), 0))
+            return lax.fori_loop(0, bound, body, init)
+        if not early_exit:
+            return lax.fori_loop(jnp.int32(0), trip, body, init)
+
+        def cond(state):
+            k, carry = state
+            return (k < trip) & any_lane(carry["active"])
+
+        def wbody(state):
+            k, carry = state
+            return k + 1, body(k, carry)
+
+        return lax.while_loop(cond, wbody, (jnp.int32(0), init))[1]
+
+    run_lax_loop(lw, node, spec, emit)
+    lw.active = mask_andnot(entry, lw.frame.returned) if has_return else entry
+
+
+def _acc_key(key: tuple) -> str:
+    return "trip:" + "/".join(f"{f}:{a}:{b}:{c}" for f, a, b, c in key)
+
+
+def _lane_loop(lw: FunctionLowerer, node: ast.For, t: type, start, stop, step) -> None:
+    """A range with per-lane bounds: a masked while loop with a per-lane counter."""
+    dtype = jnp.dtype(t._np_dtype)
+    start, stop, step = (jnp.asarray(to_device_leaf(x), dtype) for x in (start, stop, step))
+
+    def in_range(i):
+        return jnp.where(step > 0, i < stop, jnp.where(step < 0, i > stop, False))
+
+    counter = f"__loop_i_{node.lineno}_{node.col_offset}"
+    lw.env[counter] = Value(t, jnp.broadcast_to(start, lw.ctx.grid))
+    _masked_while(lw, node, lambda: in_range(lw.env[counter].data), node.target.id, counter, step)
+    del lw.env[counter]
+
+
+def lower_while(lw: FunctionLowerer, node: ast.While) -> None:
+    if node.orelse:
+        raise WarpCodegenError("while/else is not supported in kernels")
+    _masked_while(lw, node, lambda: truth(lw.eval(node.test)), None, None, None)
+
+
+def _masked_while(lw: FunctionLowerer, node, condition, target: str | None, counter: str | None, step) -> None:
+    entry = lw.active
+    _, has_return = _walk_exits(node.body, True)
+    key = _loop_key(lw, node)
+    names = assigned_names(node.body)
+    if counter is not None:
+        names = (names - {target}) | {counter}
+    spec = CarrySpec(names=names, active=True, returned=has_return)
+    if target is not None:
+        spec.ignore.add(target)
+    iters_key = "iters:" + _acc_key(key)
+    spec.accs[iters_key] = jnp.int32(0)
+    lw.ctx.accumulators[iters_key] = jnp.int32(0)
+    lw.active = mask_and(entry, condition())
+    bounded = lw.ctx.loop_bounds is not None
+
+    def iteration() -> None:
+        lw.ctx.accumulators[iters_key] = lw.ctx.accumulators[iters_key] + 1
+        if counter is not None:
+            lw.env[target] = lw.env[counter]
+        loop = LoopFrame()
+        lw.loops.append(loop)
+        lw.exec_block(node.body)
+        lw.loops.pop()
+        still = _rejoin(lw.active, loop.continued)
+        if counter is not None:
+            current = lw.env[counter]
+            lw.env[counter] = Value(current.type, current.data + step)
+        lw.active = mask_and(still, condition())
+
+    def emit(init: dict, step_fn) -> dict:
+        if bounded:
+            bound = int(lw.ctx.loop_bounds.get(_acc_key(key), 0))
+            return lax.fori_loop(0, bound, lambda k, c: step_fn(c, iteration), init)
+        return lax.while_loop(lambda c: any_lane(c["active"]), lambda c: step_fn(c, iteration), init)
+
+    run_lax_loop(lw, node, spec, emit)
+    iters = lw.ctx.accumulators.pop(iters_key)
+    lw.ctx.record_trip_count(_acc_key(key), iters)
+    lw.active = mask_andnot(entry, lw.frame.returned) if has_return else entry

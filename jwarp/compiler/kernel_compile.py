@@ -1,0 +1,168 @@
+"""Compile a kernel for one launch signature into a pure JAX function and its executables.
+
+``pure_fn(*bases, *values) -> (new_bases, diagnostics)`` runs the kernel over the launch
+grid. ``new_bases`` maps the index of every base buffer the kernel wrote to its new
+contents; ``diagnostics`` holds the debug out-of-bounds flag and loop trip counts.
+
+:func:`compile_kernel` traces ``pure_fn`` once into a jaxpr (under 64-bit mode, so int64
+and float64 kernels work without touching the user's JAX settings), then jits the jaxpr:
+once plainly and, on request, with the written buffers donated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import jax
+import jax.extend.core as jax_core
+import jax.numpy as jnp
+
+from jwarp.compiler.context import KernelContext, SlotState, join_planes, split_planes
+from jwarp.compiler.lower import Frame, FunctionLowerer
+from jwarp.compiler.signature import ArraySpec, NoneArraySpec, Signature, StructSpec, ValueSpec
+from jwarp.compiler.source import FunctionSource
+from jwarp.compiler.values import ArrayRef, Value, value_from_leaves
+from jwarp.compiler.views import apply_chain, write_back
+from jwarp.lang import composites, scalars
+from jwarp.lang.arrays import ArrayType, dtype_leaf_shapes
+
+
+def dtype_leaf_planes(dtype: Any) -> list:
+    """(component index, scalar type) for every scalar plane of an element dtype."""
+    out = []
+    for comp_shape, scalar in dtype_leaf_shapes(dtype):
+        n = 1
+        for d in comp_shape:
+            n *= d
+        out.extend((k, scalar) for k in range(n))
+    return out
+
+
+def _value_leaves(t: Any, x: Any) -> list:
+    if scalars.is_scalar_type(t):
+        return [x]
+    flat = x.reshape(-1)
+    return [flat[k] for k in range(t._length_)]
+
+
+def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) -> Callable:
+    """The kernel as a pure function of its buffers, for one signature."""
+
+    def pure_fn(*args: Any):
+        bases, values = args[: sig.n_bases], args[sig.n_bases :]
+        slots: list[SlotState] = []
+        slot_specs: list[ArraySpec] = []
+        slot_index: dict[tuple, int] = {}
+
+        def array_value(spec: ArraySpec) -> Value:
+            key = (spec.base, spec.chain)
+            if key not in slot_index:
+                buf = apply_chain(bases[spec.base], spec.chain)
+                slots.append(SlotState(spec.dtype, spec.shape, split_planes(buf, spec.dtype, spec.shape)))
+                slot_specs.append(spec)
+                slot_index[key] = len(slots) - 1
+            return Value(ArrayType(spec.dtype, len(spec.shape)), ArrayRef(slot_index[key]))
+
+        def build(spec: Any) -> Value:
+            if isinstance(spec, ArraySpec):
+                return array_value(spec)
+            if isinstance(spec, ValueSpec):
+                return value_from_leaves(spec.type, _value_leaves(spec.type, values[spec.index]))
+            if isinstance(spec, StructSpec):
+                fields = [build(f) for f in spec.fields]
+                return Value(spec.type, tuple(f.data for f in fields))
+            if isinstance(spec, NoneArraySpec):
+                # a null array: accesses are undefined in Warp; here they touch a scratch element
+                shape = (1,) * spec.ndim
+                zero = jnp.zeros(shape, jnp.float32)
+                planes = [zero.astype(s._np_dtype) for _, s in dtype_leaf_planes(spec.dtype)]
+                slots.append(SlotState(spec.dtype, shape, planes))
+                slot_specs.append(None)
+                return Value(ArrayType(spec.dtype, spec.ndim), ArrayRef(len(slots) - 1))
+            raise TypeError(f"unknown spec {spec!r}")
+
+        env = {name: build(spec) for name, spec in zip(arg_names, sig.params, strict=True)}
+        ctx = KernelContext(
+            kernel_name=source.name,
+            grid=sig.grid,
+            slots=slots,
+            debug=sig.debug,
+            loop_bounds=dict(sig.loop_bounds) if sig.loop_bounds is not None else None,
+            record_trips=sig.record_trips,
+            block_dim=sig.block_dim,
+            kernel_dim=sig.kernel_dim,
+        )
+        lowerer = FunctionLowerer(ctx, source, env, None, Frame(source.name, is_kernel=True))
+        lowerer.run()
+        new_bases: dict[int, Any] = {}
+        for spec, slot in zip(slot_specs, slots):
+            if slot.written and spec is not None:
+                current = new_bases.get(spec.base, bases[spec.base])
+                new_bases[spec.base] = write_back(current, spec.chain, join_planes(slot.planes, spec.dtype, spec.shape))
+        diagnostics = {k: v for k, v in ctx.accumulators.items() if k == "oob" or k.startswith("trip:")}
+        return new_bases, diagnostics, tuple(ctx.sites)
+
+    return pure_fn
+
+
+@dataclass
+class CompiledKernel:
+    """A kernel compiled for one signature: its jaxpr and executables."""
+
+    signature: Signature
+    pure_fn: Callable  # (*bases, *values) -> (new_bases, diagnostics)
+    closed_jaxpr: Any
+    out_tree: Any
+    written: tuple[int, ...]
+    sites: tuple
+    diagnostic_keys: tuple[str, ...]
+    uses_x64: bool
+    _executables: dict = field(default_factory=dict)
+
+    def executable(self, donate: bool = False) -> Callable:
+        """A jitted ``(*bases, *values) -> flat outputs`` (written bases first, then diagnostics)."""
+        fn = self._executables.get(donate)
+        if fn is None:
+            jaxpr = self.closed_jaxpr
+            evaluate = jax_core.jaxpr_as_fun(jaxpr)
+            donate_argnums = tuple(self.written) if donate else ()
+            fn = jax.jit(lambda *args: evaluate(*jax.tree_util.tree_leaves(args)), donate_argnums=donate_argnums)
+            self._executables[donate] = fn
+        return fn
+
+    def split_outputs(self, flat: list) -> tuple[dict, dict]:
+        new_bases, diagnostics = jax.tree_util.tree_unflatten(self.out_tree, flat)
+        return new_bases, diagnostics
+
+
+def compile_kernel(source: FunctionSource, arg_names: list[str], sig: Signature, example_args: list) -> CompiledKernel:
+    """Trace the kernel for ``sig`` (``example_args``: buffers/values or ShapeDtypeStructs)."""
+    pure_fn = build_pure_fn(source, arg_names, sig)
+    holder: dict[str, Any] = {}
+
+    def traced(*args):
+        new_bases, diagnostics, sites = pure_fn(*args)
+        holder["sites"] = sites
+        return new_bases, diagnostics
+
+    with jax.enable_x64(True):
+        closed_jaxpr, out_shape = jax.make_jaxpr(traced, return_shape=True)(*example_args)
+    flat, out_tree = jax.tree_util.tree_flatten(out_shape)
+    new_bases, diagnostics = out_shape
+    uses_x64 = any(
+        jnp.dtype(v.dtype).itemsize == 8 for v in jax.tree_util.tree_leaves((example_args, out_shape))
+    )
+    return CompiledKernel(
+        signature=sig,
+        pure_fn=lambda *a: pure_fn(*a)[:2],
+        closed_jaxpr=closed_jaxpr,
+        out_tree=out_tree,
+        written=tuple(sorted(new_bases)),
+        sites=holder.get("sites", ()),
+        diagnostic_keys=tuple(sorted(diagnostics)),
+        uses_x64=uses_x64,
+    )
+
+
+__all__ = ["CompiledKernel", "compile_kernel", "build_pure_fn", "composites"]

@@ -1,0 +1,277 @@
+"""The statement and expression lowerer: kernel AST → JAX operations on lane values.
+
+:class:`FunctionLowerer` walks one function body (a kernel, or a ``wp.func`` inlined at a
+call site) and emits JAX operations while doing so — there is no second IR; the jaxpr is
+the IR. Its dispatch tables (``_STATEMENTS``, ``_EXPRESSIONS``) *are* the list of
+supported Python constructs; anything else raises "Construct ... not supported in kernels"
+at the node's file and line.
+
+Control flow is lowered with lane masks (see ``control.py``): ``self.active`` is the set of
+lanes executing the current statement; assignments and stores outside it are masked.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins as py
+from dataclasses import dataclass
+from typing import Any
+
+from jwarp import config
+from jwarp.compiler import calls, control, lvalues, operators
+from jwarp.compiler.context import KernelContext
+from jwarp.compiler.masks import Mask
+from jwarp.compiler.source import FunctionSource
+from jwarp.compiler.values import (
+    STATIC,
+    ArrayRef,
+    TupleType,
+    Value,
+    is_const,
+    python_to_value,
+    select_value,
+    scalar_value,
+)
+from jwarp.errors import ControlSignal, WarpCodegenError, WarpCodegenTypeError, _Located, with_location
+from jwarp.lang import scalars
+from jwarp.lang.arrays import ArrayType, type_name
+
+
+@dataclass
+class Frame:
+    """One function activation: which lanes returned, and the merged return value."""
+
+    name: str
+    is_kernel: bool
+    returned: Mask = None  # exit set: None = no lane has returned
+    ret: Value | None = None
+
+
+class FunctionLowerer:
+    """Lowers the body of one function in a :class:`KernelContext`."""
+
+    def __init__(
+        self,
+        ctx: KernelContext,
+        source: FunctionSource,
+        env: dict[str, Value],
+        active: Mask,
+        frame: Frame,
+        call_stack: tuple = (),
+    ):
+        self.ctx = ctx
+        self.src = source
+        self.env = env
+        self.active = active
+        self.frame = frame
+        self.loops: list[control.LoopFrame] = []
+        self.call_stack = call_stack
+        self.parent: FunctionLowerer | None = None
+        self._node: ast.AST | None = None
+
+    # ------------------------------------------------------------------------------------------
+    # entry points
+
+    def run(self) -> None:
+        self.exec_block(self.src.tree.body)
+
+    def exec_block(self, body: list[ast.stmt]) -> None:
+        for stmt in body:
+            if self.active is not None and is_const(self.active) and not bool(self.active):
+                return  # every lane has left this block (return/break/continue)
+            self.exec(stmt)
+
+    def exec(self, stmt: ast.stmt) -> None:
+        handler = _STATEMENTS.get(type(stmt))
+        self._node = stmt
+        try:
+            if handler is None:
+                raise WarpCodegenError(f"Construct `ast.{type(stmt).__name__}` not supported in kernels.")
+            handler(self, stmt)
+        except (ControlSignal, _Located):
+            raise
+        except Exception as exc:
+            if config.frontend_debug:
+                raise
+            raise with_location(exc, self.src.location(self._node or stmt)) from None
+
+    def eval(self, node: ast.expr) -> Value:
+        handler = _EXPRESSIONS.get(type(node))
+        if handler is None:
+            self._node = node
+            raise WarpCodegenError(f"Construct `ast.{type(node).__name__}` not supported in kernels.")
+        value = handler(self, node)
+        self._node = node
+        return value
+
+    def location(self, node: ast.AST | None = None):
+        return self.src.location(node or self._node)
+
+    # ------------------------------------------------------------------------------------------
+    # names
+
+    def lookup(self, name: str, node: ast.AST | None = None) -> Value:
+        if name in self.env:
+            return self.env[name]
+        for scope in (self.src.closure, self.src.globals):
+            if name in scope:
+                return lift_python(scope[name], name)
+        if hasattr(py, name):
+            return Value(STATIC, getattr(py, name))
+        raise WarpCodegenError(f"Unknown name '{name}' in kernel or function '{self.src.name}'")
+
+    def bind(self, name: str, value: Value) -> None:
+        """Assign a local under the active mask (lanes outside it keep the old value)."""
+        if value is None:
+            raise WarpCodegenTypeError(f"Cannot assign the result of a call that returns nothing to '{name}'")
+        if value.type is STATIC and not isinstance(value.data, (str, tuple)):
+            raise WarpCodegenTypeError(f"Cannot assign {value.data!r} to a local variable '{name}'")
+        old = self.env.get(name)
+        if old is None or self.active is None:
+            self.env[name] = value
+            return
+        if isinstance(value.type, ArrayType) or isinstance(old.type, ArrayType):
+            if not (isinstance(old.data, ArrayRef) and old.data == value.data):
+                raise WarpCodegenTypeError(f"Cannot reassign array variable '{name}' under a condition")
+            return
+        if old.type != value.type:
+            raise WarpCodegenTypeError(
+                f"Variable '{name}' has type {type_name(old.type)} but is assigned a value of type "
+                f"{type_name(value.type)} under a condition; declare it with the new type before the branch"
+            )
+        self.env[name] = select_value(self.active, value, old)
+
+    def assign_to_node(self, target: ast.expr, value: Value) -> None:
+        lvalues.assign(self, target, value)
+
+    # ------------------------------------------------------------------------------------------
+    # statements
+
+    def stmt_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # docstring
+        if isinstance(node.value, ast.Call):
+            calls.lower_call(self, node.value, discard=True)
+        else:
+            self.eval(node.value)
+
+    def stmt_Assign(self, node: ast.Assign) -> None:
+        value = self.eval(node.value)
+        for target in node.targets:
+            lvalues.assign(self, target, value)
+
+    def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is None:
+            raise WarpCodegenError("Variable declarations without a value are not supported in kernels")
+        value = self.eval(node.value)
+        annotation = self.eval(node.annotation)
+        target_type = annotation.data if annotation.type is STATIC else None
+        scalar = scalars.canonical_scalar(target_type) if isinstance(target_type, type) else None
+        wanted = scalar or target_type
+        if wanted is not None and value.type != wanted:
+            raise WarpCodegenTypeError(
+                f"Cannot assign a value of type {type_name(value.type)} to a variable annotated {type_name(wanted)}"
+            )
+        lvalues.assign(self, node.target, value)
+
+    def stmt_AugAssign(self, node: ast.AugAssign) -> None:
+        lvalues.aug_assign(self, node)
+
+    def stmt_Pass(self, node: ast.Pass) -> None:
+        pass
+
+    def stmt_Assert(self, node: ast.Assert) -> None:
+        self.eval(node.test)  # checked for errors; asserts are no-ops outside Warp's debug builds
+
+    # ------------------------------------------------------------------------------------------
+    # expressions
+
+    def expr_Constant(self, node: ast.Constant) -> Value:
+        v = node.value
+        if isinstance(v, (bool, int, float)):
+            lifted = python_to_value(v)
+            if isinstance(v, int) and not isinstance(v, bool) and not -(2**31) <= v < 2**31:
+                lifted = scalar_value(scalars.int64, v)
+            return lifted
+        if isinstance(v, str) or v is None:
+            return Value(STATIC, v)
+        raise WarpCodegenError(f"Constant {v!r} of type {type(v).__name__} is not supported in kernels")
+
+    def expr_Name(self, node: ast.Name) -> Value:
+        return self.lookup(node.id, node)
+
+    def expr_Attribute(self, node: ast.Attribute) -> Value:
+        return operators.attribute(self, self.eval(node.value), node.attr)
+
+    def expr_Subscript(self, node: ast.Subscript) -> Value:
+        return lvalues.load_subscript(self, node)
+
+    def expr_BinOp(self, node: ast.BinOp) -> Value:
+        return operators.binary(self, type(node.op), self.eval(node.left), self.eval(node.right))
+
+    def expr_UnaryOp(self, node: ast.UnaryOp) -> Value:
+        return operators.unary(self, type(node.op), self.eval(node.operand))
+
+    def expr_BoolOp(self, node: ast.BoolOp) -> Value:
+        return operators.boolean(self, type(node.op), [self.eval(v) for v in node.values])
+
+    def expr_Compare(self, node: ast.Compare) -> Value:
+        return operators.compare_chain(self, node)
+
+    def expr_IfExp(self, node: ast.IfExp) -> Value:
+        return operators.if_expression(self, node)
+
+    def expr_Call(self, node: ast.Call) -> Value:
+        result = calls.lower_call(self, node)
+        if result is None:
+            return Value(STATIC, None)
+        return result
+
+    def expr_Tuple(self, node: ast.Tuple) -> Value:
+        items = [self.eval(e) for e in node.elts]
+        return Value(TupleType(tuple(i.type for i in items)), tuple(items))
+
+    expr_List = expr_Tuple
+
+
+def lift_python(obj: Any, name: str = "") -> Value:
+    """A global/closure Python object as a kernel value (numbers become typed constants)."""
+    value = python_to_value(obj)
+    if value is not None:
+        return value
+    if getattr(obj, "_jwarp_array", False) and getattr(obj, "_buffer", None) is not None:
+        raise WarpCodegenError(
+            f"Array '{name}' is captured from Python scope; pass arrays to kernels as arguments instead"
+        )
+    return Value(STATIC, obj)
+
+
+_STATEMENTS = {
+    ast.Expr: FunctionLowerer.stmt_Expr,
+    ast.Assign: FunctionLowerer.stmt_Assign,
+    ast.AnnAssign: FunctionLowerer.stmt_AnnAssign,
+    ast.AugAssign: FunctionLowerer.stmt_AugAssign,
+    ast.Pass: FunctionLowerer.stmt_Pass,
+    ast.Assert: FunctionLowerer.stmt_Assert,
+    ast.If: control.lower_if,
+    ast.For: control.lower_for,
+    ast.While: control.lower_while,
+    ast.Break: control.lower_break,
+    ast.Continue: control.lower_continue,
+    ast.Return: control.lower_return,
+}
+
+_EXPRESSIONS = {
+    ast.Constant: FunctionLowerer.expr_Constant,
+    ast.Name: FunctionLowerer.expr_Name,
+    ast.Attribute: FunctionLowerer.expr_Attribute,
+    ast.Subscript: FunctionLowerer.expr_Subscript,
+    ast.BinOp: FunctionLowerer.expr_BinOp,
+    ast.UnaryOp: FunctionLowerer.expr_UnaryOp,
+    ast.BoolOp: FunctionLowerer.expr_BoolOp,
+    ast.Compare: FunctionLowerer.expr_Compare,
+    ast.IfExp: FunctionLowerer.expr_IfExp,
+    ast.Call: FunctionLowerer.expr_Call,
+    ast.Tuple: FunctionLowerer.expr_Tuple,
+    ast.List: FunctionLowerer.expr_List,
+}

@@ -1,0 +1,385 @@
+"""Subscripts and assignment targets: array elements, components and struct fields.
+
+A target such as ``a[i].vel[1]`` is split into a base (``a``), the array indices
+(``[i]``) and a *component path* (``.vel``, ``[1]``). The path selects a run of scalar
+planes of the element type — or, with a per-lane index (``v[k]`` with ``k`` varying),
+several alternatives, each under its own condition.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from jwarp.compiler import memory
+from jwarp.compiler.masks import mask_and
+from jwarp.compiler.operators import binary, call_builtin
+from jwarp.compiler.values import (
+    STATIC,
+    ArrayRef,
+    TupleType,
+    Value,
+    is_const,
+    leaf_where,
+    leaves_of,
+    value_from_leaves,
+    xp,
+)
+from jwarp.errors import WarpCodegenError, WarpCodegenIndexError, WarpCodegenTypeError
+from jwarp.lang import composites, scalars
+from jwarp.lang.arrays import ArrayType, type_name
+from jwarp.lang.struct import StructType
+
+if TYPE_CHECKING:
+    from jwarp.compiler.lower import FunctionLowerer
+
+
+def leaf_count(t: Any) -> int:
+    if scalars.is_scalar_type(t):
+        return 1
+    if composites.is_composite(t):
+        return t._length_
+    if isinstance(t, StructType):
+        return sum(leaf_count(v.type) for v in t.vars.values())
+    raise WarpCodegenTypeError(f"Type {type_name(t)} has no components")
+
+
+def _indices(lw: FunctionLowerer, node: ast.expr) -> list[Value]:
+    if isinstance(node, ast.Tuple):
+        return [lw.eval(e) for e in node.elts]
+    return [lw.eval(node)]
+
+
+def _check_index(value: Value) -> Value:
+    if not scalars.is_int(value.type):
+        raise WarpCodegenIndexError(f"Array indices must be integers, got {type_name(value.type)}")
+    return value
+
+
+# ----------------------------------------------------------------------------------------------
+# loads
+
+
+def load_subscript(lw: FunctionLowerer, node: ast.Subscript) -> Value:
+    base = lw.eval(node.value)
+    if isinstance(node.slice, ast.Slice):
+        return _slice_composite(lw, base, node.slice)
+    return subscript(lw, base, _indices(lw, node.slice), node)
+
+
+def subscript(lw: FunctionLowerer, base: Value, idx: list[Value], node: ast.AST | None = None) -> Value:
+    t = base.type
+    if isinstance(t, ArrayType):
+        return array_subscript(lw, base, idx, node)
+    if composites.is_composite(t):
+        return _component(t, base, idx)
+    if isinstance(t, TupleType):
+        if len(idx) != 1 or not is_const(idx[0].data):
+            raise WarpCodegenIndexError("Tuples can only be indexed with a constant integer")
+        return base.data[int(idx[0].data)]
+    if t is STATIC and isinstance(base.data, (tuple, list)):
+        from jwarp.compiler.lower import lift_python
+
+        if len(idx) != 1 or not is_const(idx[0].data):
+            raise WarpCodegenIndexError("Python sequences can only be indexed with a constant integer in kernels")
+        return lift_python(base.data[int(idx[0].data)])
+    raise WarpCodegenTypeError(f"Values of type {type_name(t)} cannot be indexed")
+
+
+def array_subscript(lw: FunctionLowerer, base: Value, idx: list[Value], node: ast.AST | None) -> Value:
+    ref: ArrayRef = base.data
+    slot = lw.ctx.slots[ref.slot]
+    full = ref.prefix + tuple(_check_index(i) for i in idx)
+    ndim = len(slot.shape)
+    if len(full) > ndim:
+        raise WarpCodegenIndexError(f"Too many indices for an array of {ndim} dimensions")
+    if len(full) < ndim:
+        sub_type = ArrayType(base.type.dtype, ndim - len(full))
+        return Value(sub_type, ArrayRef(ref.slot, full))
+    site = lw.ctx.add_site(lw.location(node)) if lw.ctx.debug else 0
+    leaves = memory.load(lw.ctx, slot.planes, slot.shape, list(full), site, lw.active)
+    return value_from_leaves(slot.dtype, leaves)
+
+
+def _normalize(k: int, n: int) -> int:
+    if not -n <= k < n:
+        raise WarpCodegenIndexError(f"Index {k} is out of range for a component of length {n}")
+    return k % n
+
+
+def _select_component(leaves: list, index: Value) -> Any:
+    """leaves[index] for a per-lane or uniform index (a chain of selects)."""
+    i = index.data
+    out = leaves[0]
+    for k in range(1, len(leaves)):
+        m = xp(i, out, leaves[k])
+        out = m.where(m.equal(i, k), leaves[k], out)
+    return out
+
+
+def _component(t: Any, base: Value, idx: list[Value]) -> Value:
+    scalar = t._wp_scalar_type_
+    if composites.is_matrix(t):
+        rows, cols = t._shape_
+        if len(idx) == 2:
+            r, c = idx
+            if is_const(r.data) and is_const(c.data):
+                flat = _normalize(int(r.data), rows) * cols + _normalize(int(c.data), cols)
+                return Value(scalar, base.data[flat])
+            row = _component(t, base, [r])
+            return _component(row.type, row, [c])
+        if len(idx) != 1:
+            raise WarpCodegenIndexError("Matrices take one (row) or two (row, column) indices")
+        r = idx[0]
+        row_type = composites.vector(cols, scalar)
+        if is_const(r.data):
+            k = _normalize(int(r.data), rows)
+            return Value(row_type, tuple(base.data[k * cols : (k + 1) * cols]))
+        rows_data = [base.data[k * cols : (k + 1) * cols] for k in range(rows)]
+        return Value(row_type, tuple(_select_component([row[c] for row in rows_data], r) for c in range(cols)))
+    if len(idx) != 1:
+        raise WarpCodegenIndexError(f"{type_name(t)} takes a single index")
+    i = idx[0]
+    if not scalars.is_int(i.type):
+        raise WarpCodegenIndexError(f"Component indices must be integers, got {type_name(i.type)}")
+    if is_const(i.data):
+        return Value(scalar, base.data[_normalize(int(i.data), t._length_)])
+    return Value(scalar, _select_component(list(base.data), i))
+
+
+def _slice_composite(lw: FunctionLowerer, base: Value, sl: ast.Slice) -> Value:
+    t = base.type
+    if not composites.is_vector_like(t):
+        raise WarpCodegenTypeError(f"Slicing is only supported on vectors, not {type_name(t)}")
+    bounds = []
+    for part in (sl.lower, sl.upper, sl.step):
+        if part is None:
+            bounds.append(None)
+            continue
+        v = lw.eval(part)
+        if not is_const(v.data):
+            raise WarpCodegenIndexError("Vector slice bounds must be compile-time constants")
+        bounds.append(int(v.data))
+    picked = list(base.data)[slice(*bounds)]
+    return Value(composites.vector(len(picked), t._wp_scalar_type_), tuple(picked))
+
+
+# ----------------------------------------------------------------------------------------------
+# assignment
+
+
+def _split_target(target: ast.expr) -> tuple[ast.expr, list]:
+    steps = []
+    node = target
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        if isinstance(node, ast.Subscript):
+            steps.append(("index", node.slice))
+        else:
+            steps.append(("attr", node.attr))
+        node = node.value
+    steps.reverse()
+    return node, steps
+
+
+def _component_path(lw: FunctionLowerer, t: Any, steps: list) -> tuple[Any, list[tuple[Any, int]]]:
+    """Resolve component steps on type ``t`` → (sub-type, [(condition, first plane)])."""
+    alternatives: list[tuple[Any, int]] = [(None, 0)]
+    for kind, arg in steps:
+        if kind == "attr":
+            t, offset = _attr_offset(t, arg)
+            alternatives = [(c, o + offset) for c, o in alternatives]
+            continue
+        idx = _indices(lw, arg)
+        t, options = _index_offsets(t, idx)
+        alternatives = [(mask_and(c, c2), o + o2) for c, o in alternatives for c2, o2 in options]
+    return t, alternatives
+
+
+def _attr_offset(t: Any, attr: str) -> tuple[Any, int]:
+    if isinstance(t, StructType):
+        offset = 0
+        for name, var in t.vars.items():
+            if name == attr:
+                return var.type, offset
+            offset += leaf_count(var.type)
+        raise WarpCodegenError(f"Struct '{t.key}' has no field '{attr}'")
+    if composites.is_transformation(t) and attr in ("p", "q"):
+        scalar = t._wp_scalar_type_
+        return (composites.vector(3, scalar), 0) if attr == "p" else (composites.quaternion(scalar), 3)
+    names = {"x": 0, "y": 1, "z": 2, "w": 3}
+    if composites.is_vector_like(t) and attr in names and names[attr] < t._length_:
+        return t._wp_scalar_type_, names[attr]
+    raise WarpCodegenError(f"Cannot assign to attribute '{attr}' of a value of type {type_name(t)}")
+
+
+def _index_offsets(t: Any, idx: list[Value]) -> tuple[Any, list[tuple[Any, int]]]:
+    if not composites.is_composite(t):
+        raise WarpCodegenTypeError(f"Values of type {type_name(t)} cannot be indexed")
+    scalar = t._wp_scalar_type_
+    if composites.is_matrix(t):
+        rows, cols = t._shape_
+        if len(idx) == 1:
+            return composites.vector(cols, scalar), [(c, k * cols) for c, k in _options(idx[0], rows)]
+        r_opts, c_opts = _options(idx[0], rows), _options(idx[1], cols)
+        return scalar, [(mask_and(a, b), r * cols + c) for a, r in r_opts for b, c in c_opts]
+    if len(idx) != 1:
+        raise WarpCodegenIndexError(f"{type_name(t)} takes a single index")
+    return scalar, _options(idx[0], t._length_)
+
+
+def _options(index: Value, n: int) -> list[tuple[Any, int]]:
+    if not scalars.is_int(index.type):
+        raise WarpCodegenIndexError(f"Component indices must be integers, got {type_name(index.type)}")
+    if is_const(index.data):
+        return [(None, _normalize(int(index.data), n))]
+    return [(xp(index.data).equal(index.data, k), k) for k in range(n)]
+
+
+def assign(lw: FunctionLowerer, target: ast.expr, value: Value) -> None:
+    if isinstance(target, ast.Name):
+        lw.bind(target.id, value)
+        return
+    if isinstance(target, (ast.Tuple, ast.List)):
+        items = _unpack(value, len(target.elts))
+        for t, v in zip(target.elts, items):
+            assign(lw, t, v)
+        return
+    if not isinstance(target, (ast.Subscript, ast.Attribute)):
+        raise WarpCodegenError(f"Cannot assign to `ast.{type(target).__name__}`")
+    place = _resolve(lw, target)
+    if place[0] == "memory":
+        _store_path(lw, place, value)
+    else:
+        _assign_local_path(lw, place, value)
+
+
+def _unpack(value: Value, n: int) -> list[Value]:
+    if isinstance(value.type, TupleType):
+        items = list(value.data)
+    elif composites.is_vector_like(value.type):
+        items = [Value(value.type._wp_scalar_type_, x) for x in value.data]
+    else:
+        raise WarpCodegenTypeError(f"Cannot unpack a value of type {type_name(value.type)}")
+    if len(items) != n:
+        raise WarpCodegenValueError(f"Cannot unpack {len(items)} values into {n} targets")
+    return items
+
+
+class WarpCodegenValueError(WarpCodegenError):
+    pass
+
+
+def _resolve(lw: FunctionLowerer, target: ast.expr) -> tuple:
+    base_node, steps = _split_target(target)
+    if isinstance(base_node, ast.Name) and base_node.id in lw.env:
+        base = lw.env[base_node.id]
+    else:
+        base = lw.eval(base_node)
+    if isinstance(base.type, ArrayType):
+        ref: ArrayRef = base.data
+        slot = lw.ctx.slots[ref.slot]
+        full = list(ref.prefix)
+        while steps and len(full) < len(slot.shape):
+            kind, arg = steps.pop(0)
+            if kind != "index":
+                raise WarpCodegenError(f"Arrays have no assignable attribute '{arg}'")
+            full.extend(_check_index(i) for i in _indices(lw, arg))
+        if len(full) != len(slot.shape):
+            raise WarpCodegenIndexError(
+                f"Array stores need {len(slot.shape)} indices, got {len(full)} (sub-array assignment is not supported)"
+            )
+        return ("memory", ref.slot, full, steps)
+    if not isinstance(base_node, ast.Name) or base_node.id not in lw.env:
+        raise WarpCodegenError("Only local variables and array elements can be assigned to")
+    return ("local", base_node.id, steps)
+
+
+def _check_store_type(expected: Any, value: Value) -> None:
+    if value.type != expected:
+        raise WarpCodegenTypeError(
+            f"Cannot store a value of type {type_name(value.type)} into a location of type {type_name(expected)}"
+        )
+
+
+def _store_path(lw: FunctionLowerer, place: tuple, value: Value) -> None:
+    _, slot_id, indices, steps = place
+    slot = lw.ctx.slots[slot_id]
+    sub_type, alternatives = _component_path(lw, slot.dtype, steps)
+    _check_store_type(sub_type, value)
+    leaves = leaves_of(value)
+    n = len(leaves)
+    site = lw.ctx.add_site(lw.location()) if lw.ctx.debug else 0
+    planes = list(slot.planes)
+    for cond, offset in alternatives:
+        mask = mask_and(lw.active, cond)
+        planes[offset : offset + n] = memory.store(
+            lw.ctx, planes[offset : offset + n], slot.shape, indices, leaves, mask, site
+        )
+    slot.planes = planes
+    slot.written = True
+
+
+def _assign_local_path(lw: FunctionLowerer, place: tuple, value: Value) -> None:
+    _, name, steps = place
+    old = lw.env[name]
+    sub_type, alternatives = _component_path(lw, old.type, steps)
+    _check_store_type(sub_type, value)
+    new_leaves = leaves_of(value)
+    leaves = leaves_of(old)
+    for cond, offset in alternatives:
+        mask = mask_and(lw.active, cond)
+        for k, leaf in enumerate(new_leaves):
+            leaves[offset + k] = leaf_where(mask, leaf, leaves[offset + k])
+    lw.env[name] = value_from_leaves(old.type, leaves)
+
+
+_ATOMIC_AUG = {ast.Add: "add", ast.Sub: "sub"}
+
+
+def aug_assign(lw: FunctionLowerer, node: ast.AugAssign) -> None:
+    target = node.target
+    rhs = lw.eval(node.value)
+    if isinstance(target, ast.Name):
+        lw.bind(target.id, binary(lw, type(node.op), lw.lookup(target.id), rhs))
+        return
+    place = _resolve(lw, target)
+    if place[0] == "memory" and type(node.op) in _ATOMIC_AUG:
+        _, slot_id, indices, steps = place
+        slot = lw.ctx.slots[slot_id]
+        sub_type, alternatives = _component_path(lw, slot.dtype, steps)
+        _check_store_type(sub_type, rhs)
+        atomic_update(lw, slot_id, indices, alternatives, _ATOMIC_AUG[type(node.op)], leaves_of(rhs), False)
+        return
+    current = lw.eval(target)
+    new = binary(lw, type(node.op), current, rhs)
+    if place[0] == "memory":
+        _store_path(lw, place, new)
+    else:
+        _assign_local_path(lw, place, new)
+
+
+def atomic_update(
+    lw: FunctionLowerer, slot_id: int, indices: list, alternatives: list, op: str, leaves: list, want_old: bool
+) -> list | None:
+    """Atomic ``op`` of ``leaves`` into an array element (or component run); returns old leaves."""
+    slot = lw.ctx.slots[slot_id]
+    n = len(leaves)
+    site = lw.ctx.add_site(lw.location()) if lw.ctx.debug else 0
+    planes = list(slot.planes)
+    old_out = None
+    for cond, offset in alternatives:
+        mask = mask_and(lw.active, cond)
+        new, old = memory.atomic(
+            lw.ctx, op, planes[offset : offset + n], slot.shape, indices, leaves, mask, want_old, site
+        )
+        planes[offset : offset + n] = new
+        if want_old:
+            old_out = old if old_out is None else [leaf_where(cond, o, p) for o, p in zip(old, old_out)]
+    slot.planes = planes
+    slot.written = True
+    return old_out
+
+
+__all__ = ["assign", "aug_assign", "load_subscript", "subscript", "atomic_update", "call_builtin", "np"]

@@ -1,0 +1,69 @@
+"""Lane masks: ``None`` means every lane, otherwise a bool leaf (constant, uniform or varying)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+
+from jwarp.compiler.values import is_const
+
+Mask = Any
+
+
+def mask_and(a: Mask, b: Mask) -> Mask:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if is_const(a):
+        return b if bool(a) else a
+    if is_const(b):
+        return a if bool(b) else b
+    return jnp.logical_and(a, b)
+
+
+def mask_or(a: Mask, b: Mask) -> Mask:
+    if a is None or b is None:
+        return None
+    if is_const(a):
+        return None if bool(a) else b
+    if is_const(b):
+        return None if bool(b) else a
+    return jnp.logical_or(a, b)
+
+
+def mask_not(a: Mask) -> Mask:
+    if a is None:
+        return np.bool_(False)
+    if is_const(a):
+        return np.bool_(not bool(a))
+    return jnp.logical_not(a)
+
+
+def mask_andnot(a: Mask, b: Mask) -> Mask:
+    """``a & ~b`` where ``b`` None means 'no lane' (an empty exit set)."""
+    if b is None:
+        return a
+    return mask_and(a, mask_not(b))
+
+
+def exits_or(a: Mask, b: Mask) -> Mask:
+    """Union of two exit sets, where None means the empty set."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return jnp.logical_or(a, b)
+
+
+def any_lane(mask: Mask) -> Any:
+    """Scalar bool: is any lane set?"""
+    if mask is None:
+        return jnp.asarray(True)
+    return jnp.any(mask)
+
+
+def as_leaf(mask: Mask) -> Any:
+    return jnp.asarray(True) if mask is None else jnp.asarray(mask)

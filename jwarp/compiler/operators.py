@@ -1,0 +1,207 @@
+"""Python operators, comparisons, attribute access and conditional expressions in kernels.
+
+Arithmetic operators dispatch to the registered operator builtins (``add``, ``mul``…, see
+``jwarp/builtins/operators.py``) so that ``a + b`` and ``wp.add(a, b)`` share one
+implementation and one set of typing rules.
+"""
+
+from __future__ import annotations
+
+import ast
+import types as pytypes
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from jwarp.compiler.registry import BUILTINS, Call
+from jwarp.compiler.values import (
+    STATIC,
+    ArrayRef,
+    TupleType,
+    Value,
+    is_const,
+    scalar_value,
+    select_value,
+    xp,
+)
+from jwarp.errors import WarpCodegenAttributeError, WarpCodegenError, WarpCodegenTypeError
+from jwarp.lang import composites, scalars
+from jwarp.lang.arrays import ArrayType, type_name
+from jwarp.lang.struct import StructType
+
+if TYPE_CHECKING:
+    from jwarp.compiler.lower import FunctionLowerer
+
+_BINARY = {
+    ast.Add: "add",
+    ast.Sub: "sub",
+    ast.Mult: "mul",
+    ast.Div: "div",
+    ast.FloorDiv: "floordiv",
+    ast.Mod: "mod",
+    ast.Pow: "pow",
+    ast.LShift: "lshift",
+    ast.RShift: "rshift",
+    ast.BitAnd: "bit_and",
+    ast.BitOr: "bit_or",
+    ast.BitXor: "bit_xor",
+    ast.MatMult: "mul",
+}
+
+_UNARY = {ast.USub: "neg", ast.UAdd: "pos", ast.Invert: "invert", ast.Not: "unot"}
+
+
+def call_builtin(lw: FunctionLowerer | None, name: str, *args: Value) -> Value:
+    """Lower builtin ``name`` on already-evaluated values."""
+    b = BUILTINS[name]
+    call = Call(name, lw.ctx if lw else None, lw.active if lw else None, lw)
+    return b.lower(call, list(args), {})
+
+
+def binary(lw: FunctionLowerer, op: type, a: Value, b: Value) -> Value:
+    name = _BINARY.get(op)
+    if name is None:
+        raise WarpCodegenError(f"Operator {op.__name__} is not supported in kernels")
+    return call_builtin(lw, name, a, b)
+
+
+def unary(lw: FunctionLowerer, op: type, a: Value) -> Value:
+    return call_builtin(lw, _UNARY[op], a)
+
+
+def truth(value: Value) -> Any:
+    """A bool leaf: the truth of a scalar value (non-zero), as Warp's conditions use it."""
+    t = value.type
+    if t is scalars.bool_:
+        return value.data
+    if scalars.is_scalar_type(t):
+        leaf = value.data
+        return leaf != leaf.dtype.type(0) if is_const(leaf) else leaf != 0
+    if t is STATIC:
+        return np.bool_(bool(value.data))
+    raise WarpCodegenTypeError(f"A value of type {type_name(t)} cannot be used as a condition")
+
+
+def boolean(lw: FunctionLowerer, op: type, values: list[Value]) -> Value:
+    leaves = [truth(v) for v in values]
+    out = leaves[0]
+    for leaf in leaves[1:]:
+        m = xp(out, leaf)
+        out = m.logical_and(out, leaf) if op is ast.And else m.logical_or(out, leaf)
+    return Value(scalars.bool_, out)
+
+
+_COMPARE = {
+    ast.Lt: "less",
+    ast.LtE: "less_equal",
+    ast.Gt: "greater",
+    ast.GtE: "greater_equal",
+    ast.Eq: "equal",
+    ast.NotEq: "not_equal",
+}
+
+
+def compare(op: type, a: Value, b: Value) -> Value:
+    if op in (ast.Is, ast.IsNot):
+        if a.type is STATIC and b.type is STATIC:
+            same = a.data is b.data
+            return scalar_value(scalars.bool_, same if op is ast.Is else not same)
+        raise WarpCodegenError("'is' comparisons are only supported between compile-time constants")
+    name = _COMPARE.get(op)
+    if name is None:
+        raise WarpCodegenError(f"Comparison {op.__name__} is not supported in kernels")
+    if a.type is STATIC and b.type is STATIC:
+        import operator
+
+        fn = {"less": operator.lt, "less_equal": operator.le, "greater": operator.gt,
+              "greater_equal": operator.ge, "equal": operator.eq, "not_equal": operator.ne}[name]
+        return scalar_value(scalars.bool_, bool(fn(a.data, b.data)))
+    if a.type != b.type:
+        raise WarpCodegenTypeError(
+            f"Comparison operands must have the same type, got {type_name(a.type)} and {type_name(b.type)}"
+        )
+    if scalars.is_scalar_type(a.type):
+        return Value(scalars.bool_, getattr(xp(a.data, b.data), name)(a.data, b.data))
+    if composites.is_composite(a.type) and name in ("equal", "not_equal"):
+        out = None
+        for x, y in zip(a.data, b.data):
+            m = xp(x, y)
+            e = m.equal(x, y)
+            out = e if out is None else xp(out, e).logical_and(out, e)
+        if name == "not_equal":
+            out = xp(out).logical_not(out)
+        return Value(scalars.bool_, out)
+    raise WarpCodegenTypeError(f"Cannot compare values of type {type_name(a.type)} with '{name}'")
+
+
+def compare_chain(lw: FunctionLowerer, node: ast.Compare) -> Value:
+    left = lw.eval(node.left)
+    result = None
+    for op, right_node in zip(node.ops, node.comparators):
+        right = lw.eval(right_node)
+        term = compare(type(op), left, right)
+        result = term if result is None else boolean(lw, ast.And, [result, term])
+        left = right
+    return result
+
+
+def if_expression(lw: FunctionLowerer, node: ast.IfExp) -> Value:
+    cond = truth(lw.eval(node.test))
+    if is_const(cond):
+        return lw.eval(node.body if bool(cond) else node.orelse)
+    a, b = lw.eval(node.body), lw.eval(node.orelse)
+    if a.type != b.type:
+        raise WarpCodegenTypeError(
+            f"Both branches of a conditional expression must have the same type, got {type_name(a.type)} "
+            f"and {type_name(b.type)}"
+        )
+    return select_value(cond, a, b)
+
+
+_VECTOR_FIELDS = {"x": 0, "y": 1, "z": 2, "w": 3}
+
+
+def attribute(lw: FunctionLowerer, base: Value, attr: str) -> Value:
+    from jwarp.compiler.lower import lift_python
+
+    t = base.type
+    if t is STATIC:
+        obj = base.data
+        if not hasattr(obj, attr):
+            what = obj.__name__ if isinstance(obj, pytypes.ModuleType) else repr(obj)
+            raise WarpCodegenAttributeError(f"'{what}' has no attribute '{attr}'")
+        return lift_python(getattr(obj, attr), attr)
+    if isinstance(t, StructType):
+        if attr not in t.vars:
+            raise WarpCodegenAttributeError(f"Struct '{t.key}' has no field '{attr}'")
+        index = list(t.vars).index(attr)
+        return Value(t.vars[attr].type, base.data[index])
+    if isinstance(t, ArrayType):
+        return _array_attribute(lw, base, attr)
+    if composites.is_transformation(t) and attr in ("p", "q"):
+        scalar = t._wp_scalar_type_
+        if attr == "p":
+            return Value(composites.vector(3, scalar), tuple(base.data[:3]))
+        return Value(composites.quaternion(scalar), tuple(base.data[3:]))
+    if composites.is_vector_like(t) and attr in _VECTOR_FIELDS:
+        index = _VECTOR_FIELDS[attr]
+        if index < t._length_:
+            return Value(t._wp_scalar_type_, base.data[index])
+    raise WarpCodegenAttributeError(f"Value of type {type_name(t)} has no attribute '{attr}'")
+
+
+def _array_attribute(lw: FunctionLowerer, base: Value, attr: str) -> Value:
+    ref: ArrayRef = base.data
+    slot = lw.ctx.slots[ref.slot]
+    dims = slot.shape[len(ref.prefix):]
+    if attr == "shape":
+        items = tuple(scalar_value(scalars.int32, d) for d in dims)
+        return Value(TupleType((scalars.int32,) * len(items)), items)
+    if attr == "ndim":
+        return scalar_value(scalars.int32, len(dims))
+    if attr == "size":
+        n = 1
+        for d in dims:
+            n *= d
+        return scalar_value(scalars.int32, n)
+    raise WarpCodegenAttributeError(f"Arrays have no attribute '{attr}' in kernels (supported: shape, ndim, size)")

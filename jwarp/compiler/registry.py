@@ -1,0 +1,120 @@
+"""The builtin registry: every function kernel code can call by name (``wp.sin``, ``wp.dot``…).
+
+A builtin is declared once with :func:`builtin`; its implementation receives a
+:class:`Call` (the calling context: active lane mask, kernel memory, source location)
+and :class:`~jwarp.compiler.values.Value` arguments, and returns a Value (or None).
+
+The same object works in Python scope: ``wp.length(wp.vec3(3.0, 4.0, 0.0))`` lifts its
+arguments to constant values, runs the implementation and converts the result back.
+
+Example:
+    >>> from jwarp.compiler.registry import builtin, BUILTINS
+    >>> from jwarp.compiler.values import Value
+    >>> @builtin("_doc_twice", group="Example")
+    ... def twice(call, x):
+    ...     return Value(x.type, x.data + x.data)
+    >>> twice(21)
+    42
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import jax
+
+from jwarp.compiler.values import Value, python_to_value, value_to_python
+from jwarp.errors import WarpCodegenError
+from jwarp.lang.arrays import type_name
+
+
+class Call:
+    """What a builtin implementation sees of its caller.
+
+    Attributes:
+        name: the builtin's name.
+        ctx: the kernel lowering context (None in Python scope).
+        mask: the active-lane mask (None when every lane is active).
+        lowerer: the statement lowerer (None in Python scope); used for in-out arguments.
+    """
+
+    def __init__(self, name: str, ctx: Any = None, mask: Any = None, lowerer: Any = None, arg_nodes: list = ()):
+        self.name = name
+        self.ctx = ctx
+        self.mask = mask
+        self.lowerer = lowerer
+        self.arg_nodes = list(arg_nodes)
+        self.discard = False  # the caller ignores the result (e.g. an atomic as a statement)
+        self.location = None
+
+    @property
+    def in_kernel(self) -> bool:
+        return self.ctx is not None
+
+    def require_kernel(self) -> None:
+        if self.ctx is None:
+            raise RuntimeError(f"wp.{self.name}() can only be called inside a kernel or wp.func")
+
+    def no_overload(self, *args: Value, extra: str = "") -> WarpCodegenError:
+        """The error Warp raises when no overload matches the argument types."""
+        types = ", ".join(type_name(a.type) for a in args)
+        message = f"Couldn't find function overload for '{self.name}' that matched inputs with types: [{types}]"
+        return WarpCodegenError(message + (f"\n{extra}" if extra else ""))
+
+    def assign_back(self, index: int, value: Value) -> None:
+        """Write ``value`` into the variable passed as argument ``index`` (Warp's in-out params)."""
+        if self.lowerer is None:
+            return
+        self.lowerer.assign_to_node(self.arg_nodes[index], value)
+
+
+class Builtin:
+    """A kernel builtin, callable from kernels and (where it makes sense) from Python."""
+
+    def __init__(self, name: str, impl: Callable, group: str, doc: str = "", kernel_only: bool = False):
+        self.name = name
+        self.__name__ = name
+        self.impl = impl
+        self.group = group
+        self.__doc__ = doc
+        self.kernel_only = kernel_only
+
+    def lower(self, call: Call, args: list[Value], kwargs: dict[str, Value]) -> Value | None:
+        return self.impl(call, *args, **kwargs)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.kernel_only:
+            raise RuntimeError(f"wp.{self.name}() can only be called inside a kernel or wp.func")
+        lifted = [_lift(self.name, a) for a in args]
+        lifted_kw = {k: _lift(self.name, v) for k, v in kwargs.items()}
+        with jax.enable_x64(True):
+            result = self.impl(Call(self.name), *lifted, **lifted_kw)
+            return None if result is None else value_to_python(result)
+
+    def __repr__(self) -> str:
+        return f"<jwarp builtin {self.name}>"
+
+
+def _lift(name: str, obj: Any) -> Value:
+    from jwarp.compiler.values import STATIC
+
+    value = python_to_value(obj)
+    if value is None:
+        return Value(STATIC, obj)
+    return value
+
+
+BUILTINS: dict[str, Builtin] = {}
+
+
+def builtin(name: str, group: str, kernel_only: bool = False) -> Callable[[Callable], Builtin]:
+    """Register ``impl`` as builtin ``name``; returns the Builtin object to export as ``wp.<name>``."""
+
+    def register(impl: Callable) -> Builtin:
+        if name in BUILTINS:
+            raise ValueError(f"builtin {name!r} registered twice")
+        b = Builtin(name, impl, group, impl.__doc__ or "", kernel_only)
+        BUILTINS[name] = b
+        return b
+
+    return register

@@ -1,0 +1,59 @@
+"""Launch signatures: everything about a launch that a compiled kernel is specialised on.
+
+The runtime turns launch arguments into a :class:`Signature` (static: types, shapes, view
+chains, grid) plus a flat list of buffers (``bases``, the arrays' storage) and ``values``
+(scalar/composite arguments as jax arrays). The compiler never sees an array handle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ArraySpec:
+    """A kernel-visible array: element dtype, view shape, which base buffer, and the view chain."""
+
+    dtype: Any
+    shape: tuple[int, ...]
+    base: int
+    chain: tuple = ()
+
+
+@dataclass(frozen=True)
+class ValueSpec:
+    """A scalar or composite argument, passed as ``values[index]`` (a jax array)."""
+
+    type: Any
+    index: int
+
+
+@dataclass(frozen=True)
+class NoneArraySpec:
+    """An array argument (or struct field) that is None: any access is an error."""
+
+    dtype: Any
+    ndim: int
+
+
+@dataclass(frozen=True)
+class StructSpec:
+    """A struct argument: one spec per field."""
+
+    type: Any
+    fields: tuple
+
+
+@dataclass(frozen=True)
+class Signature:
+    grid: tuple[int, ...]
+    params: tuple
+    n_bases: int
+    n_values: int
+    debug: bool = False
+    record_trips: bool = False
+    loop_bounds: tuple | None = None  # sorted (key, bound) pairs for bounded-mode loops
+    block_dim: int = 1
+    kernel_dim: int = 1  # components returned by wp.tid() (leading grid axes)
+    extra: tuple = field(default=())  # options that change code generation (hashable)

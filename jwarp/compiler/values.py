@@ -1,0 +1,312 @@
+"""Values of kernel code during lowering.
+
+A :class:`Value` pairs a jwarp type with its data. Data is built from *leaves*:
+
+- a **constant** leaf is a numpy scalar (``np.float32(2.0)``): known while compiling, so
+  ``range`` bounds, component indices and ``wp.static`` fold in Python;
+- a **uniform** leaf is a 0-d jax array: the same for every thread (kernel scalars,
+  loads at launch-uniform indices);
+- a **varying** leaf is a jax array with one axis per launch dimension (extent 1 where it
+  does not vary along that axis): one value per thread ("lane").
+
+Composite values (vectors, matrices, quaternions, transforms) keep one leaf per component
+(structure of arrays); struct values keep a tuple of their fields' data; arrays are
+references into the kernel's memory (:class:`ArrayRef`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jwarp.lang import composites, scalars
+from jwarp.lang.arrays import ArrayType, type_name
+from jwarp.lang.struct import StructType
+
+
+class StaticType:
+    """Type of compile-time Python objects met in kernel code (modules, builtins, types…)."""
+
+    def __repr__(self) -> str:
+        return "static"
+
+
+STATIC = StaticType()
+
+
+@dataclass(frozen=True)
+class TupleType:
+    """Type of a tuple value (``wp.tid()`` in 2-D, a ``wp.func`` returning several values)."""
+
+    types: tuple
+
+    @property
+    def __name__(self) -> str:
+        return "tuple(" + ", ".join(type_name(t) for t in self.types) + ")"
+
+
+@dataclass(frozen=True)
+class Affine:
+    """An integer known to equal ``tid[axis] + offset`` (enables whole-array, shift-based access)."""
+
+    axis: int
+    offset: int
+
+
+@dataclass(frozen=True)
+class ArrayRef:
+    """An array as kernel code sees it: a memory slot plus leading indices already applied."""
+
+    slot: int
+    prefix: tuple = ()
+
+
+@dataclass(frozen=True, eq=False)
+class Value:
+    type: Any
+    data: Any
+    affine: Affine | None = None
+
+    def __repr__(self) -> str:
+        return f"Value({type_name(self.type)})"
+
+
+# ----------------------------------------------------------------------------------------------
+# leaves
+
+
+def is_const(leaf: Any) -> bool:
+    return isinstance(leaf, np.generic)
+
+
+def is_varying_leaf(leaf: Any) -> bool:
+    return not is_const(leaf) and jnp.ndim(leaf) > 0
+
+
+def xp(*leaves: Any):
+    """numpy when every leaf is a compile-time constant, else jax.numpy."""
+    return np if all(is_const(x) for x in leaves) else jnp
+
+
+def const(value: Any, scalar: type) -> np.generic:
+    """A constant leaf of ``scalar`` type."""
+    with np.errstate(all="ignore"):
+        return np.asarray(value).astype(scalar._np_dtype)[()]
+
+
+def leaf_dtype(leaf: Any) -> np.dtype:
+    return leaf.dtype
+
+
+def cast_leaf(leaf: Any, scalar: type) -> Any:
+    """Convert a leaf to ``scalar`` with C semantics (float→int truncates, x→bool is x != 0)."""
+    target = scalar._np_dtype
+    if leaf.dtype == target:
+        return leaf
+    if scalar is scalars.bool_:
+        return leaf != leaf.dtype.type(0) if is_const(leaf) else leaf != 0
+    if is_const(leaf):
+        with np.errstate(all="ignore"):
+            if np.issubdtype(leaf.dtype, np.floating) and np.issubdtype(target, np.integer):
+                if not np.isfinite(leaf):
+                    return target.type(0)
+                return np.asarray(np.trunc(leaf)).astype(np.int64).astype(target)[()]
+            return np.asarray(leaf).astype(target)[()]
+    return leaf.astype(target)
+
+
+def leaf_where(mask: Any, a: Any, b: Any) -> Any:
+    if mask is None:
+        return a
+    if is_const(mask):
+        return a if bool(mask) else b
+    if a is b:
+        return a
+    return jnp.where(mask, a, b)
+
+
+def broadcast_leaf(leaf: Any, shape: tuple[int, ...]) -> Any:
+    return jnp.broadcast_to(jnp.asarray(leaf), shape)
+
+
+def to_device_leaf(leaf: Any) -> Any:
+    """A traced-compatible leaf (numpy constants become 0-d jax arrays)."""
+    return jnp.asarray(leaf) if is_const(leaf) else leaf
+
+
+# ----------------------------------------------------------------------------------------------
+# values
+
+
+def leaves_of(value: Value) -> list:
+    """Flat list of a scalar/composite/struct value's leaves."""
+    out: list = []
+    _collect(value.type, value.data, out)
+    return out
+
+
+def _collect(t: Any, data: Any, out: list) -> None:
+    if scalars.is_scalar_type(t):
+        out.append(data)
+    elif composites.is_composite(t):
+        out.extend(data)
+    elif isinstance(t, StructType):
+        for var, field in zip(t.vars.values(), data, strict=True):
+            _collect(var.type, field, out)
+    elif isinstance(t, TupleType):
+        for sub in data:
+            _collect(sub.type, sub.data, out)
+    else:
+        raise TypeError(f"Value of type {type_name(t)} has no numeric leaves")
+
+
+def from_leaves(t: Any, leaves: list, start: int = 0) -> tuple[Any, int]:
+    """Rebuild data of type ``t`` from ``leaves[start:]``; returns (data, next index)."""
+    if scalars.is_scalar_type(t):
+        return leaves[start], start + 1
+    if composites.is_composite(t):
+        n = t._length_
+        return tuple(leaves[start : start + n]), start + n
+    if isinstance(t, StructType):
+        fields = []
+        for var in t.vars.values():
+            field, start = from_leaves(var.type, leaves, start)
+            fields.append(field)
+        return tuple(fields), start
+    if isinstance(t, TupleType):
+        subs = []
+        for sub_t in t.types:
+            data, start = from_leaves(sub_t, leaves, start)
+            subs.append(Value(sub_t, data))
+        return tuple(subs), start
+    raise TypeError(f"Cannot rebuild a value of type {type_name(t)}")
+
+
+def value_from_leaves(t: Any, leaves: list) -> Value:
+    data, end = from_leaves(t, list(leaves))
+    assert end == len(leaves)
+    return Value(t, data)
+
+
+def map_value(fn: Callable, *values: Value, out_type: Any = None) -> Value:
+    """Apply ``fn`` leaf by leaf across values of the same structure."""
+    t = values[0].type
+    columns = [leaves_of(v) for v in values]
+    new = [fn(*group) for group in zip(*columns, strict=True)]
+    return value_from_leaves(out_type or t, new)
+
+
+def select_value(mask: Any, a: Value, b: Value) -> Value:
+    """``mask ? a : b`` lane by lane; both must have the same type."""
+    if mask is None:
+        return a
+    if is_const(mask):
+        return a if bool(mask) else b
+    return map_value(lambda x, y: leaf_where(mask, x, y), a, b)
+
+
+def is_varying(value: Value) -> bool:
+    if value.type is STATIC or isinstance(value.type, ArrayType):
+        return False
+    return any(is_varying_leaf(x) for x in leaves_of(value))
+
+
+def is_constant_value(value: Value) -> bool:
+    if value.type is STATIC:
+        return True
+    if isinstance(value.type, ArrayType):
+        return False
+    return all(is_const(x) for x in leaves_of(value))
+
+
+def constant_python(value: Value) -> Any:
+    """The Python number of a constant scalar value."""
+    return value.data.item()
+
+
+def scalar_value(scalar: type, x: Any) -> Value:
+    return Value(scalar, const(x, scalar))
+
+
+def zeros_value(t: Any) -> Value:
+    """Zero of a scalar/composite/struct type, as constants."""
+    if scalars.is_scalar_type(t):
+        return Value(t, const(0, t))
+    if composites.is_composite(t):
+        z = const(0, t._wp_scalar_type_)
+        return Value(t, (z,) * t._length_)
+    if isinstance(t, StructType):
+        return Value(t, tuple(zeros_value(v.type).data for v in t.vars.values()))
+    raise TypeError(f"No zero value for type {type_name(t)}")
+
+
+def python_to_value(obj: Any) -> Value | None:
+    """Lift a Python-scope value (number, boxed scalar, composite instance, struct instance)."""
+    from jwarp.lang.struct import StructInstance
+
+    if isinstance(obj, bool):
+        return scalar_value(scalars.bool_, obj)
+    if isinstance(obj, int):
+        return scalar_value(scalars.int32, obj)
+    if isinstance(obj, float):
+        return scalar_value(scalars.float32, obj)
+    if isinstance(obj, scalars.scalar_base):
+        return scalar_value(type(obj), obj.value)
+    if isinstance(obj, np.generic):
+        scalar = scalars.canonical_scalar(obj.dtype)
+        if scalar is not None:
+            return scalar_value(scalar, obj)
+    if isinstance(obj, composites.composite_base):
+        t = type(obj)
+        flat = np.asarray(obj._v).reshape(-1)
+        return Value(t, tuple(const(x, t._wp_scalar_type_) for x in flat))
+    if isinstance(obj, StructInstance) and not obj._cls.has_arrays:
+        fields = []
+        for name, var in obj._cls.vars.items():
+            sub = python_to_value(getattr(obj, name))
+            fields.append(sub.data)
+        return Value(obj._cls, tuple(fields))
+    return None
+
+
+def value_to_python(value: Value) -> Any:
+    """Turn a concrete value back into a Python-scope object (inverse of python_to_value)."""
+    t = value.type
+    if isinstance(t, TupleType):
+        return tuple(value_to_python(v) for v in value.data)
+    if scalars.is_scalar_type(t):
+        return np.asarray(value.data).astype(t._np_dtype).item()
+    if composites.is_composite(t):
+        flat = np.array([np.asarray(x) for x in value.data], dtype=t._wp_scalar_type_._np_dtype)
+        return t(flat.reshape(t._shape_))
+    if isinstance(t, StructType):
+        inst = t()
+        for (name, var), field in zip(t.vars.items(), value.data, strict=True):
+            setattr(inst, name, value_to_python(Value(var.type, field)))
+        return inst
+    if t is STATIC:
+        return value.data
+    raise TypeError(f"Cannot convert a value of type {type_name(t)} to Python")
+
+
+def stop_affine(value: Value) -> Value:
+    return Value(value.type, value.data) if value.affine is not None else value
+
+
+def jax_dtype_of(scalar: type) -> jnp.dtype:
+    return jnp.dtype(scalar._np_dtype)
+
+
+__all__ = [
+    "STATIC",
+    "Affine",
+    "ArrayRef",
+    "ArrayType",
+    "TupleType",
+    "Value",
+    "jax",
+]

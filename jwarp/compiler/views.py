@@ -1,0 +1,92 @@
+"""Array views as pure functions of their base buffer.
+
+A view (``a[2:8]``, ``a[1]``, ``a.reshape(...)``, ``a.transpose()``, ``a.view(dtype)``…)
+is its base array plus a *chain* of static operations on the storage buffer. Reading a
+view applies the chain; writing a view writes the new contents back through the chain,
+producing a new base buffer. Both are plain jnp code, used inside launches (so a view
+written by a kernel updates its base in the same XLA program) and eagerly by the runtime.
+
+Storage buffers carry vector/matrix components as trailing axes; struct arrays are tuples
+of per-field buffers, and every op applies to each part.
+
+Example:
+    >>> import jax.numpy as jnp
+    >>> base = jnp.arange(6.0)
+    >>> chain = (("index", ((1, 5, 2),)),)
+    >>> apply_chain(base, chain)
+    Array([1., 3.], dtype=float32)
+    >>> write_back(base, chain, jnp.zeros(2))
+    Array([0., 0., 2., 0., 4., 5.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+ViewOp = tuple  # ("index", key) | ("reshape", (new_shape, old_ndim)) | ("transpose", axes)
+Chain = tuple
+
+
+def _map(buf: Any, fn) -> Any:
+    if isinstance(buf, tuple):
+        return tuple(fn(part) for part in buf)
+    return fn(buf)
+
+
+def _map2(buf: Any, new: Any, fn) -> Any:
+    if isinstance(buf, tuple):
+        return tuple(fn(b, n) for b, n in zip(buf, new))
+    return fn(buf, new)
+
+
+def _key(arg: tuple) -> tuple:
+    """Index keys are stored hashable: (start, stop, step) tuples stand for slices."""
+    return tuple(slice(*k) if isinstance(k, tuple) else k for k in arg)
+
+
+def apply_op(buf: Any, op: ViewOp) -> Any:
+    kind, arg = op
+    if kind == "index":
+        key = _key(arg)
+        return _map(buf, lambda b: b[key])
+    if kind == "reshape":
+        new_shape, old_ndim = arg
+        return _map(buf, lambda b: b.reshape(tuple(new_shape) + b.shape[old_ndim:]))
+    if kind == "transpose":
+        return _map(buf, lambda b: jnp.transpose(b, arg + tuple(range(len(arg), b.ndim))))
+    raise ValueError(f"unknown view op {kind}")
+
+
+def invert_op(buf: Any, op: ViewOp, new_child: Any) -> Any:
+    kind, arg = op
+    if kind == "index":
+        key = _key(arg)
+        return _map2(buf, new_child, lambda b, n: b.at[key].set(n.astype(b.dtype)))
+    if kind == "reshape":
+        return _map2(buf, new_child, lambda b, n: n.reshape(b.shape))
+    if kind == "transpose":
+        def undo(b, n):
+            perm = arg + tuple(range(len(arg), b.ndim))
+            inverse = [0] * len(perm)
+            for i, p in enumerate(perm):
+                inverse[p] = i
+            return jnp.transpose(n, inverse)
+
+        return _map2(buf, new_child, undo)
+    raise ValueError(f"unknown view op {kind}")
+
+
+def apply_chain(buf: Any, chain: Chain) -> Any:
+    for op in chain:
+        buf = apply_op(buf, op)
+    return buf
+
+
+def write_back(buf: Any, chain: Chain, new: Any) -> Any:
+    """New base buffer whose view through ``chain`` equals ``new``."""
+    if not chain:
+        return new
+    child = apply_op(buf, chain[0])
+    return invert_op(buf, chain[0], write_back(child, chain[1:], new))

@@ -1,0 +1,114 @@
+"""Array types as kernels see them, and the resolution of Warp-style annotations.
+
+``wp.array(dtype=float)``, ``wp.array[float]`` and ``wp.array2d(dtype=wp.vec3)`` are all
+turned into an :class:`ArrayType` (dtype, ndim). Storage belongs to ``jwarp.runtime.array``;
+this module is type metadata only.
+
+Example:
+    >>> import jwarp as wp
+    >>> from jwarp.lang.arrays import resolve_annotation
+    >>> resolve_annotation(wp.array2d(dtype=wp.vec3))
+    ArrayType(dtype=vec3f, ndim=2)
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+from typing import Any
+
+from jwarp.lang import composites, scalars
+from jwarp.lang.struct import StructType
+
+
+class _Generic:
+    """Marker for a generic (``typing.Any`` / TypeVar) annotation, resolved from launch arguments."""
+
+    def __init__(self, name: str, allowed: tuple = ()):
+        self.name = name
+        self.allowed = allowed
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def accepts(self, t: Any) -> bool:
+        return not self.allowed or t in self.allowed
+
+
+ANY = _Generic("Any")
+
+
+@dataclass(frozen=True)
+class ArrayType:
+    """Kernel-side type of an array parameter: element dtype and number of dimensions."""
+
+    dtype: Any
+    ndim: int = 1
+
+    def __repr__(self) -> str:
+        return f"ArrayType(dtype={type_name(self.dtype)}, ndim={self.ndim})"
+
+    @property
+    def is_generic(self) -> bool:
+        return isinstance(self.dtype, _Generic)
+
+
+def type_name(t: Any) -> str:
+    """Warp-style short name of a type, used in error messages."""
+    if isinstance(t, ArrayType):
+        return f"array(ndim={t.ndim}, dtype={type_name(t.dtype)})"
+    if isinstance(t, StructType):
+        return t.key
+    if isinstance(t, tuple):
+        return "tuple(" + ", ".join(type_name(x) for x in t) + ")"
+    return getattr(t, "__name__", repr(t))
+
+
+def resolve_annotation(annotation: Any) -> Any:
+    """Map a Warp annotation to a jwarp type (scalar class, composite class, StructType,
+    ArrayType, or a generic marker). Returns None when the annotation is not understood."""
+    if annotation is typing.Any or annotation is None:
+        return ANY if annotation is typing.Any else None
+    if isinstance(annotation, typing.TypeVar):
+        allowed = tuple(canonical for c in annotation.__constraints__ if (canonical := scalars.canonical_scalar(c)))
+        return _Generic(annotation.__name__, allowed)
+    if isinstance(annotation, (ArrayType, StructType, _Generic)):
+        return annotation
+    if isinstance(annotation, type) and getattr(annotation, "_jwarp_array_class", False):
+        return ArrayType(ANY, getattr(annotation, "_default_ndim", 1))
+    if getattr(annotation, "_jwarp_array", False):
+        # an annotation-only runtime array (``wp.array(dtype=float)``) or a real array
+        dtype = resolve_dtype(annotation.dtype)
+        return ArrayType(dtype, annotation.ndim)
+    scalar = scalars.canonical_scalar(annotation) if isinstance(annotation, type) else None
+    if scalar is not None:
+        return scalar
+    if composites.is_composite(annotation):
+        return annotation
+    return None
+
+
+def resolve_dtype(dtype: Any) -> Any:
+    """Canonical element dtype: scalar class, composite class, StructType or a generic marker."""
+    if dtype is typing.Any:
+        return ANY
+    if isinstance(dtype, (StructType, _Generic)) or composites.is_composite(dtype):
+        return dtype
+    scalar = scalars.canonical_scalar(dtype)
+    if scalar is None:
+        raise TypeError(f"Unsupported array dtype {dtype!r}")
+    return scalar
+
+
+def dtype_leaf_shapes(dtype: Any) -> list[tuple[tuple[int, ...], type]]:
+    """Per-leaf (component shape, scalar type) of an element dtype, in storage order."""
+    if scalars.is_scalar_type(dtype):
+        return [((), dtype)]
+    if composites.is_composite(dtype):
+        return [(dtype._shape_, dtype._wp_scalar_type_)]
+    if isinstance(dtype, StructType):
+        out = []
+        for var in dtype.vars.values():
+            out.extend(dtype_leaf_shapes(var.type))
+        return out
+    raise TypeError(f"Type {type_name(dtype)} cannot be stored in an array")

@@ -1,0 +1,340 @@
+"""Vector, matrix, quaternion and transformation types (Warp's composite types).
+
+A composite type is a class made once per (kind, shape, scalar type) by the factories
+:func:`vector`, :func:`matrix`, :func:`quaternion` and :func:`transformation`. In kernel
+annotations it names a dtype; in Python scope its instances are small numpy-backed values
+that index, iterate and do arithmetic like Warp's.
+
+Inside kernels the compiler keeps composite values as flat tuples of scalar lanes
+(structure of arrays, row-major for matrices); this module only describes the types.
+
+Example:
+    >>> import jwarp as wp
+    >>> v = wp.vec3(1.0, 2.0, 3.0)
+    >>> v.y, len(v), v * 2.0
+    (2.0, 3, vec3f([2.0, 4.0, 6.0]))
+    >>> wp.types.matrix(shape=(2, 2), dtype=wp.float64)(1, 2, 3, 4)[1, 0]
+    3.0
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+
+from jwarp.lang import scalars
+from jwarp.lang.scalars import canonical_scalar
+
+
+class composite_base:
+    """Base of every composite instance; ``_v`` holds the components (numpy, shape ``_shape_``)."""
+
+    _shape_: tuple[int, ...] = ()
+    _length_: int = 0
+    _wp_scalar_type_: type = scalars.float32
+    _wp_type_kind_: str = "vector"
+    _wp_generic_type_str_: str = "vec_t"
+
+    __slots__ = ("_v",)
+
+    def __init__(self, *args: Any):
+        dtype = self._wp_scalar_type_._np_dtype
+        n = self._length_
+        if len(args) == 0:
+            flat = np.zeros(n, dtype)
+        elif len(args) == 1:
+            a = args[0]
+            if isinstance(a, composite_base) or hasattr(a, "__len__") or isinstance(a, np.ndarray):
+                arr = np.asarray(a._v if isinstance(a, composite_base) else a)
+                if arr.size == 1 and n != 1:
+                    flat = np.full(n, arr.reshape(()), dtype)
+                elif arr.size != n:
+                    raise ValueError(
+                        f"Invalid number of arguments in {type(self).__name__} constructor, "
+                        f"expected {n} elements, got {arr.size}"
+                    )
+                else:
+                    flat = arr.reshape(-1).astype(dtype)
+            else:
+                flat = np.full(n, _scalar_value(a), dtype)
+        elif len(args) == n:
+            flat = np.array([_scalar_value(a) for a in args]).astype(dtype)
+        elif self._wp_type_kind_ == "matrix" and len(args) == self._shape_[0]:
+            if any(isinstance(a, composite_base) and a._wp_type_kind_ == "vector" for a in args):
+                raise TypeError(
+                    "Passing vectors to `wp.matrix()` isn't supported, use `wp.matrix_from_rows()` or "
+                    "`wp.matrix_from_cols()` instead."
+                )
+            flat = np.array([[_scalar_value(x) for x in row] for row in args]).reshape(-1).astype(dtype)
+        elif self._wp_type_kind_ == "transformation" and len(args) == 2:
+            flat = np.concatenate([np.asarray(args[0], dtype).reshape(3), np.asarray(args[1], dtype).reshape(4)])
+        else:
+            raise ValueError(
+                f"Invalid number of arguments in {type(self).__name__} constructor, expected {n} elements, "
+                f"got {len(args)}"
+            )
+        self._v = flat.reshape(self._shape_)
+
+    # -- sequence protocol -------------------------------------------------------------------
+    def __len__(self) -> int:
+        return self._shape_[0]
+
+    def __getitem__(self, key: Any) -> Any:
+        out = self._v[key]
+        if isinstance(out, np.ndarray):
+            if out.ndim == 1 and self._wp_type_kind_ == "matrix":
+                return vector(out.shape[0], self._wp_scalar_type_)(out)
+            return out.copy()
+        return out.item()
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._v[key] = np.asarray(value._v if isinstance(value, composite_base) else _scalar_value(value))
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self._v.astype(dtype) if dtype is not None else self._v.copy()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._v.tolist()})"
+
+    def __str__(self) -> str:
+        return str(self._v.tolist())
+
+    def __eq__(self, other: object) -> bool:
+        try:
+            return bool(np.array_equal(self._v, np.asarray(other).reshape(self._shape_)))
+        except (ValueError, TypeError):
+            return False
+
+    def __hash__(self) -> int:
+        return hash(self._v.tobytes())
+
+    # -- arithmetic (Python scope) -------------------------------------------------------------
+    def _wrap(self, result: np.ndarray):
+        return type(self)(result.astype(self._wp_scalar_type_._np_dtype))
+
+    @staticmethod
+    def _operand(x: Any) -> Any:
+        if isinstance(x, composite_base):
+            return x._v
+        if isinstance(x, scalars.scalar_base):
+            return x.value
+        return x
+
+    def __add__(self, y):
+        return self._wrap(self._v + self._operand(y))
+
+    __radd__ = __add__
+
+    def __sub__(self, y):
+        return self._wrap(self._v - self._operand(y))
+
+    def __rsub__(self, y):
+        return self._wrap(self._operand(y) - self._v)
+
+    def __mul__(self, y):
+        if isinstance(y, composite_base):
+            return self.__matmul__(y)
+        return self._wrap(self._v * self._operand(y))
+
+    def __rmul__(self, x):
+        if isinstance(x, composite_base):
+            return x.__matmul__(self)
+        return self._wrap(self._operand(x) * self._v)
+
+    def __truediv__(self, y):
+        return self._wrap(self._v / self._operand(y))
+
+    def __rtruediv__(self, x):
+        return self._wrap(self._operand(x) / self._v)
+
+    def __neg__(self):
+        return self._wrap(-self._v)
+
+    def __pos__(self):
+        return self
+
+    def __matmul__(self, y):
+        result = self._v @ self._operand(y)
+        if np.ndim(result) == 0:
+            return result.item()
+        kind = "matrix" if np.ndim(result) == 2 else "vector"
+        if kind == "matrix":
+            return matrix(result.shape, self._wp_scalar_type_)(result)
+        return vector(result.shape[0], self._wp_scalar_type_)(result)
+
+    def __rmatmul__(self, x):
+        return vector(self._shape_[-1], self._wp_scalar_type_)(np.asarray(x) @ self._v)
+
+
+def _scalar_value(x: Any) -> Any:
+    if isinstance(x, scalars.scalar_base):
+        return x.value
+    if isinstance(x, np.ndarray) and x.size == 1:
+        return x.reshape(()).item()
+    return x
+
+
+_COMPONENT_NAMES = {"x": 0, "y": 1, "z": 2, "w": 3}
+
+
+class _vector_instance(composite_base):
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        index = _COMPONENT_NAMES.get(name)
+        if index is None or index >= self._length_:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        return self._v[index].item()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        index = _COMPONENT_NAMES.get(name)
+        if index is not None and index < self._length_:
+            self._v[index] = _scalar_value(value)
+        else:
+            super().__setattr__(name, value)
+
+
+class _transform_instance(composite_base):
+    __slots__ = ()
+
+    @property
+    def p(self):
+        return vector(3, self._wp_scalar_type_)(self._v[:3])
+
+    @property
+    def q(self):
+        return quaternion(self._wp_scalar_type_)(self._v[3:])
+
+
+_SUFFIX = {
+    "float16": "h",
+    "float32": "f",
+    "float64": "d",
+    "int8": "b",
+    "uint8": "ub",
+    "int16": "s",
+    "uint16": "us",
+    "int32": "i",
+    "uint32": "ui",
+    "int64": "l",
+    "uint64": "ul",
+    "bool": "bool",
+}
+
+
+def _resolve_dtype(dtype: Any) -> type:
+    scalar = canonical_scalar(dtype)
+    if scalar is None:
+        raise TypeError(f"Invalid scalar type {dtype!r} for a composite type")
+    return scalar
+
+
+@functools.lru_cache(maxsize=None)
+def _make_composite(kind: str, shape: tuple[int, ...], scalar: type) -> type:
+    suffix = _SUFFIX[scalar.__name__]
+    if kind == "vector":
+        name, base, generic = f"vec{shape[0]}{suffix}", _vector_instance, "vec_t"
+    elif kind == "matrix":
+        name, base, generic = f"mat{shape[0]}{shape[1]}{suffix}", composite_base, "mat_t"
+    elif kind == "quaternion":
+        name, base, generic = f"quat{suffix}", _vector_instance, "quat_t"
+    else:
+        name, base, generic = f"transform{suffix}", _transform_instance, "transform_t"
+    attrs = {
+        "_shape_": shape,
+        "_length_": math.prod(shape),
+        "_wp_scalar_type_": scalar,
+        "_wp_type_kind_": kind,
+        "_wp_generic_type_str_": generic,
+        "__slots__": (),
+        "__module__": "jwarp.types",
+    }
+    if kind == "matrix":
+        attrs["_wp_row_type_"] = _make_composite("vector", (shape[1],), scalar)
+        attrs["_wp_col_type_"] = _make_composite("vector", (shape[0],), scalar)
+    return type(name, (base,), attrs)
+
+
+def vector(length: int, dtype: Any = float) -> type:
+    """The vector type of ``length`` components of scalar ``dtype`` (``wp.types.vector``)."""
+    return _make_composite("vector", (int(length),), _resolve_dtype(dtype))
+
+
+def matrix(shape: tuple[int, int], dtype: Any = float) -> type:
+    """The matrix type of ``shape`` (rows, cols) with scalar ``dtype`` (``wp.types.matrix``)."""
+    return _make_composite("matrix", (int(shape[0]), int(shape[1])), _resolve_dtype(dtype))
+
+
+def quaternion(dtype: Any = float) -> type:
+    """The quaternion type (x, y, z, w) with scalar ``dtype``."""
+    return _make_composite("quaternion", (4,), _resolve_dtype(dtype))
+
+
+def transformation(dtype: Any = float) -> type:
+    """The rigid transform type (p: vec3, q: quat; 7 components) with scalar ``dtype``."""
+    return _make_composite("transformation", (7,), _resolve_dtype(dtype))
+
+
+def is_composite(t: Any) -> bool:
+    return isinstance(t, type) and issubclass(t, composite_base) and t is not composite_base and t._length_ > 0
+
+
+def is_vector_like(t: Any) -> bool:
+    """Vectors, quaternions and transforms: one index axis."""
+    return is_composite(t) and t._wp_type_kind_ != "matrix"
+
+
+def is_vector(t: Any) -> bool:
+    return is_composite(t) and t._wp_type_kind_ == "vector"
+
+
+def is_matrix(t: Any) -> bool:
+    return is_composite(t) and t._wp_type_kind_ == "matrix"
+
+
+def is_quaternion(t: Any) -> bool:
+    return is_composite(t) and t._wp_type_kind_ == "quaternion"
+
+
+def is_transformation(t: Any) -> bool:
+    return is_composite(t) and t._wp_type_kind_ == "transformation"
+
+
+def with_scalar(t: type, scalar: type) -> type:
+    """The same kind and shape of composite as ``t``, over another scalar type."""
+    return _make_composite(t._wp_type_kind_, t._shape_, scalar)
+
+
+# -- the named aliases Warp exports ----------------------------------------------------------------
+def _aliases() -> dict[str, type]:
+    out: dict[str, type] = {}
+    for scalar in scalars.scalar_types:
+        suffix = _SUFFIX[scalar.__name__]
+        for n in (2, 3, 4):
+            out[f"vec{n}{suffix}"] = vector(n, scalar)
+        if scalar in scalars.float_types:
+            for n in (2, 3, 4):
+                out[f"mat{n}{n}{suffix}"] = matrix((n, n), scalar)
+            out[f"quat{suffix}"] = quaternion(scalar)
+            out[f"transform{suffix}"] = transformation(scalar)
+            out[f"spatial_vector{suffix}"] = vector(6, scalar)
+            out[f"spatial_matrix{suffix}"] = matrix((6, 6), scalar)
+    for n in (2, 3, 4):
+        out[f"vec{n}"] = out[f"vec{n}f"]
+        out[f"mat{n}{n}"] = out[f"mat{n}{n}f"]
+    out["quat"] = out["quatf"]
+    out["transform"] = out["transformf"]
+    out["spatial_vector"] = out["spatial_vectorf"]
+    out["spatial_matrix"] = out["spatial_matrixf"]
+    return out
+
+
+ALIASES = _aliases()
+globals().update(ALIASES)

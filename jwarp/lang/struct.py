@@ -1,0 +1,201 @@
+"""User-defined structs (``@wp.struct``).
+
+``@wp.struct`` turns an annotated class into a :class:`StructType`: a kernel argument
+type, an array dtype, and (called) a factory of mutable Python-scope instances.
+
+Example:
+    >>> import jwarp as wp
+    >>> @wp.struct
+    ... class Particle:
+    ...     pos: wp.vec3
+    ...     mass: float
+    >>> p = Particle()
+    >>> p.mass = 2.0
+    >>> p.mass, p.pos
+    (2.0, vec3f([0.0, 0.0, 0.0]))
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from jwarp.lang import composites, scalars
+
+
+@dataclass(frozen=True)
+class Var:
+    """One struct field (mirrors Warp's ``Struct.vars[name]``)."""
+
+    label: str
+    type: Any
+
+
+class StructInstance:
+    """A mutable Python-scope value of a struct type; fields are plain attributes."""
+
+    def __init__(self, cls: StructType, **fields: Any):
+        object.__setattr__(self, "_cls", cls)
+        for name, var in cls.vars.items():
+            object.__setattr__(self, name, _default_value(var.type))
+        for name, value in fields.items():
+            setattr(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        var = self._cls.vars.get(name)
+        if var is None:
+            raise RuntimeError(f"Trying to set Warp struct attribute that does not exist {name}")
+        object.__setattr__(self, name, _convert_field(self._cls, var, value))
+
+    def assign(self, value: StructInstance) -> None:
+        """Copy every field of ``value`` (a struct of the same type) into this instance."""
+        if not isinstance(value, StructInstance) or value._cls is not self._cls:
+            raise RuntimeError(f"Trying to assign a non-matching value to a struct of type {self._cls.key}")
+        for name in self._cls.vars:
+            setattr(self, name, getattr(value, name))
+
+    def to(self, device: Any) -> StructInstance:
+        """A copy with every array field moved to ``device``."""
+        out = self._cls()
+        for name, var in self._cls.vars.items():
+            value = getattr(self, name)
+            if is_array_type(var.type) and value is not None:
+                value = value.to(device)
+            elif isinstance(var.type, StructType):
+                value = value.to(device)
+            setattr(out, name, value)
+        return out
+
+    def numpy_value(self) -> tuple:
+        """The value as a tuple usable in a numpy structured array of ``numpy_dtype()``."""
+        out = []
+        for name, var in self._cls.vars.items():
+            value = getattr(self, name)
+            if isinstance(var.type, StructType):
+                out.append(value.numpy_value())
+            elif is_array_type(var.type):
+                raise TypeError("Structs with array fields have no numpy value")
+            else:
+                out.append(np.asarray(value))
+        return tuple(out)
+
+    def numpy_dtype(self) -> np.dtype:
+        return self._cls.numpy_dtype()
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._cls.vars)
+        return f"{self._cls.key}({fields})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, StructInstance) or other._cls is not self._cls:
+            return False
+        return all(_field_equal(getattr(self, n), getattr(other, n)) for n in self._cls.vars)
+
+    __hash__ = None  # mutable
+
+
+def _field_equal(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is b
+    try:
+        return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+    except Exception:
+        return a is b
+
+
+def is_array_type(t: Any) -> bool:
+    from jwarp.lang.arrays import ArrayType
+
+    return isinstance(t, ArrayType)
+
+
+def _default_value(t: Any) -> Any:
+    if scalars.is_scalar_type(t):
+        return t._np_dtype.type(0).item()
+    if composites.is_composite(t):
+        return t()
+    if isinstance(t, StructType):
+        return t()
+    return None  # arrays
+
+
+def _convert_field(cls: StructType, var: Var, value: Any) -> Any:
+    t = var.type
+    if scalars.is_scalar_type(t):
+        if isinstance(value, scalars.scalar_base):
+            value = value.value
+        return t._np_dtype.type(value).item()
+    if composites.is_composite(t):
+        return value if type(value) is t else t(value)
+    if isinstance(t, StructType):
+        if not isinstance(value, StructInstance) or value._cls is not t:
+            raise RuntimeError(f"Trying to assign a non-structure value to a struct attribute with type: {t.key}")
+        return value
+    if is_array_type(t):
+        if value is not None and not hasattr(value, "_jwarp_array"):
+            raise TypeError(f"Struct field '{cls.key}.{var.label}' expects an array, got {type(value).__name__}")
+        return value
+    return value
+
+
+class StructType:
+    """A struct type made by ``@wp.struct``: field table plus instance factory."""
+
+    def __init__(self, cls: type):
+        from jwarp.lang.arrays import resolve_annotation
+
+        self.cls = cls
+        self.key = cls.__qualname__
+        self.__name__ = cls.__name__
+        self.__qualname__ = cls.__qualname__
+        self.__module__ = cls.__module__
+        self.__doc__ = cls.__doc__
+        hints = typing.get_type_hints(cls, include_extras=False) if cls.__dict__.get("__annotations__") else {}
+        annotations = cls.__dict__.get("__annotations__", {})
+        self.vars: dict[str, Var] = {}
+        for name in annotations:
+            t = resolve_annotation(hints.get(name, annotations[name]))
+            if t is None:
+                raise TypeError(f"Struct '{self.key}' field '{name}' has an unsupported type {annotations[name]!r}")
+            self.vars[name] = Var(name, t)
+
+    def __call__(self, **fields: Any) -> StructInstance:
+        return StructInstance(self, **fields)
+
+    def __repr__(self) -> str:
+        return f"<struct {self.key}>"
+
+    @property
+    def has_arrays(self) -> bool:
+        return any(is_array_type(v.type) or (isinstance(v.type, StructType) and v.type.has_arrays) for v in self.vars.values())
+
+    def numpy_dtype(self) -> np.dtype:
+        """The numpy structured dtype of one element (used by struct arrays' ``numpy()``)."""
+        fields = []
+        for name, var in self.vars.items():
+            t = var.type
+            if isinstance(t, StructType):
+                fields.append((name, t.numpy_dtype()))
+            elif composites.is_composite(t):
+                fields.append((name, t._wp_scalar_type_._np_dtype, t._shape_))
+            elif scalars.is_scalar_type(t):
+                fields.append((name, t._np_dtype))
+            else:
+                raise TypeError(f"Struct '{self.key}' with array fields cannot be an array dtype")
+        return np.dtype(fields)
+
+
+def struct(cls: type) -> StructType:
+    """Decorator: declare a struct type from an annotated class.
+
+    Example:
+        >>> import jwarp as wp
+        >>> @wp.struct
+        ... class State:
+        ...     x: wp.array(dtype=float)
+        ...     k: float
+    """
+    return StructType(cls)

@@ -1,0 +1,425 @@
+"""``wp.array``: a mutable handle over an immutable jax buffer.
+
+A launch that writes an array replaces its buffer; old buffers stay valid for whoever
+holds them (the Tape), so keeping history costs no copies. A *view* (``a[2:8]``,
+``a.reshape(...)``…) holds its base array and a chain of view operations: reading it
+applies the chain, writing it writes through to the base, so kernels and Python code see
+views and parents alias exactly as in Warp.
+
+Called with only ``dtype`` (and ``ndim``), ``wp.array`` makes an annotation for kernel
+parameters, as in Warp.
+
+Example:
+    >>> import numpy as np, jwarp as wp
+    >>> a = wp.array(np.arange(6, dtype=np.float32))
+    >>> b = a[1:4]
+    >>> b.fill_(7.0)
+    >>> a.numpy()
+    array([0., 7., 7., 7., 4., 5.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jwarp.compiler.views import apply_chain, write_back
+from jwarp.lang import composites
+from jwarp.lang.arrays import ANY, ArrayType, _Generic, resolve_dtype, type_name
+from jwarp.lang.struct import StructType
+from jwarp.runtime import storage
+from jwarp.runtime.device import Device, get_device
+
+_ids = itertools.count()
+
+
+class array:
+    """An n-dimensional array of a Warp dtype on one device (see module docstring)."""
+
+    _jwarp_array = True
+    _jwarp_array_class = True
+    _default_ndim = 1
+
+    def __init__(
+        self,
+        data: Any = None,
+        dtype: Any = Any,
+        shape: Any = None,
+        strides: Any = None,
+        ptr: Any = None,
+        capacity: Any = None,
+        device: Any = None,
+        pinned: bool = False,
+        copy: bool = True,
+        deleter: Any = None,
+        ndim: int | None = None,
+        grad: array | None = None,
+        requires_grad: bool = False,
+    ):
+        self._id = next(_ids)
+        self._base: array | None = None
+        self._chain: tuple = ()
+        self._buffer: Any = None
+        self._grad: array | None = None
+        self._requires_grad = False
+        self._version = 0
+        self.pinned = bool(pinned)
+        self.deleter = deleter
+        if data is None and shape is None and ptr is None:
+            # annotation-only array (kernel parameter type)
+            self.dtype = resolve_dtype(dtype)
+            self.ndim = ndim or self._default_ndim
+            self.shape = (0,) * self.ndim
+            self.device = None
+            return
+        self.device = get_device(device)
+        dtype = resolve_dtype(dtype) if dtype is not Any else ANY
+        if isinstance(data, array):
+            self._init_from_array(data, dtype, shape, copy)
+        elif isinstance(data, jax.Array):
+            self._init_from_jax(data, dtype, shape, device)
+        elif data is None:
+            shape = tuple(int(s) for s in ((shape,) if np.isscalar(shape) else shape))
+            if isinstance(dtype, _Generic):
+                from jwarp.lang import scalars
+
+                dtype = scalars.float32
+            self.dtype, self.shape = dtype, shape
+            self._buffer = storage.put(storage.zeros_storage(shape, dtype), self.device)
+        else:
+            np_storage, shape, dtype = storage.to_numpy_storage(data, dtype, shape)
+            self.dtype, self.shape = dtype, shape
+            self._buffer = storage.put(np_storage, self.device)
+        self.ndim = len(self.shape)
+        if ndim is not None and ndim != self.ndim:
+            raise RuntimeError(f"Array ndim={ndim} does not match the data's {self.ndim} dimensions")
+        if grad is not None:
+            self._grad = grad
+            self._requires_grad = True
+        elif requires_grad:
+            self.requires_grad = True
+
+    def _init_from_array(self, other: array, dtype: Any, shape: Any, copy: bool) -> None:
+        if not isinstance(dtype, _Generic) and dtype != other.dtype:
+            np_storage, shape, dtype = storage.to_numpy_storage(other.numpy(), dtype, shape)
+            self.dtype, self.shape = dtype, shape
+            self._buffer = storage.put(np_storage, self.device)
+            return
+        self.dtype, self.shape = other.dtype, other.shape
+        buf = other.buffer
+        self._buffer = _device_put(buf, self.device) if copy or other.device is not self.device else buf
+
+    def _init_from_jax(self, x: jax.Array, dtype: Any, shape: Any, device: Any) -> None:
+        from jwarp.lang import scalars
+
+        if isinstance(dtype, _Generic):
+            dtype = scalars.canonical_scalar(x.dtype)
+        comp = storage.element_shape(dtype)
+        if shape is None:
+            shape = x.shape[: x.ndim - len(comp)] if comp else x.shape
+        with storage.x64():
+            x = x.astype(storage.scalar_of(dtype)._np_dtype).reshape(tuple(shape) + comp)
+        if device is None:
+            self.device = get_device(next(iter(x.devices())))
+        self.dtype, self.shape = dtype, tuple(shape)
+        self._buffer = _device_put(x, self.device)
+
+    @classmethod
+    def __class_getitem__(cls, dtype: Any) -> array:
+        return cls(dtype=dtype)
+
+    # -- buffer access ---------------------------------------------------------------------------
+    @property
+    def is_view(self) -> bool:
+        return self._base is not None
+
+    @property
+    def root(self) -> array:
+        return self._base if self._base is not None else self
+
+    @property
+    def buffer(self) -> Any:
+        """The array's current contents as jax storage (a view applies its chain)."""
+        if self._base is None:
+            if self._buffer is None:
+                raise RuntimeError("This array has no data (it is an annotation or was freed)")
+            return self._buffer
+        with storage.x64():
+            return apply_chain(self._base.buffer, self._chain)
+
+    def _set_buffer(self, new: Any) -> None:
+        """Replace the contents (written through to the base for views)."""
+        if self._base is None:
+            self._buffer = new
+            self._version += 1
+            return
+        base = self._base
+        with storage.x64():
+            base._set_buffer(write_back(base.buffer, self._chain, new))
+
+    @property
+    def version(self) -> int:
+        return self.root._version
+
+    # -- properties ------------------------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape)) if self.shape else 1
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        item = self._itemsize()
+        out, acc = [], item
+        for d in reversed(self.shape):
+            out.append(acc)
+            acc *= d
+        return tuple(reversed(out))
+
+    def _itemsize(self) -> int:
+        if isinstance(self.dtype, StructType):
+            return self.dtype.numpy_dtype().itemsize
+        return storage.scalar_of(self.dtype)._np_dtype.itemsize * int(np.prod(storage.element_shape(self.dtype)))
+
+    @property
+    def capacity(self) -> int:
+        return self.size * self._itemsize()
+
+    @property
+    def is_contiguous(self) -> bool:
+        return all(op[0] == "reshape" or _contiguous_index(op, self) for op in self._chain)
+
+    @property
+    def ptr(self) -> int | None:
+        return None if self._buffer is None and self._base is None else id(self.root)
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if value and self._grad is None:
+            self._grad = _zeros_like_storage(self)
+        self._requires_grad = bool(value)
+
+    @property
+    def grad(self) -> array | None:
+        if self._base is not None and self._grad is None and self._base._grad is not None:
+            return self._base._grad._view(self._chain, self.shape, self.dtype)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: array | None) -> None:
+        self._grad = value
+        self._requires_grad = value is not None
+
+    # -- conversion ------------------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        """A numpy copy of the contents (structured for struct dtypes)."""
+        host = storage.fetch(self.buffer)
+        if isinstance(self.dtype, StructType):
+            return storage.parts_to_structured(list(host), self.dtype, self.shape)
+        return host
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        out = self.numpy()
+        return out.astype(dtype) if dtype is not None else out
+
+    def __jax_array__(self) -> jax.Array:
+        return self.buffer
+
+    def list(self) -> list:
+        """Elements as Python values (composite instances for vector/matrix dtypes)."""
+        host = self.numpy()
+        if composites.is_composite(self.dtype):
+            flat = host.reshape((-1,) + self.dtype._shape_)
+            return [self.dtype(x) for x in flat]
+        if isinstance(self.dtype, StructType):
+            return [_struct_from_numpy(self.dtype, x) for x in host.reshape(-1)]
+        return host.reshape(-1).tolist()
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return f"array(shape={self.shape}, dtype={type_name(self.dtype)})"
+
+    def __str__(self) -> str:
+        if self._buffer is None and self._base is None:
+            return repr(self)
+        return str(self.numpy())
+
+    # -- in-place ops ----------------------------------------------------------------------------
+    def assign(self, src: Any) -> None:
+        """Copy ``src`` (array, numpy, list) into this array; shapes must match."""
+        from jwarp.runtime.creation import copy_into
+
+        copy_into(self, src)
+
+    def fill_(self, value: Any) -> None:
+        """Set every element to ``value``."""
+        if isinstance(self.dtype, StructType):
+            raise RuntimeError("fill_() is not supported for struct arrays")
+        element = storage.fill_value_storage(value, self.dtype)
+        full = np.broadcast_to(element, self.shape + element.shape)
+        self._set_buffer(storage.put(np.ascontiguousarray(full), self.device))
+
+    def zero_(self) -> None:
+        """Set every element to zero."""
+        self._set_buffer(storage.put(storage.zeros_storage(self.shape, self.dtype), self.device))
+
+    def to(self, device: Any, requires_grad: bool | None = None) -> array:
+        """This array if already on ``device``, else a copy there."""
+        device = get_device(device)
+        if device is self.device:
+            return self
+        out = array(self, device=device)
+        out.requires_grad = self.requires_grad if requires_grad is None else requires_grad
+        return out
+
+    def clone(self, device: Any = None, requires_grad: bool | None = None) -> array:
+        from jwarp.runtime.creation import clone
+
+        return clone(self, device=device, requires_grad=requires_grad)
+
+    # -- views -----------------------------------------------------------------------------------
+    def _view(self, ops: tuple, shape: tuple, dtype: Any = None) -> array:
+        v = array.__new__(type(self))
+        v.__dict__.update(
+            _id=next(_ids), _base=self.root, _chain=self._chain + tuple(ops), _buffer=None, _grad=None,
+            _requires_grad=self._requires_grad, _version=0, pinned=self.pinned, deleter=None,
+            dtype=dtype if dtype is not None else self.dtype, shape=tuple(shape), ndim=len(shape),
+            device=self.device,
+        )
+        return v
+
+    def __getitem__(self, key: Any) -> array:
+        key = key if isinstance(key, tuple) else (key,)
+        if len(key) > self.ndim:
+            raise RuntimeError(f"Too many indices for an array of {self.ndim} dimensions")
+        if len(key) == self.ndim and all(isinstance(k, (int, np.integer)) for k in key):
+            raise RuntimeError("Item indexing is not supported on wp.array objects")
+        shape, norm = [], []
+        for axis, k in enumerate(key):
+            n = self.shape[axis]
+            if isinstance(k, slice):
+                start, stop, step = k.indices(n)
+                if step <= 0:
+                    raise RuntimeError("Array slices must have a positive step")
+                norm.append((start, stop, step))
+                shape.append(len(range(start, stop, step)))
+            elif isinstance(k, (int, np.integer)):
+                i = int(k) + n if k < 0 else int(k)
+                if not 0 <= i < n:
+                    raise RuntimeError(f"Index {k} is out of bounds for axis {axis} of size {n}")
+                norm.append(i)
+            else:
+                raise RuntimeError(f"Unsupported index {k!r} on wp.array objects")
+        shape.extend(self.shape[len(key):])
+        return self._view((("index", tuple(norm)),), tuple(shape))
+
+    def reshape(self, shape: Any) -> array:
+        shape = (shape,) if np.isscalar(shape) else tuple(int(s) for s in shape)
+        if -1 in shape:
+            known = int(np.prod([s for s in shape if s != -1]))
+            shape = tuple(self.size // known if s == -1 else s for s in shape)
+        if int(np.prod(shape)) != self.size:
+            raise RuntimeError(f"Cannot reshape an array of shape {self.shape} into {shape}")
+        return self._view((("reshape", (shape, self.ndim)),), shape)
+
+    def flatten(self) -> array:
+        return self.reshape((self.size,))
+
+    def transpose(self, axes: Any = None) -> array:
+        axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
+        return self._view((("transpose", axes),), tuple(self.shape[a] for a in axes))
+
+    def contiguous(self) -> array:
+        return self if not self.is_view or self.is_contiguous else self.clone()
+
+    def view(self, dtype: Any) -> array:
+        """Reinterpret elements as ``dtype`` with the same scalar type (e.g. float32 (n,3) → vec3)."""
+        dtype = resolve_dtype(dtype)
+        src_scalar, dst_scalar = storage.scalar_of(self.dtype), storage.scalar_of(dtype)
+        if src_scalar is not dst_scalar:
+            raise RuntimeError("view() between different scalar types is not supported")
+        src_comp, dst_comp = storage.element_shape(self.dtype), storage.element_shape(dtype)
+        total = self.size * int(np.prod(src_comp))
+        per = int(np.prod(dst_comp))
+        if src_comp == () and dst_comp and self.shape[-1] * 1 == per:
+            shape = self.shape[:-1]
+        elif total % per == 0 and self.ndim == 1:
+            shape = (total // per,)
+        else:
+            raise RuntimeError(f"Cannot view an array of {type_name(self.dtype)} as {type_name(dtype)}")
+        op = ("reshape", (shape + dst_comp, self.ndim + len(src_comp)))
+        return self._view((op,), shape, dtype)
+
+    @property
+    def vars(self) -> Any:
+        return None
+
+    def __dlpack__(self, stream: Any = None, **kwargs: Any):
+        return self.buffer.__dlpack__(**({"stream": stream} if stream is not None else {}), **kwargs)
+
+    def __dlpack_device__(self):
+        return self.buffer.__dlpack_device__()
+
+    @property
+    def array_type(self) -> ArrayType:
+        return ArrayType(self.dtype, self.ndim)
+
+
+def _contiguous_index(op: tuple, a: array) -> bool:
+    if op[0] != "index":
+        return False
+    key = op[1]
+    for k in key[1:]:
+        if isinstance(k, tuple):
+            return False
+    return not (key and isinstance(key[0], tuple) and key[0][2] != 1)
+
+
+def _device_put(buf: Any, device: Device) -> Any:
+    with storage.x64():
+        if isinstance(buf, tuple):
+            return tuple(jax.device_put(p, device.jax_device) for p in buf)
+        return jax.device_put(jnp.array(buf, copy=True), device.jax_device)
+
+
+def _zeros_like_storage(a: array) -> array:
+    return array(shape=a.shape, dtype=a.dtype, device=a.device)
+
+
+def _struct_from_numpy(t: StructType, record: Any) -> Any:
+    inst = t()
+    for name, var in t.vars.items():
+        value = record[name]
+        if isinstance(var.type, StructType):
+            value = _struct_from_numpy(var.type, value)
+        setattr(inst, name, value)
+    return inst
+
+
+class array1d(array):
+    _default_ndim = 1
+
+
+class array2d(array):
+    _default_ndim = 2
+
+
+class array3d(array):
+    _default_ndim = 3
+
+
+class array4d(array):
+    _default_ndim = 4
+
+
+def is_array(x: Any) -> bool:
+    return isinstance(x, array)

@@ -1,0 +1,180 @@
+"""Launch arguments → (static signature specs, base buffers, value buffers).
+
+Validation follows Warp's launch: wrong counts, array dtypes/ndims, struct types and
+non-convertible scalars raise with Warp's messages (naming the kernel and parameter).
+Python scalars are converted once per distinct value and cached on the device, since
+passing a Python number to a jitted call costs a host-to-device transfer each time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax
+import numpy as np
+
+from jwarp.compiler.signature import ArraySpec, NoneArraySpec, StructSpec, ValueSpec
+from jwarp.lang import composites, scalars
+from jwarp.lang.arrays import ANY, ArrayType, _Generic, type_name
+from jwarp.lang.struct import StructInstance, StructType
+from jwarp.runtime import storage
+from jwarp.runtime.array import array
+from jwarp.runtime.device import Device
+
+
+@dataclass
+class Binding:
+    params: tuple
+    bases: list  # root arrays, in order of first use
+    values: list  # jax arrays on the launch device
+    arrays: list = field(default_factory=list)  # (param path, array) for every array argument
+
+
+class _Packer:
+    def __init__(self, kernel: Any, device: Device, adjoint: bool = False):
+        self.kernel = kernel
+        self.device = device
+        self.adjoint = adjoint
+        self.bases: list[array] = []
+        self.base_index: dict[int, int] = {}
+        self.values: list = []
+        self.arrays: list = []
+
+    def fail(self, name: str, message: str) -> RuntimeError:
+        adj = "adjoint " if self.adjoint else ""
+        return RuntimeError(f"Error launching kernel '{self.kernel.key}', {adj}argument '{name}' {message}")
+
+    def pack(self, name: str, t: Any, value: Any) -> Any:
+        if isinstance(t, ArrayType):
+            return self.pack_array(name, t, value)
+        if isinstance(t, StructType):
+            return self.pack_struct(name, t, value)
+        if isinstance(t, _Generic):
+            return self.pack(name, _infer_type(value, name, self), value)
+        return self.pack_value(name, t, value)
+
+    def pack_array(self, name: str, t: ArrayType, value: Any) -> Any:
+        if value is None:
+            return NoneArraySpec(t.dtype, t.ndim)
+        if not isinstance(value, array):
+            if isinstance(value, jax.Array):
+                value = array(value)
+            else:
+                raise self.fail(
+                    name,
+                    f"expects an array of type {type_name(t)}, but passed value has type {type(value).__name__}.",
+                )
+        if value._buffer is None and value._base is None:
+            raise self.fail(name, "was passed an array that has no data (freed, or an annotation)")
+        if not isinstance(t.dtype, _Generic) and value.dtype != t.dtype:
+            raise self.fail(
+                name,
+                f"expects an array with dtype={type_name(t.dtype)} but passed array has dtype={type_name(value.dtype)}.",
+            )
+        if value.ndim != t.ndim:
+            raise self.fail(
+                name,
+                f"expects an array with {t.ndim} dimension(s) but the passed array has {value.ndim} dimension(s).",
+            )
+        root = value.root
+        index = self.base_index.get(id(root))
+        if index is None:
+            index = len(self.bases)
+            self.base_index[id(root)] = index
+            self.bases.append(root)
+        self.arrays.append((name, value))
+        return ArraySpec(value.dtype, value.shape, index, value._chain)
+
+    def pack_struct(self, name: str, t: StructType, value: Any) -> Any:
+        if value is None:
+            raise self.fail(name, f"expects {t.key} but got None")
+        if not isinstance(value, StructInstance) or value._cls is not t:
+            got = value._cls.key if isinstance(value, StructInstance) else type(value).__name__
+            raise self.fail(name, f"expects a struct of type {t.key} but got {got}")
+        fields = tuple(self.pack(f"{name}.{n}", var.type, getattr(value, n)) for n, var in t.vars.items())
+        return StructSpec(t, fields)
+
+    def pack_value(self, name: str, t: Any, value: Any) -> ValueSpec:
+        leaf = convert_value(self.kernel.key, name, t, value)
+        self.values.append(device_constant(leaf, self.device))
+        return ValueSpec(t, len(self.values) - 1)
+
+
+def _infer_type(value: Any, name: str, packer: _Packer) -> Any:
+    if isinstance(value, array):
+        return ArrayType(value.dtype, value.ndim)
+    if isinstance(value, bool):
+        return scalars.bool_
+    if isinstance(value, int):
+        return scalars.int32
+    if isinstance(value, float):
+        return scalars.float32
+    if isinstance(value, (scalars.scalar_base, composites.composite_base)):
+        return type(value)
+    if isinstance(value, np.generic):
+        return scalars.canonical_scalar(value.dtype)
+    if isinstance(value, StructInstance):
+        return value._cls
+    raise packer.fail(name, f"has a generic type and cannot accept a value of type {type(value).__name__}")
+
+
+def convert_value(kernel_key: str, name: str, t: Any, value: Any) -> np.ndarray:
+    """Validate and convert a scalar/composite argument to numpy (Warp's packing rules)."""
+    if composites.is_composite(t):
+        if isinstance(value, composites.composite_base) and type(value)._shape_ == t._shape_:
+            return np.asarray(value._v, dtype=t._wp_scalar_type_._np_dtype)
+        if value is not None and not hasattr(value, "__len__") and not isinstance(value, np.ndarray):
+            raise RuntimeError(
+                f"Error launching kernel '{kernel_key}', argument '{name}' expects {type_name(t)} but got a single "
+                f"value of type {type(value).__name__}. Construct the value explicitly, e.g.: {type_name(t)}(...)."
+            )
+        try:
+            return np.asarray(t(value)._v)
+        except Exception as exc:
+            raise ValueError(f"Failed to convert argument for param {name} to {type_name(t)}") from exc
+    if isinstance(value, scalars.scalar_base):
+        value = value.value
+    try:
+        if value is None or isinstance(value, (str, bytes, list, tuple, dict, array)):
+            raise TypeError(type(value).__name__)
+        if scalars.is_int(t) and isinstance(value, (float, np.floating)):
+            raise TypeError("float for an integer parameter")
+        with np.errstate(all="ignore"):
+            return np.asarray(value).astype(t._np_dtype).reshape(())
+    except Exception:
+        raise RuntimeError(
+            "Error launching kernel, unable to pack kernel parameter type "
+            f"{type(value)} for param {name}, expected {type_name(t)}"
+        ) from None
+
+
+_constants: dict = {}
+
+
+def device_constant(leaf: np.ndarray, device: Device) -> jax.Array:
+    """The value as a jax array on ``device``, cached by (dtype, bytes, device)."""
+    key = (leaf.dtype.str, leaf.shape, leaf.tobytes(), device.alias)
+    cached = _constants.get(key)
+    if cached is None:
+        if len(_constants) > 4096:
+            _constants.clear()
+        with storage.x64():
+            cached = jax.device_put(leaf, device.jax_device)
+        _constants[key] = cached
+    return cached
+
+
+def bind_arguments(kernel: Any, args: list, device: Device, adjoint: bool = False) -> Binding:
+    """Validate and pack ``args`` (inputs followed by outputs) for ``kernel``."""
+    if len(args) != len(kernel.arg_types):
+        raise RuntimeError(
+            f"Error launching kernel '{kernel.key}', passed {len(args)} arguments but kernel requires "
+            f"{len(kernel.arg_types)}."
+        )
+    packer = _Packer(kernel, device, adjoint)
+    params = tuple(packer.pack(n, t, v) for n, t, v in zip(kernel.arg_names, kernel.arg_types, args))
+    return Binding(params, packer.bases, packer.values, packer.arrays)
+
+
+__all__ = ["Binding", "bind_arguments", "convert_value", "device_constant", "ANY"]

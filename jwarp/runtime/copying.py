@@ -1,0 +1,39 @@
+"""``wp.copy``: flat element copies between arrays (views included)."""
+
+from __future__ import annotations
+
+import jax
+
+from jwarp.lang.arrays import type_name
+from jwarp.runtime import storage
+from jwarp.runtime.array import array
+
+
+def copy_elements(dest: array, src: array, dest_offset: int, src_offset: int, count: int) -> None:
+    if not isinstance(dest, array) or not isinstance(src, array):
+        raise RuntimeError("wp.copy() expects two arrays")
+    if dest.dtype != src.dtype:
+        raise RuntimeError(f"Incompatible array types in wp.copy(): {type_name(src.dtype)} and {type_name(dest.dtype)}")
+    if count == 0:
+        count = src.size
+    if src_offset < 0 or src_offset + count > src.size:
+        raise RuntimeError(f"Source range {src_offset}..{src_offset + count} is out of bounds for size {src.size}")
+    if dest_offset < 0 or dest_offset + count > dest.size:
+        raise RuntimeError(
+            f"Destination range {dest_offset}..{dest_offset + count} is out of bounds for size {dest.size}"
+        )
+
+    def move(d, s):
+        d_flat = d.reshape((dest.size,) + d.shape[dest.ndim:])
+        s_flat = s.reshape((src.size,) + s.shape[src.ndim:])
+        piece = jax.device_put(s_flat[src_offset : src_offset + count], next(iter(d.devices())))
+        return d_flat.at[dest_offset : dest_offset + count].set(piece).reshape(d.shape)
+
+    with storage.x64():
+        d_buf, s_buf = dest.buffer, src.buffer
+        if isinstance(d_buf, tuple):
+            new = tuple(move(d, s) for d, s in zip(d_buf, s_buf))
+        else:
+            new = move(d_buf, s_buf)
+    dest._set_buffer(new)
+

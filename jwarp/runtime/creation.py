@@ -1,0 +1,117 @@
+"""Array creation and copies: ``zeros``, ``ones``, ``full``, ``empty``, their ``_like``
+forms, ``clone``, ``copy``, ``from_numpy``.
+
+Example:
+    >>> import jwarp as wp
+    >>> wp.full(3, 2.5).numpy()
+    array([2.5, 2.5, 2.5], dtype=float32)
+    >>> wp.zeros((2, 2), dtype=wp.vec3).numpy().shape
+    (2, 2, 3)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from jwarp.lang import scalars
+from jwarp.lang.arrays import _Generic, resolve_dtype, type_name
+from jwarp.lang.struct import StructType
+from jwarp.runtime import storage
+from jwarp.runtime.array import array
+from jwarp.runtime.device import get_device
+
+
+def _shape(shape: Any) -> tuple[int, ...]:
+    if shape is None:
+        return ()
+    return (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)
+
+
+def zeros(shape: Any = None, dtype: Any = float, device: Any = None, requires_grad: bool = False,
+          pinned: bool = False, **kwargs: Any) -> array:
+    """A new array filled with zeros."""
+    return array(shape=_shape(shape), dtype=dtype, device=device, requires_grad=requires_grad, pinned=pinned)
+
+
+def empty(shape: Any = None, dtype: Any = float, device: Any = None, requires_grad: bool = False,
+          pinned: bool = False, **kwargs: Any) -> array:
+    """A new array; jwarp zero-fills it (Warp leaves it uninitialized)."""
+    return zeros(shape, dtype, device, requires_grad, pinned)
+
+
+def full(shape: Any = None, value: Any = 0, dtype: Any = Any, device: Any = None, requires_grad: bool = False,
+         pinned: bool = False, **kwargs: Any) -> array:
+    """A new array with every element set to ``value`` (dtype inferred from it as Warp does)."""
+    if dtype is Any or isinstance(dtype, _Generic):
+        dtype = storage.dtype_for_value(value)
+        if isinstance(dtype, _Generic):
+            raise RuntimeError(f"Cannot infer an array dtype from fill value {value!r}; pass dtype=")
+    out = zeros(shape, dtype, device, False, pinned)
+    out.fill_(value)
+    out.requires_grad = requires_grad
+    return out
+
+
+def ones(shape: Any = None, dtype: Any = float, device: Any = None, requires_grad: bool = False,
+         pinned: bool = False, **kwargs: Any) -> array:
+    return full(shape, 1, dtype, device, requires_grad, pinned)
+
+
+def zeros_like(src: array, device: Any = None, requires_grad: bool | None = None, pinned: bool | None = None) -> array:
+    return zeros(src.shape, src.dtype, device if device is not None else src.device,
+                 src.requires_grad if requires_grad is None else requires_grad)
+
+
+def empty_like(src: array, device: Any = None, requires_grad: bool | None = None, pinned: bool | None = None) -> array:
+    return zeros_like(src, device, requires_grad, pinned)
+
+
+def ones_like(src: array, device: Any = None, requires_grad: bool | None = None, pinned: bool | None = None) -> array:
+    return ones(src.shape, src.dtype, device if device is not None else src.device,
+                src.requires_grad if requires_grad is None else requires_grad)
+
+
+def full_like(src: array, value: Any, device: Any = None, requires_grad: bool | None = None,
+              pinned: bool | None = None) -> array:
+    return full(src.shape, value, src.dtype, device if device is not None else src.device,
+                src.requires_grad if requires_grad is None else requires_grad)
+
+
+def clone(src: array, device: Any = None, requires_grad: bool | None = None, pinned: bool | None = None) -> array:
+    """A copy of ``src`` (contiguous, on ``device`` or src's device)."""
+    out = array(src, device=device if device is not None else src.device, copy=True)
+    out.requires_grad = src.requires_grad if requires_grad is None else requires_grad
+    return out
+
+
+def from_numpy(arr: np.ndarray, dtype: Any = None, shape: Any = None, device: Any = None,
+               requires_grad: bool = False) -> array:
+    return array(arr, dtype=dtype if dtype is not None else Any, shape=shape, device=device,
+                 requires_grad=requires_grad)
+
+
+def copy_into(dest: array, src: Any) -> None:
+    """``dest.assign(src)``: same shape; other dtypes are converted through numpy."""
+    if isinstance(src, array):
+        if src.shape != dest.shape:
+            raise RuntimeError(f"Array shapes do not match: {src.shape} vs {dest.shape}")
+        if src.dtype == dest.dtype:
+            buf = src.buffer if src.device is dest.device else storage.put(storage.fetch(src.buffer), dest.device)
+            dest._set_buffer(buf)
+            return
+        src = src.numpy()
+    np_storage, _, _ = storage.to_numpy_storage(src, dest.dtype, dest.shape)
+    dest._set_buffer(storage.put(np_storage, dest.device))
+
+
+def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0,
+         stream: Any = None) -> None:
+    """Copy ``count`` elements (flat order) from ``src[src_offset:]`` to ``dest[dest_offset:]``.
+
+    With ``count == 0`` the whole of ``src`` is copied. Both arrays must have the same dtype.
+    """
+    from jwarp.runtime.copying import copy_elements
+
+    copy_elements(dest, src, dest_offset, src_offset, count)

@@ -1,0 +1,242 @@
+"""``wp.launch``: resolve the device, validate and pack arguments, run the cached executable,
+rebind written arrays — all or nothing.
+
+A launch is compiled once per signature (kernel, argument types and shapes, grid,
+device, options) and cached on the kernel; later launches only pack arguments and call
+the jitted executable. Nothing is rebound until the executable has finished and its
+diagnostics (debug-mode bounds checks, ``verify_fp``) have passed, so a launch that
+raises leaves every array unchanged.
+
+Example:
+    >>> import numpy as np, jwarp as wp
+    >>> @wp.kernel
+    ... def saxpy(a: float, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    ...     i = wp.tid()
+    ...     y[i] = a * x[i] + y[i]
+    >>> x = wp.array(np.arange(4, dtype=np.float32)); y = wp.ones(4)
+    >>> wp.launch(saxpy, dim=4, inputs=[2.0, x, y])
+    >>> y.numpy()
+    array([1., 3., 5., 7.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Sequence
+
+import jax
+import numpy as np
+
+from jwarp import config
+from jwarp.compiler.kernel_compile import CompiledKernel, compile_kernel
+from jwarp.compiler.signature import Signature
+from jwarp.errors import _Located, clean_error
+from jwarp.runtime import storage
+from jwarp.runtime.binding import Binding, bind_arguments
+from jwarp.runtime.device import Device, get_device
+from jwarp.runtime.kernel import Kernel
+
+LAUNCH_MAX_DIMS = 4
+
+
+def normalize_dim(dim: Any) -> tuple[tuple[int, ...], int]:
+    """Warp's launch-dimension rules: int or sequence of ≤ 4 non-negative ints."""
+    if isinstance(dim, tuple) and all(type(d) is int for d in dim):
+        out = dim
+    else:
+        try:
+            out = tuple(operator.index(d) for d in dim)
+        except TypeError:
+            out = (operator.index(dim),)
+    if len(out) > LAUNCH_MAX_DIMS:
+        raise ValueError(f"Launch dimensions must have at most {LAUNCH_MAX_DIMS} dimensions")
+    total = 1
+    for d in out:
+        if d < 0:
+            raise ValueError("Launch dimensions must be non-negative")
+        total *= d
+    return out, total
+
+
+def launch_grid(dim: tuple[int, ...], kernel_dim: int) -> tuple[int, ...]:
+    """Lane grid for ``dim``: padded with 1s to the kernel's tid rank; extra dims fold into one
+    trailing axis whose lanes share coordinates (Warp's ``coord_mult``)."""
+    padded = dim + (1,) * max(0, kernel_dim - len(dim))
+    kept, extras = padded[:kernel_dim], padded[kernel_dim:]
+    if extras:
+        return kept + (int(np.prod(extras)),)
+    return kept
+
+
+def resolve_block_dim(device: Device, block_dim: int | None) -> int:
+    default = 1 if device.is_cpu else 256
+    if block_dim is None or block_dim <= 0:
+        return default
+    if not device.is_cpu:
+        return int(block_dim)
+    if block_dim > 1024:
+        raise ValueError(f"block_dim must be at most 1024 on CPU, got {block_dim}")
+    return int(block_dim) if config.enable_cpu_blocks else 1
+
+
+def _aval_key(buf: Any) -> Any:
+    if isinstance(buf, tuple):
+        return tuple(_aval_key(b) for b in buf)
+    return (buf.shape, buf.dtype.str)
+
+
+class PreparedLaunch:
+    """A launch with validated arguments and a compiled executable, ready to run."""
+
+    def __init__(self, kernel: Kernel, dim: tuple, device: Device, binding: Binding, compiled: CompiledKernel,
+                 block_dim: int, max_blocks: int):
+        self.kernel = kernel
+        self.dim = dim
+        self.device = device
+        self.binding = binding
+        self.compiled = compiled
+        self.block_dim = block_dim
+        self.max_blocks = max_blocks
+
+    def input_buffers(self) -> list:
+        out = []
+        for base in self.binding.bases:
+            buf = base.buffer
+            if base.device is not self.device:
+                buf = _move(buf, self.device)  # RELAXED: foreign arrays travel to the launch device
+            out.append(buf)
+        return out
+
+    def run(self, record_tape: bool = True) -> None:
+        compiled = self.compiled
+        buffers = self.input_buffers()
+        exe = compiled.executable()
+        if compiled.uses_x64:
+            with storage.x64():
+                flat = exe(*buffers, *self.binding.values)
+        else:
+            flat = exe(*buffers, *self.binding.values)
+        new_bases, diagnostics = compiled.split_outputs(flat)
+        self._check(new_bases, diagnostics)
+        if record_tape:
+            from jwarp.runtime.tape_state import record_launch
+
+            record_launch(self, buffers, new_bases)
+        self.commit(new_bases)
+
+    def _check(self, new_bases: dict, diagnostics: dict) -> None:
+        if "oob" in diagnostics:
+            site = int(diagnostics["oob"])
+            if site >= 0:
+                location = self.compiled.sites[site]
+                where = location.format().replace("Error while parsing function", "in function")
+                raise IndexError(f"Out-of-bounds array access in kernel '{self.kernel.key}' {where}")
+        if config.verify_fp:
+            for index, buf in new_bases.items():
+                for part in buf if isinstance(buf, tuple) else (buf,):
+                    if np.issubdtype(part.dtype, np.floating) and not bool(jax.numpy.isfinite(part).all()):
+                        name = next((n for n, a in self.binding.arrays if a.root is self.binding.bases[index]), "?")
+                        raise FloatingPointError(
+                            f"Kernel '{self.kernel.key}' wrote a non-finite value (NaN or Inf) to array '{name}'"
+                        )
+
+    def commit(self, new_bases: dict) -> None:
+        from jwarp.runtime import streams
+
+        for index, buf in new_bases.items():
+            base = self.binding.bases[index]
+            if base.device is not self.device:
+                buf = _move(buf, base.device)
+            base._set_buffer(buf)
+            streams.track(base)
+
+
+def _move(buf: Any, device: Device) -> Any:
+    with storage.x64():
+        if isinstance(buf, tuple):
+            return tuple(jax.device_put(b, device.jax_device) for b in buf)
+        return jax.device_put(buf, device.jax_device)
+
+
+def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: int = 1, max_blocks: int = 0,
+            options: dict | None = None) -> PreparedLaunch:
+    """Validate arguments and fetch (or compile) the executable for this launch."""
+    binding = bind_arguments(kernel, args, device)
+    grid = launch_grid(dim, kernel.kernel_dim)
+    opts = options or {}
+    sig = Signature(
+        grid=grid,
+        params=binding.params,
+        n_bases=len(binding.bases),
+        n_values=len(binding.values),
+        debug=config.mode == "debug",
+        record_trips=bool(opts.get("record_trips", False)),
+        loop_bounds=opts.get("loop_bounds"),
+        block_dim=block_dim,
+        kernel_dim=kernel.kernel_dim,
+    )
+    buffers = [b.buffer for b in binding.bases]
+    key = (sig, tuple(_aval_key(b) for b in buffers), device.alias)
+    compiled = kernel._cache.get(key)
+    if compiled is None:
+        try:
+            compiled = compile_kernel(kernel.source, kernel.arg_names, sig, [*buffers, *binding.values])
+        except _Located as exc:
+            raise clean_error(exc) from None
+        kernel._cache[key] = compiled
+    return PreparedLaunch(kernel, dim, device, binding, compiled, block_dim, max_blocks)
+
+
+def launch(
+    kernel: Kernel,
+    dim: int | Sequence[int],
+    inputs: Sequence = (),
+    outputs: Sequence = (),
+    adj_inputs: Sequence = (),
+    adj_outputs: Sequence = (),
+    device: Any = None,
+    stream: Any = None,
+    adjoint: bool = False,
+    record_tape: bool = True,
+    record_cmd: bool = False,
+    max_blocks: int = 0,
+    block_dim: int | None = None,
+):
+    """Run ``kernel`` over a grid of ``dim`` threads (Warp's ``wp.launch``).
+
+    ``inputs`` and ``outputs`` are concatenated and matched to the kernel's parameters.
+    With ``adjoint=True`` the kernel's adjoint runs, with ``adj_inputs``/``adj_outputs``
+    aligned to the parameters; with ``record_cmd=True`` a :class:`Launch` is returned
+    instead of running.
+    """
+    device = stream.device if stream is not None else get_device(device)
+    block_dim = resolve_block_dim(device, block_dim)
+    if not isinstance(kernel, Kernel):
+        raise RuntimeError("Error launching kernel, can only launch functions decorated with @wp.kernel.")
+    if config.print_launches:
+        print(f"kernel: {kernel.key} dim: {dim} inputs: {inputs} outputs: {outputs} device: {device}")
+    dim, total = normalize_dim(dim)
+    args = [*inputs, *outputs]
+    if total == 0:
+        if record_tape:
+            from jwarp.runtime.tape_state import record_empty_launch
+
+            record_empty_launch(kernel, dim, args, device)
+        return None
+    if not kernel.grid_stride and not device.is_cpu and max_blocks > 0:
+        raise RuntimeError(
+            f"Kernel '{kernel.key}' was launched with max_blocks={max_blocks}, but it was compiled without a "
+            "grid-stride loop (grid_stride=False); capping the block count requires a grid-stride loop."
+        )
+    if adjoint:
+        from jwarp.runtime.adjoint import adjoint_launch
+
+        return adjoint_launch(kernel, dim, args, [*adj_inputs, *adj_outputs], device, block_dim, record_cmd)
+    prepared = prepare(kernel, dim, args, device, block_dim, max_blocks)
+    if record_cmd:
+        from jwarp.runtime.commands import Launch
+
+        return Launch(kernel, device, prepared=prepared, args=args, dim=dim, block_dim=block_dim,
+                      max_blocks=max_blocks)
+    prepared.run(record_tape=record_tape)
+    return None

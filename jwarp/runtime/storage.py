@@ -1,0 +1,184 @@
+"""Conversions between user data (numpy, lists, composites, structs) and array storage.
+
+Storage of an array of ``shape`` is one jax array of ``shape + component_shape`` for
+scalar, vector and matrix dtypes, and a tuple of such arrays (one per scalar-or-composite
+leaf field, nested structs flattened) for struct dtypes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import jax
+import numpy as np
+
+from jwarp.lang import composites, scalars
+from jwarp.lang.arrays import ANY, _Generic, dtype_leaf_shapes, type_name
+from jwarp.lang.struct import StructInstance, StructType
+
+
+def x64():
+    """Context in which 64-bit jax arrays keep their dtype (jwarp's own work only)."""
+    return jax.enable_x64(True)
+
+
+def element_shape(dtype: Any) -> tuple[int, ...]:
+    return dtype._shape_ if composites.is_composite(dtype) else ()
+
+
+def scalar_of(dtype: Any) -> type:
+    if composites.is_composite(dtype):
+        return dtype._wp_scalar_type_
+    return dtype
+
+
+def infer_dtype(arr: np.ndarray) -> type:
+    """Warp's inference: the scalar type of the numpy array's dtype (lists of ints → int64)."""
+    t = scalars.canonical_scalar(arr.dtype)
+    if t is None:
+        raise RuntimeError(f"Failed to convert input data to an array: unsupported numpy dtype {arr.dtype}")
+    return t
+
+
+def to_numpy_storage(data: Any, dtype: Any, shape: tuple | None) -> tuple[Any, tuple, Any]:
+    """User data → (numpy storage, array shape, resolved dtype)."""
+    if isinstance(dtype, StructType):
+        return _struct_storage(data, dtype, shape)
+    if isinstance(dtype, _Generic) or dtype is None:
+        arr = np.asarray(data)
+        if arr.dtype == object:
+            raise RuntimeError("Failed to convert input data to an array: ragged or object data")
+        dtype = infer_dtype(arr)
+    scalar = scalar_of(dtype)
+    try:
+        with np.errstate(all="ignore"):
+            arr = np.asarray(_plain(data), dtype=scalar._np_dtype)
+    except (ValueError, TypeError) as exc:
+        raise RuntimeError(f"Failed to convert input data to an array with dtype {type_name(dtype)}: {exc}") from None
+    comp = element_shape(dtype)
+    if shape is not None:
+        shape = tuple(int(s) for s in ((shape,) if np.isscalar(shape) else shape))
+        arr = arr.reshape(shape + comp)
+    elif comp:
+        k = len(comp)
+        if arr.shape[arr.ndim - k :] == comp:
+            shape = arr.shape[: arr.ndim - k]
+        elif arr.size % int(np.prod(comp)) == 0 and arr.ndim >= 1:
+            shape = (arr.size // int(np.prod(comp)),)
+            arr = arr.reshape(shape + comp)
+        else:
+            raise RuntimeError(
+                f"Failed to convert input data with shape {arr.shape} to an array of {type_name(dtype)}"
+            )
+    else:
+        shape = arr.shape
+    return np.ascontiguousarray(arr), tuple(shape), dtype
+
+
+def _plain(data: Any) -> Any:
+    if isinstance(data, composites.composite_base):
+        return np.asarray(data)
+    if isinstance(data, scalars.scalar_base):
+        return data.value
+    if isinstance(data, (list, tuple)) and data and isinstance(data[0], (composites.composite_base, list, tuple)):
+        return [_plain(x) for x in data]
+    return data
+
+
+def _struct_storage(data: Any, dtype: StructType, shape: tuple | None) -> tuple[Any, tuple, Any]:
+    np_dtype = dtype.numpy_dtype()
+    if isinstance(data, np.ndarray) and data.dtype.names:
+        structured = data.astype(np_dtype)
+    else:
+        items = list(data)
+        structured = np.zeros(len(items), np_dtype)
+        for i, item in enumerate(items):
+            if not isinstance(item, StructInstance) or item._cls is not dtype:
+                raise RuntimeError(f"Expected instances of struct {dtype.key}, got {type(item).__name__}")
+            structured[i] = item.numpy_value()
+    if shape is not None:
+        structured = structured.reshape(shape)
+    return structured_to_parts(structured, dtype), structured.shape, dtype
+
+
+def structured_to_parts(structured: np.ndarray, dtype: StructType) -> tuple:
+    parts: list = []
+    for name, var in dtype.vars.items():
+        field = structured[name]
+        if isinstance(var.type, StructType):
+            parts.extend(structured_to_parts(field, var.type))
+        else:
+            parts.append(np.ascontiguousarray(field.astype(scalar_of(var.type)._np_dtype)))
+    return tuple(parts)
+
+
+def parts_to_structured(parts: list, dtype: StructType, shape: tuple) -> np.ndarray:
+    out = np.zeros(shape, dtype.numpy_dtype())
+    _fill(out, list(parts), dtype)
+    return out
+
+
+def _fill(out: np.ndarray, parts: list, dtype: StructType) -> None:
+    for name, var in dtype.vars.items():
+        if isinstance(var.type, StructType):
+            _fill(out[name], parts, var.type)
+        else:
+            out[name] = np.asarray(parts.pop(0))
+
+
+def zeros_storage(shape: tuple, dtype: Any) -> Any:
+    if isinstance(dtype, StructType):
+        return tuple(np.zeros(shape + comp, s._np_dtype) for comp, s in dtype_leaf_shapes(dtype))
+    return np.zeros(shape + element_shape(dtype), scalar_of(dtype)._np_dtype)
+
+
+def put(storage: Any, device: Any) -> Any:
+    """numpy storage → jax storage on ``device`` (a jwarp Device)."""
+    with x64():
+        if isinstance(storage, tuple):
+            return tuple(jax.device_put(p, device.jax_device) for p in storage)
+        return jax.device_put(storage, device.jax_device)
+
+
+def fetch(storage: Any) -> Any:
+    if isinstance(storage, tuple):
+        return tuple(np.asarray(p) for p in storage)
+    return np.asarray(storage)
+
+
+def fill_value_storage(value: Any, dtype: Any) -> np.ndarray:
+    """One element of ``dtype`` as numpy (for fill_ / full)."""
+    if isinstance(value, StructInstance):
+        raise TypeError("fill values of struct type are not supported")
+    comp = element_shape(dtype)
+    arr = np.asarray(_plain(value), dtype=scalar_of(dtype)._np_dtype)
+    if comp and arr.shape != comp:
+        arr = np.broadcast_to(arr, comp)
+    return arr
+
+
+def dtype_for_value(value: Any) -> Any:
+    """dtype Warp picks for a fill value (``wp.full(3, 2)`` is int32, 2.5 float32, vec3 → vec3f)."""
+    if isinstance(value, bool):
+        return scalars.bool_
+    if isinstance(value, int):
+        return scalars.int32
+    if isinstance(value, float):
+        return scalars.float32
+    if isinstance(value, scalars.scalar_base):
+        return type(value)
+    if isinstance(value, composites.composite_base):
+        return type(value)
+    if isinstance(value, np.generic):
+        return infer_dtype(np.asarray(value))
+    arr = np.asarray(value)
+    if arr.ndim == 1 and arr.size in (2, 3, 4):
+        scalar = scalars.float32 if arr.dtype.kind == "f" else scalars.int32
+        return composites.vector(arr.size, scalar)
+    return ANY
+
+
+@contextlib.contextmanager
+def nullcontext():
+    yield

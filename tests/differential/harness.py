@@ -1,0 +1,94 @@
+"""Run one Warp-API program with real Warp and with jwarp, and compare what it computed.
+
+A *program* is a plain Python file under ``programs/`` written against a global ``wp``
+(never imported by the file itself). The harness loads the file twice as two separate
+modules — once with ``wp`` bound to ``warp`` and once to ``jwarp`` — so both libraries read
+the same kernel source from the same file. Each program defines ``run()`` returning a dict
+of results (numpy arrays, numbers, or lists of them); the two dicts are compared.
+
+Optional module attributes: ``RTOL``/``ATOL`` (tolerances, default 1e-5 / 1e-6),
+``TOLERANCE = {key: (rtol, atol)}`` per result, ``EXPECT_ERROR = ExceptionType`` (both
+libraries must raise it from ``run()``), ``SKIP_WARP = "reason"`` (jwarp-only checks).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import types
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+PROGRAMS = Path(__file__).parent / "programs"
+
+_warp = None
+
+
+def real_warp():
+    """The installed NVIDIA Warp, initialised quietly (None if not installed)."""
+    global _warp
+    if _warp is None:
+        try:
+            import warp
+        except ImportError:
+            return None
+        warp.config.quiet = True
+        warp.init()
+        _warp = warp
+    return _warp
+
+
+def load_program(path: Path, wp: Any, tag: str) -> types.ModuleType:
+    """Load ``path`` as module ``<stem>__<tag>`` with the global ``wp`` set to ``wp``."""
+    name = f"jwarp_prog_{path.stem}__{tag}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    module.wp = wp
+    module.np = np
+    import sys
+
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _as_numpy(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {k: _as_numpy(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_as_numpy(v) for v in x]
+    if hasattr(x, "numpy") and callable(x.numpy):
+        return x.numpy()
+    return np.asarray(x)
+
+
+def compare(expected: dict, actual: dict, rtol: float, atol: float, per_key: dict, where: str) -> None:
+    assert set(expected) == set(actual), f"{where}: result keys differ: {sorted(expected)} vs {sorted(actual)}"
+    for key in expected:
+        e, a = _as_numpy(expected[key]), _as_numpy(actual[key])
+        r, t = per_key.get(key, (rtol, atol))
+        _compare_one(e, a, r, t, f"{where}[{key}]")
+
+
+def _compare_one(e: Any, a: Any, rtol: float, atol: float, where: str) -> None:
+    if isinstance(e, dict):
+        assert isinstance(a, dict), where
+        for k in e:
+            _compare_one(e[k], a[k], rtol, atol, f"{where}.{k}")
+        return
+    if isinstance(e, list):
+        assert len(e) == len(a), f"{where}: lengths differ"
+        for i, (x, y) in enumerate(zip(e, a)):
+            _compare_one(x, y, rtol, atol, f"{where}[{i}]")
+        return
+    e, a = np.asarray(e), np.asarray(a)
+    if e.dtype.names:
+        for name in e.dtype.names:
+            _compare_one(e[name], a[name], rtol, atol, f"{where}.{name}")
+        return
+    assert e.shape == a.shape, f"{where}: shape {a.shape} != Warp's {e.shape}"
+    if e.dtype.kind in "fc":
+        np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, err_msg=where, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(a, e, err_msg=where)
