@@ -34,6 +34,7 @@ from jwarp.lang.scalars import (
     Float as Float,
     Int as Int,
     Scalar as Scalar,
+    bfloat16 as bfloat16,
     bool_ as bool,
     dtype_from_numpy as dtype_from_numpy,
     float16 as float16,
@@ -121,5 +122,6 @@ from jwarp import types as types
 from jwarp import _extensions  # noqa: F401  (optional surface: tape, interop, utils…)
 
 globals().update(_ALIASES)
-globals().update({name: b for name, b in _BUILTINS.items() if not name.startswith("_") and name not in ("vector", "matrix")})
+_PYTHON_SIDE = ("vector", "matrix", "zeros", "tuple")  # names whose Python-scope meaning differs
+globals().update({name: b for name, b in _BUILTINS.items() if not name.startswith("_") and name not in _PYTHON_SIDE})
 _extensions.export(globals())

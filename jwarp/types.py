@@ -26,6 +26,7 @@ from jwarp.lang.scalars import (  # noqa: F401
     Float,
     Int,
     Scalar,
+    bfloat16,
     bool_ as bool,
     dtype_from_numpy,
     float16,

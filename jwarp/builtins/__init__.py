@@ -1,5 +1,5 @@
 """Kernel builtins, one module per Warp documentation group. Importing this package
 registers every builtin in :data:`jwarp.compiler.registry.BUILTINS`."""
 
-from jwarp.builtins import atomics, construct, operators, scalar_math, utility  # noqa: F401
+from jwarp.builtins import atomics, construct, kernel_arrays, operators, scalar_math, utility  # noqa: F401
 from jwarp.builtins import _optional  # noqa: F401  (groups added by later modules)

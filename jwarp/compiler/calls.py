@@ -69,6 +69,9 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
         return inline_function(lw, obj, args, kwargs, node)
     if isinstance(obj, Builtin):
         return _call_builtin(lw, obj, args, kwargs, node, discard)
+    kernel_name = getattr(obj, "_jwarp_kernel_builtin", None)
+    if kernel_name is not None:  # a Python-scope function with a kernel counterpart (wp.zeros)
+        return _call_builtin(lw, BUILTINS[kernel_name], args, kwargs, node, discard)
     name = _PYTHON_BUILTINS.get(obj) if _hashable(obj) else None
     if name is not None:
         return _call_builtin(lw, BUILTINS[name], args, kwargs, node, discard)

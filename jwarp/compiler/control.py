@@ -200,6 +200,7 @@ class Snapshot:
         self.ret = lw.frame.ret
 
     def restore(self, lw: FunctionLowerer) -> None:
+        del lw.ctx.slots[len(self.planes):]  # thread-local arrays made inside the attempt
         lw.env = dict(self.env)
         for s, planes, written in zip(lw.ctx.slots, self.planes, self.written):
             s.planes, s.written = planes, written
@@ -285,7 +286,7 @@ def check_body(lw: FunctionLowerer, spec: CarrySpec, snap: Snapshot, before: dic
                 f"Loop-carried variable '{name}' changes type from {type_name(types[name])} to {type_name(now.type)} "
                 "inside the loop; give it its final type before the loop (e.g. x = float(0))"
             )
-    for s, slot in enumerate(lw.ctx.slots):
+    for s, slot in enumerate(lw.ctx.slots[: len(snap.planes)]):
         if s not in spec.slots and slot.planes is not snap.planes[s]:
             retry.slots.add(s)
     for key, leaf in lw.ctx.accumulators.items():
@@ -399,17 +400,39 @@ def _is_range_call(lw: FunctionLowerer, node: ast.expr) -> bool:
     return fn.type is STATIC and (fn.data is range or getattr(fn.data, "_jwarp_range", False))
 
 
+def _is_reversed_range(lw: FunctionLowerer, node: ast.expr) -> bool:
+    if not (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords):
+        return False
+    fn = lw.eval(node.func)
+    return fn.type is STATIC and fn.data is reversed and _is_range_call(lw, node.args[0])
+
+
+def _reversed_bounds(start: Any, stop: Any, step: Any) -> tuple:
+    """Bounds of ``reversed(range(start, stop, step))`` as a forward range."""
+    if all(is_const(x) for x in (start, stop, step)):
+        r = range(int(start), int(stop), int(step))[::-1]
+        dtype = start.dtype.type
+        return dtype(r.start), dtype(r.stop), dtype(r.step)
+    start, stop, step = (to_device_leaf(x) for x in (start, stop, step))
+    trip = _trip_count(start, stop, step).astype(start.dtype)
+    return start + (trip - 1) * step, start - step, -step
+
+
 def lower_for(lw: FunctionLowerer, node: ast.For) -> None:
     if node.orelse:
         raise WarpCodegenError("for/else is not supported in kernels")
     if not isinstance(node.target, ast.Name):
         raise WarpCodegenError("Loop targets must be a single name")
-    if not _is_range_call(lw, node.iter):
+    reverse = _is_reversed_range(lw, node.iter)
+    range_call = node.iter.args[0] if reverse else node.iter
+    if not reverse and not _is_range_call(lw, node.iter):
         _lower_static_iteration(lw, node)
         return
-    args = _range_args(lw, node.iter)
+    args = _range_args(lw, range_call)
     t = args[0].type
     start, stop, step = (a.data for a in args)
+    if reverse:
+        start, stop, step = _reversed_bounds(start, stop, step)
     if all(is_const(x) for x in (start, stop, step)):
         values = range(int(start), int(stop), int(step))
         if len(values) <= config.max_unroll:

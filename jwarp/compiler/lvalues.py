@@ -277,6 +277,14 @@ def _resolve(lw: FunctionLowerer, target: ast.expr) -> tuple:
         base = lw.env[base_node.id]
     else:
         base = lw.eval(base_node)
+    from jwarp.compiler.operators import attribute
+
+    probe, consumed = base, 0
+    while consumed < len(steps) and steps[consumed][0] == "attr" and isinstance(probe.type, StructType):
+        probe = attribute(lw, probe, steps[consumed][1])  # struct fields holding arrays (m.v[i] = ...)
+        consumed += 1
+    if isinstance(probe.type, ArrayType):
+        base, steps = probe, steps[consumed:]
     if isinstance(base.type, ArrayType):
         ref: ArrayRef = base.data
         slot = lw.ctx.slots[ref.slot]

@@ -215,6 +215,7 @@ class _transform_instance(composite_base):
 
 _SUFFIX = {
     "float16": "h",
+    "bfloat16": "bf",
     "float32": "f",
     "float64": "d",
     "int8": "b",
@@ -316,6 +317,8 @@ def with_scalar(t: type, scalar: type) -> type:
 def _aliases() -> dict[str, type]:
     out: dict[str, type] = {}
     for scalar in scalars.scalar_types:
+        if scalar is scalars.bfloat16:
+            continue  # Warp exports no bfloat16 composite aliases
         suffix = _SUFFIX[scalar.__name__]
         for n in (2, 3, 4):
             out[f"vec{n}{suffix}"] = vector(n, scalar)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import builtins
 from typing import Any, TypeVar
 
+import ml_dtypes
 import numpy as np
 
 
@@ -107,6 +108,7 @@ def _make(name: str, np_type: type, kind: str) -> type:
 
 
 float16 = _make("float16", np.float16, "f")
+bfloat16 = _make("bfloat16", ml_dtypes.bfloat16, "f")
 float32 = _make("float32", np.float32, "f")
 float64 = _make("float64", np.float64, "f")
 int8 = _make("int8", np.int8, "i")
@@ -119,13 +121,13 @@ uint32 = _make("uint32", np.uint32, "u")
 uint64 = _make("uint64", np.uint64, "u")
 bool_ = _make("bool", np.bool_, "b")
 
-float_types = (float16, float32, float64)
+float_types = (float16, bfloat16, float32, float64)
 int_types = (int8, uint8, int16, uint16, int32, uint32, int64, uint64)
 scalar_types = float_types + int_types  # Warp's scalar_types excludes bool
 scalar_and_bool_types = scalar_types + (bool_,)
 
 # Generic placeholders used in Warp annotations (wp.Float, wp.Int, wp.Scalar).
-Float = TypeVar("Float", float16, float32, float64)
+Float = TypeVar("Float", float16, bfloat16, float32, float64)
 Int = TypeVar("Int", *int_types)
 Scalar = TypeVar("Scalar", *scalar_types)
 

@@ -35,6 +35,9 @@ def zeros(shape: Any = None, dtype: Any = float, device: Any = None, requires_gr
     return array(shape=_shape(shape), dtype=dtype, device=device, requires_grad=requires_grad, pinned=pinned)
 
 
+zeros._jwarp_kernel_builtin = "zeros"  # inside kernels, wp.zeros makes a thread-local array
+
+
 def empty(shape: Any = None, dtype: Any = float, device: Any = None, requires_grad: bool = False,
           pinned: bool = False, **kwargs: Any) -> array:
     """A new array; jwarp zero-fills it (Warp leaves it uninitialized)."""

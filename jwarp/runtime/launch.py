@@ -215,7 +215,10 @@ def launch(
         raise RuntimeError("Error launching kernel, can only launch functions decorated with @wp.kernel.")
     if config.print_launches:
         print(f"kernel: {kernel.key} dim: {dim} inputs: {inputs} outputs: {outputs} device: {device}")
-    dim, total = normalize_dim(dim)
+    try:
+        dim, total = normalize_dim(dim)
+    except (ValueError, TypeError) as exc:
+        raise type(exc)(f"Error launching kernel '{kernel.key}': {exc}") from None
     args = [*inputs, *outputs]
     if total == 0:
         if record_tape:

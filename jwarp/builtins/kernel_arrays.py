@@ -1,0 +1,123 @@
+"""Array helpers available inside kernels: ``wp.zeros`` (a thread-local fixed-size array),
+``lower_bound`` (binary search in a sorted array), ``cast`` (bit reinterpretation),
+``tuple``, and ``div_approx``.
+
+A thread-local array is a kernel memory slot with one private copy per lane: its planes
+have the launch grid's axes in front of the array's own, and every access indexes the
+calling lane's copy.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from jwarp.builtins import common as c
+from jwarp.builtins.common import STATIC, Call, Value
+from jwarp.compiler import memory
+from jwarp.compiler.context import SlotState
+from jwarp.compiler.registry import builtin
+from jwarp.compiler.values import Affine, ArrayRef, TupleType, leaves_of, value_from_leaves
+from jwarp.lang import composites, scalars
+from jwarp.lang.arrays import ArrayType, dtype_leaf_shapes, resolve_annotation, type_name
+
+
+def _static_shape(call: Call, shape: Value) -> tuple[int, ...]:
+    if shape.type is STATIC:
+        raw = shape.data
+        return tuple(int(s) for s in (raw if isinstance(raw, (tuple, list)) else (raw,)))
+    if isinstance(shape.type, TupleType):
+        items = [x.data for x in shape.data]
+    else:
+        items = [shape.data]
+    if not all(c.is_const(x) for x in items):
+        raise TypeError("wp.zeros() in a kernel needs a compile-time shape")
+    return tuple(int(x) for x in items)
+
+
+@builtin("zeros", group="Utility", kernel_only=True)
+def zeros(call: Call, shape: Value, dtype: Value | None = None) -> Value:
+    """A zero-initialised fixed-size array private to each thread: ``wp.zeros(shape, dtype)``."""
+    call.require_kernel()
+    dims = _static_shape(call, shape)
+    t = resolve_annotation(dtype.data) if dtype is not None and dtype.type is STATIC else scalars.float32
+    if t is None:
+        raise TypeError(f"wp.zeros(): unsupported dtype {dtype.data!r}")
+    ctx = call.ctx
+    planes = []
+    for comp_shape, scalar in dtype_leaf_shapes(t):
+        n = int(np.prod(comp_shape)) if comp_shape else 1
+        planes.extend(jnp.zeros(ctx.grid + dims, scalar._np_dtype) for _ in range(n))
+    ctx.slots.append(SlotState(t, ctx.grid + dims, planes, written=False))
+    lanes = tuple(Value(scalars.int32, ctx.tid[g], Affine(g, 0)) for g in range(len(ctx.grid)))
+    return Value(ArrayType(t, len(dims)), ArrayRef(len(ctx.slots) - 1, lanes))
+
+
+def _array_len(call: Call, arr: Value) -> int:
+    slot = call.ctx.slots[arr.data.slot]
+    return slot.shape[len(arr.data.prefix)]
+
+
+@builtin("lower_bound", group="Other", kernel_only=True)
+def lower_bound(call: Call, arr: Value, *args: Value) -> Value:
+    """Index of the first element ``>= value`` in a sorted array (or in ``arr[begin:end]``)."""
+    call.require_kernel()
+    if not isinstance(arr.type, ArrayType) or len(args) not in (1, 3):
+        raise call.no_overload(arr, *args)
+    value = args[-1]
+    slot = call.ctx.slots[arr.data.slot]
+    if value.type != slot.dtype or not scalars.is_scalar_type(value.type):
+        raise call.no_overload(arr, *args)
+    n = _array_len(call, arr)
+    lo = args[0].data if len(args) == 3 else np.int32(0)
+    hi = args[1].data if len(args) == 3 else np.int32(n)
+    lo, hi = jnp.asarray(lo, jnp.int32), jnp.asarray(hi, jnp.int32) - 1  # Warp never returns past end - 1
+    for _ in range(max(1, int(np.ceil(np.log2(n + 1))) + 1)):
+        mid = lo + (hi - lo) // 2
+        element = memory.load(call.ctx, slot.planes, slot.shape, list(arr.data.prefix) + [Value(scalars.int32, mid)],
+                              0, call.mask)[0]
+        active = lo < hi
+        below = element < value.data
+        lo = jnp.where(active & below, mid + 1, lo)
+        hi = jnp.where(active & ~below, mid, hi)
+    return Value(scalars.int32, lo)
+
+
+def _bit_type(itemsize: int):
+    return {1: jnp.uint8, 2: jnp.uint16, 4: jnp.uint32, 8: jnp.uint64}[itemsize]
+
+
+@builtin("cast", group="Utility")
+def cast(call: Call, a: Value, dtype: Value) -> Value:
+    """Reinterpret the bits of ``a`` as ``dtype`` (same total size)."""
+    target = resolve_annotation(dtype.data) if dtype.type is STATIC else None
+    if target is None or not (c.is_scalar(a) or c.is_composite(a)):
+        raise call.no_overload(a, dtype)
+    src_leaves = leaves_of(a)
+    src_scalar = c.scalar_type(a)
+    dst_scalar = target._wp_scalar_type_ if composites.is_composite(target) else target
+    n_dst = target._length_ if composites.is_composite(target) else 1
+    if len(src_leaves) * src_scalar._np_dtype.itemsize != n_dst * dst_scalar._np_dtype.itemsize:
+        raise TypeError(f"wp.cast(): {type_name(a.type)} and {type_name(target)} have different sizes")
+    bits = [lax.bitcast_convert_type(jnp.asarray(x), _bit_type(src_scalar._np_dtype.itemsize)) for x in src_leaves]
+    if src_scalar._np_dtype.itemsize != dst_scalar._np_dtype.itemsize:
+        raise TypeError("wp.cast() between composites of different scalar sizes is not supported")
+    out = [lax.bitcast_convert_type(b, dst_scalar._np_dtype) for b in bits]
+    return value_from_leaves(target, out)
+
+
+@builtin("tuple", group="Utility")
+def tuple_(call: Call, *args: Value) -> Value:
+    """Construct a tuple value from its items."""
+    return Value(TupleType(tuple(a.type for a in args)), tuple(args))
+
+
+@builtin("div_approx", group="Operators")
+def div_approx(call: Call, a: Value, b: Value) -> Value:
+    """Division with approximate GPU intrinsics in Warp; exact division here (as Warp on CPU)."""
+    from jwarp.builtins.operators import div
+
+    if not scalars.is_float(c.scalar_type(a)) or c.is_matrix(a) or c.is_matrix(b):
+        raise call.no_overload(a, b)
+    return div(call, a, b)

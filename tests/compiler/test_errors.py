@@ -1,0 +1,127 @@
+"""Errors in kernel code name the kernel, the file and line, show the source line, and hide
+jwarp's own frames; the exception type is Warp's."""
+
+from __future__ import annotations
+
+import traceback
+
+import numpy as np
+import pytest
+
+import jwarp as wp
+
+
+def _launch_error(kernel, *inputs, dim=4):
+    with pytest.raises(Exception) as info:
+        wp.launch(kernel, dim=dim, inputs=list(inputs))
+    return info
+
+
+def _assert_located(info, kernel_name, needle):
+    text = str(info.value)
+    assert f'Error while parsing function "{kernel_name}"' in text
+    assert f"{__file__}:" in text
+    assert needle in text, text
+    formatted = "".join(traceback.format_exception(info.value))
+    assert "jwarp/compiler/lower.py" not in formatted
+    assert "For simplicity, JAX has removed" not in formatted
+
+
+def test_unsupported_syntax_names_line():
+    @wp.kernel
+    def uses_lambda(a: wp.array(dtype=float)):
+        i = wp.tid()
+        f = lambda x: x  # noqa: E731
+        a[i] = 1.0
+
+    info = _launch_error(uses_lambda, wp.zeros(4))
+    assert isinstance(info.value, wp.WarpCodegenError)
+    _assert_located(info, "uses_lambda", "f = lambda x: x")
+    assert "Lambda" in str(info.value)
+
+
+def test_unknown_name():
+    @wp.kernel
+    def unknown(a: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i] = not_defined_anywhere
+
+    info = _launch_error(unknown, wp.zeros(4))
+    _assert_located(info, "unknown", "not_defined_anywhere")
+
+
+def test_mixed_types_is_runtime_error():
+    @wp.kernel
+    def mixed(a: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i] = a[i] * 2
+
+    info = _launch_error(mixed, wp.zeros(4))
+    assert isinstance(info.value, RuntimeError)
+    _assert_located(info, "mixed", "a[i] = a[i] * 2")
+    assert "Input types must be the same" in str(info.value)
+
+
+def test_wrong_builtin_arguments():
+    @wp.kernel
+    def bad_call(a: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i] = wp.sin(i)
+
+    info = _launch_error(bad_call, wp.zeros(4))
+    assert isinstance(info.value, wp.WarpCodegenError)
+    _assert_located(info, "bad_call", "Couldn't find function overload for 'sin'")
+
+
+def test_error_inside_func_points_at_func_line():
+    @wp.func
+    def helper(x: float):
+        return x + undefined_in_helper
+
+    @wp.kernel
+    def calls_helper(a: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i] = helper(a[i])
+
+    info = _launch_error(calls_helper, wp.zeros(4))
+    assert 'function "helper"' in str(info.value)
+    assert "undefined_in_helper" in str(info.value)
+
+
+def test_loop_variable_type_change():
+    @wp.kernel
+    def changes(a: wp.array(dtype=float), n: int):
+        i = wp.tid()
+        s = int(0)
+        for k in range(n):
+            s = float(k)
+        a[i] = 1.0
+
+    info = _launch_error(changes, wp.zeros(4), 100)
+    _assert_located(info, "changes", "s = float(k)")
+    assert "'s'" in str(info.value) and "int32" in str(info.value) and "float32" in str(info.value)
+
+
+def test_store_type_mismatch():
+    @wp.kernel
+    def store_int(a: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i] = i
+
+    info = _launch_error(store_int, wp.zeros(4))
+    _assert_located(info, "store_int", "a[i] = i")
+
+
+def test_failed_compile_changes_no_array():
+    @wp.kernel
+    def half_bad(a: wp.array(dtype=float), b: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i] = 5.0
+        b[i] = b[i] * 2
+
+    a = wp.array(np.arange(4, dtype=np.float32))
+    b = wp.array(np.arange(4, dtype=np.float32))
+    with pytest.raises(RuntimeError):
+        wp.launch(half_bad, dim=4, inputs=[a, b])
+    np.testing.assert_array_equal(a.numpy(), np.arange(4))
+    np.testing.assert_array_equal(b.numpy(), np.arange(4))
