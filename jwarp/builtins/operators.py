@@ -14,7 +14,7 @@ from typing import Callable
 from jwarp.builtins import common as c
 from jwarp.builtins.common import Call, Value
 from jwarp.compiler.registry import builtin
-from jwarp.compiler.values import leaves_of, value_from_leaves, xp
+from jwarp.compiler.values import Affine, leaves_of, value_from_leaves, xp
 from jwarp.lang import composites, scalars
 
 # (kind of a, kind of b) -> fn(call, a, b); filled by quaternion/transform modules.
@@ -34,12 +34,21 @@ def _numeric(call: Call, *args: Value) -> None:
         c.require(c.is_scalar(a) or c.is_composite(a), call, *args)
 
 
+def _shifted(base: Value, offset, sign: int) -> Affine | None:
+    """Affine tag of ``tid[k] + c ± constant`` (keeps whole-array access fast paths)."""
+    if base.affine is None or not c.is_const(offset) or not scalars.is_int(base.type):
+        return None
+    return Affine(base.affine.axis, base.affine.offset + sign * int(offset))
+
+
 @builtin("add", group="Operators")
 def add(call: Call, a: Value, b: Value) -> Value:
     """Component-wise sum of two values of the same type."""
     _numeric(call, a, b)
     c.same_types(call, a, b)
-    return c.leafwise(c.add, a, b)
+    out = c.leafwise(c.add, a, b)
+    tag = _shifted(a, b.data, 1) or _shifted(b, a.data, 1)
+    return Value(out.type, out.data, tag) if tag else out
 
 
 @builtin("sub", group="Operators")
@@ -47,7 +56,9 @@ def sub(call: Call, a: Value, b: Value) -> Value:
     """Component-wise difference of two values of the same type."""
     _numeric(call, a, b)
     c.same_types(call, a, b)
-    return c.leafwise(c.sub, a, b)
+    out = c.leafwise(c.sub, a, b)
+    tag = _shifted(a, b.data, -1)
+    return Value(out.type, out.data, tag) if tag else out
 
 
 def _matmul(call: Call, a: Value, b: Value) -> Value:
