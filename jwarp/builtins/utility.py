@@ -106,7 +106,7 @@ def _host_print(call: Call, render, values: list[Value]) -> None:
 
 def _format(v: Value, comps: list) -> str:
     if composites.is_composite(v.type):
-        return " ".join(_scalar_text(x) for x in comps)
+        return "".join(_scalar_text(x) + " " for x in comps)  # Warp prints a trailing space
     return _scalar_text(comps[0])
 
 

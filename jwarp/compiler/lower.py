@@ -213,7 +213,7 @@ class FunctionLowerer:
         return operators.unary(self, type(node.op), self.eval(node.operand))
 
     def expr_BoolOp(self, node: ast.BoolOp) -> Value:
-        return operators.boolean(self, type(node.op), [self.eval(v) for v in node.values])
+        return operators.short_circuit(self, node)
 
     def expr_Compare(self, node: ast.Compare) -> Value:
         return operators.compare_chain(self, node)

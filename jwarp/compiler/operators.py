@@ -91,6 +91,27 @@ def boolean(lw: FunctionLowerer, op: type, values: list[Value]) -> Value:
     return Value(scalars.bool_, out)
 
 
+def short_circuit(lw: FunctionLowerer, node: ast.BoolOp) -> Value:
+    """``a and b`` / ``a or b``: later operands are evaluated only for the lanes that need them
+    (as Warp short-circuits), so their loads and checks are masked."""
+    from jwarp.compiler.masks import mask_and, mask_not
+
+    is_and = isinstance(node.op, ast.And)
+    saved = lw.active
+    out = truth(lw.eval(node.values[0]))
+    try:
+        for expr in node.values[1:]:
+            if is_const(out) and bool(out) != is_and:
+                break  # decided for every lane
+            lw.active = mask_and(saved, out if is_and else mask_not(out))
+            leaf = truth(lw.eval(expr))
+            m = xp(out, leaf)
+            out = m.logical_and(out, leaf) if is_and else m.logical_or(out, leaf)
+    finally:
+        lw.active = saved
+    return Value(scalars.bool_, out)
+
+
 _COMPARE = {
     ast.Lt: "less",
     ast.LtE: "less_equal",
@@ -116,6 +137,8 @@ def compare(op: type, a: Value, b: Value) -> Value:
         fn = {"less": operator.lt, "less_equal": operator.le, "greater": operator.gt,
               "greater_equal": operator.ge, "equal": operator.eq, "not_equal": operator.ne}[name]
         return scalar_value(scalars.bool_, bool(fn(a.data, b.data)))
+    if scalars.is_scalar_type(a.type) and scalars.is_scalar_type(b.type) and a.type != b.type:
+        a, b = _promote_for_compare(a, b)  # C++ comparison semantics (Warp emits raw C++ comparisons)
     if a.type != b.type:
         raise WarpCodegenTypeError(
             f"Comparison operands must have the same type, got {type_name(a.type)} and {type_name(b.type)}"
@@ -134,11 +157,30 @@ def compare(op: type, a: Value, b: Value) -> Value:
     raise WarpCodegenTypeError(f"Cannot compare values of type {type_name(a.type)} with '{name}'")
 
 
+def _promote_for_compare(a: Value, b: Value) -> tuple[Value, Value]:
+    """C++'s usual arithmetic conversions for a mixed-type scalar comparison."""
+    from jwarp.compiler.values import cast_leaf
+
+    ta, tb = a.type, b.type
+    if scalars.is_float(ta) or scalars.is_float(tb):
+        floats = [t for t in (ta, tb) if scalars.is_float(t)]
+        target = max(floats, key=lambda t: t._np_dtype.itemsize)
+    else:
+        size = max(ta._np_dtype.itemsize, tb._np_dtype.itemsize, 4)
+        unsigned = any(t._kind == "u" and t._np_dtype.itemsize == size for t in (ta, tb))
+        target = scalars.canonical_scalar(np.dtype(f"{'u' if unsigned else 'i'}{size}"))
+    return Value(target, cast_leaf(a.data, target)), Value(target, cast_leaf(b.data, target))
+
+
 def compare_chain(lw: FunctionLowerer, node: ast.Compare) -> Value:
     left = lw.eval(node.left)
     result = None
-    for op, right_node in zip(node.ops, node.comparators):
+    for k, (op, right_node) in enumerate(zip(node.ops, node.comparators)):
         right = lw.eval(right_node)
+        if k > 0 and left.type != right.type:
+            raise WarpCodegenTypeError(
+                f"Cannot chain comparisons of unequal types: {type_name(left.type)} and {type_name(right.type)}."
+            )
         term = compare(type(op), left, right)
         result = term if result is None else boolean(lw, ast.And, [result, term])
         left = right
