@@ -127,6 +127,11 @@ class FunctionLowerer:
         if value.type is STATIC and not isinstance(value.data, (str, tuple)):
             raise WarpCodegenTypeError(f"Cannot assign {value.data!r} to a local variable '{name}'")
         old = self.env.get(name)
+        if old is not None and old.type != value.type and old.type is not STATIC and value.type is not STATIC:
+            raise WarpCodegenTypeError(
+                f"Error, assigning to existing symbol {name} ({type_name(old.type)}) with different type "
+                f"({type_name(value.type)})"
+            )
         if old is None or self.active is None:
             self.env[name] = value
             return

@@ -99,7 +99,8 @@ def test_loop_variable_type_change():
 
     info = _launch_error(changes, wp.zeros(4), 100)
     _assert_located(info, "changes", "s = float(k)")
-    assert "'s'" in str(info.value) and "int32" in str(info.value) and "float32" in str(info.value)
+    assert "existing symbol s" in str(info.value) and "int32" in str(info.value) and "float32" in str(info.value)
+    assert isinstance(info.value, TypeError)
 
 
 def test_store_type_mismatch():
