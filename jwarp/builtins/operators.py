@@ -35,10 +35,19 @@ def _numeric(call: Call, *args: Value) -> None:
 
 
 def _shifted(base: Value, offset, sign: int) -> Affine | None:
-    """Affine tag of ``tid[k] + c ± constant`` (keeps whole-array access fast paths)."""
+    """Affine tag of ``s * tid[k] + c ± constant`` (keeps whole-array access fast paths)."""
     if base.affine is None or not c.is_const(offset) or not scalars.is_int(base.type):
         return None
-    return Affine(base.affine.axis, base.affine.offset + sign * int(offset))
+    a = base.affine
+    return Affine(a.axis, a.offset + sign * int(offset), a.scale)
+
+
+def _scaled(base: Value, factor) -> Affine | None:
+    """Affine tag of ``(s * tid[k] + c) * k`` for a positive constant ``k``."""
+    if base.affine is None or not c.is_const(factor) or not scalars.is_int(base.type) or int(factor) <= 0:
+        return None
+    a = base.affine
+    return Affine(a.axis, a.offset * int(factor), a.scale * int(factor))
 
 
 @builtin("add", group="Operators")
@@ -98,7 +107,9 @@ def mul(call: Call, a: Value, b: Value) -> Value:
     ka, kb = _kind(a), _kind(b)
     if ka == "scalar" and kb == "scalar":
         c.same_types(call, a, b)
-        return c.leafwise(c.mul, a, b)
+        out = c.leafwise(c.mul, a, b)
+        tag = _scaled(a, b.data) or _scaled(b, a.data)
+        return Value(out.type, out.data, tag) if tag else out
     if ka == "scalar":
         c.require(b.type._wp_scalar_type_ is a.type, call, a, b)
         return c.broadcast_scalar(c.mul, b, a.data, scalar_first=True)

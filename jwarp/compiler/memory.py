@@ -27,13 +27,13 @@ from jax import lax
 from jwarp.compiler.context import KernelContext
 from jwarp.compiler.values import Value, is_const
 
-Index = tuple  # ("lane", grid_axis, offset) | ("uniform", leaf) | ("gather", leaf)
+Index = tuple  # ("lane", grid_axis, offset, scale) | ("uniform", leaf) | ("gather", leaf)
 
 
 def classify(index: Value) -> Index:
     leaf = index.data
     if index.affine is not None:
-        return ("lane", index.affine.axis, index.affine.offset)
+        return ("lane", index.affine.axis, index.affine.offset, index.affine.scale)
     if is_const(leaf) or jnp.ndim(leaf) == 0:
         return ("uniform", leaf)
     return ("gather", leaf)
@@ -55,9 +55,24 @@ def _shift(x: Any, axis: int, length_out: int, offset: int) -> Any:
     return lax.pad(x, jnp.zeros((), x.dtype), config)
 
 
-def _fast_layout(kinds: list[Index], grid: tuple[int, ...]) -> list[int] | None:
+def _shift_strided(x: Any, axis: int, length_out: int, offset: int, scale: int) -> Any:
+    """out[t] = x[scale * t + offset] along ``axis`` for t < length_out; zero outside x."""
+    n = x.shape[axis]
+    last = offset + scale * (length_out - 1)
+    pad_low, pad_high = max(0, -offset), max(0, last + 1 - n)
+    if pad_low or pad_high:
+        config = [(0, 0, 0)] * x.ndim
+        config[axis] = (pad_low, pad_high, 0)
+        x = lax.pad(x, jnp.zeros((), x.dtype), config)
+    start = offset + pad_low
+    return lax.slice_in_dim(x, start, start + scale * (length_out - 1) + 1, stride=scale, axis=axis)
+
+
+def _fast_layout(kinds: list[Index], grid: tuple[int, ...], strided: bool = False) -> list[int] | None:
     """Grid axes used by the lane indices, or None when the shift fast path does not apply."""
     if any(k[0] == "gather" for k in kinds):
+        return None
+    if not strided and any(k[0] == "lane" and k[3] != 1 for k in kinds):
         return None
     lane_axes = [k[1] for k in kinds if k[0] == "lane"]
     if any(b <= a for a, b in zip(lane_axes, lane_axes[1:])):
@@ -87,11 +102,11 @@ def _lane_valid(ctx: KernelContext, kinds: list[Index], shape: tuple[int, ...]) 
     valid = None
     for k, n in zip(kinds, shape):
         if k[0] == "lane":
-            g, c = k[1], k[2]
-            if 0 <= c and ctx.grid[g] + c <= n:
+            g, c, scale = k[1], k[2], k[3]
+            if 0 <= c and scale * (ctx.grid[g] - 1) + c < n:
                 continue
-            t = ctx.tid[g]
-            ok = (t + c >= 0) & (t + c < n)
+            t = ctx.tid[g] * scale + c
+            ok = (t >= 0) & (t < n)
         else:
             leaf = k[1]
             if is_const(leaf) and 0 <= int(leaf) < n:
@@ -113,7 +128,7 @@ def _full_indices(ctx: KernelContext, kinds: list[Index], shape: tuple[int, ...]
     out = []
     for k, n in zip(kinds, shape):
         if k[0] == "lane":
-            leaf = ctx.tid[k[1]] + k[2]
+            leaf = ctx.tid[k[1]] * k[3] + k[2]
         else:
             leaf = k[1]
         out.append(jnp.broadcast_to(jnp.asarray(leaf), ctx.grid))
@@ -141,7 +156,7 @@ def load(ctx: KernelContext, planes: list, shape: tuple, indices: list[Value], s
     """Load every plane at ``indices``; returns one leaf per plane."""
     kinds = [classify(i) for i in indices]
     _check(ctx, site, kinds, shape, mask)
-    lane_axes = _fast_layout(kinds, ctx.grid)
+    lane_axes = _fast_layout(kinds, ctx.grid, strided=True)
     if lane_axes is not None:
         return [_load_fast(ctx, p, kinds, lane_axes) for p in planes]
     full = [jnp.clip(i, 0, n - 1) for i, n in zip(_full_indices(ctx, kinds, shape), shape)]
@@ -156,8 +171,8 @@ def _load_fast(ctx: KernelContext, plane: Any, kinds: list[Index], lane_axes: li
     keep = [a for a, k in enumerate(kinds) if k[0] == "lane"]
     sub = sub.reshape([sub.shape[a] for a in keep])
     for pos, a in enumerate(keep):
-        _, g, c = kinds[a]
-        sub = _shift(sub, pos, ctx.grid[g], c)
+        _, g, c, scale = kinds[a]
+        sub = _shift(sub, pos, ctx.grid[g], c) if scale == 1 else _shift_strided(sub, pos, ctx.grid[g], c, scale)
     if not lane_axes:
         return sub.reshape(())
     out_shape = [1] * len(ctx.grid)

@@ -51,10 +51,12 @@ class TupleType:
 
 @dataclass(frozen=True)
 class Affine:
-    """An integer known to equal ``tid[axis] + offset`` (enables whole-array, shift-based access)."""
+    """An integer known to equal ``scale * tid[axis] + offset`` (enables whole-array access by
+    shifted or strided copies instead of gathers)."""
 
     axis: int
     offset: int
+    scale: int = 1
 
 
 @dataclass(frozen=True)
