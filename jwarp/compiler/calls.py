@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from jwarp.compiler.registry import BUILTINS, Builtin, Call
 from jwarp.compiler.source import get_source, refresh_closure
-from jwarp.compiler.values import STATIC, Value, python_to_value
+from jwarp.compiler.values import STATIC, TupleType, Value, python_to_value
 from jwarp.errors import WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, type_name
@@ -75,10 +75,28 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
     name = _PYTHON_BUILTINS.get(obj) if _hashable(obj) else None
     if name is not None:
         return _call_builtin(lw, BUILTINS[name], args, kwargs, node, discard)
+    if obj in _TYPE_FACTORIES:  # wp.types.vector(length=3, dtype=float) etc.: evaluated while compiling
+        return _static_factory(obj, args, kwargs)
     if _is_constructible(obj):
         construct = BUILTINS["_construct"]
         return _call_builtin(lw, construct, [Value(STATIC, obj), *args], kwargs, node, discard)
     raise WarpCodegenError(f"'{getattr(obj, '__name__', obj)!s}' is not a Warp builtin or @wp.func")
+
+
+_TYPE_FACTORIES = (composites.vector, composites.matrix, composites.quaternion, composites.transformation)
+
+
+def _static_factory(factory: Any, args: list[Value], kwargs: dict[str, Value]) -> Value:
+    from jwarp.compiler.values import is_constant_value, value_to_python
+
+    def plain(v: Value) -> Any:
+        if v.type is STATIC:
+            return v.data
+        if isinstance(v.type, TupleType) or is_constant_value(v):
+            return value_to_python(v)
+        raise WarpCodegenTypeError(f"{factory.__name__}() arguments must be compile-time constants")
+
+    return Value(STATIC, factory(*[plain(a) for a in args], **{k: plain(v) for k, v in kwargs.items()}))
 
 
 def _hashable(obj: Any) -> bool:
