@@ -153,24 +153,24 @@ def _reduce_vector(call: Call, v: Value, op) -> Value:
 
 @builtin("min", group="Scalar Math")
 def min_(call: Call, a: Value, b: Value | None = None) -> Value:
-    """Smaller of two values (component-wise), or the smallest component of one vector."""
+    """Smaller of two values (component-wise; NaNs are skipped as by C fmin), or the smallest component."""
     if b is None:
         c.require(c.is_vector(a), call, a)
-        return _reduce_vector(call, a, lambda m, x, y: m.minimum(x, y))
+        return _reduce_vector(call, a, lambda m, x, y: m.fmin(x, y))
     c.require(_vector_or_scalar(a) and not c.is_array(a), call, a, b)
     c.same_types(call, a, b)
-    return c.leafwise(lambda x, y: xp(x, y).minimum(x, y), a, b)
+    return c.leafwise(lambda x, y: xp(x, y).fmin(x, y), a, b)
 
 
 @builtin("max", group="Scalar Math")
 def max_(call: Call, a: Value, b: Value | None = None) -> Value:
-    """Larger of two values (component-wise), or the largest component of one vector."""
+    """Larger of two values (component-wise; NaNs are skipped as by C fmax), or the largest component."""
     if b is None:
         c.require(c.is_vector(a), call, a)
-        return _reduce_vector(call, a, lambda m, x, y: m.maximum(x, y))
+        return _reduce_vector(call, a, lambda m, x, y: m.fmax(x, y))
     c.require(_vector_or_scalar(a) and not c.is_array(a), call, a, b)
     c.same_types(call, a, b)
-    return c.leafwise(lambda x, y: xp(x, y).maximum(x, y), a, b)
+    return c.leafwise(lambda x, y: xp(x, y).fmax(x, y), a, b)
 
 
 @builtin("clamp", group="Scalar Math")
@@ -181,7 +181,7 @@ def clamp(call: Call, x: Value, low: Value, high: Value) -> Value:
 
     def fn(v, lo, hi):
         m = xp(v, lo, hi)
-        return m.minimum(m.maximum(v, lo), hi)
+        return m.fmin(m.fmax(v, lo), hi)
 
     return c.leafwise(fn, x, low, high)
 
