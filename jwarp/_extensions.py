@@ -8,7 +8,11 @@ tested independently without editing ``jwarp/__init__.py``.
 import importlib
 
 _EXPORTS = {
+    "jwarp.runtime.access": ["can_access", "MemoryKind"],
+    "jwarp.runtime.device": ["DeviceLike"],
+    "jwarp.runtime.streams": ["get_event_elapsed_time"],
     "jwarp.runtime.tape": ["Tape"],
+    "jwarp.autograd": [],  # importing it makes ``wp.autograd`` available
     "jwarp.runtime.capture": ["ScopedCapture", "capture_begin", "capture_end", "capture_launch"],
     "jwarp.interop.jax": ["jax_kernel", "jax_callable", "from_jax", "to_jax", "device_from_jax", "device_to_jax",
                           "dtype_from_jax", "dtype_to_jax"],

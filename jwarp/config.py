@@ -49,21 +49,44 @@ class _ConfigModule(_types.ModuleType):
 
 
 launch_array_access_mode: LaunchArrayAccessMode = LaunchArrayAccessMode.RELAXED
+"""How launches treat array arguments allocated on another device than the launch device.
+
+``RELAXED`` (default): run anyway; jwarp moves such arrays to the launch device and the results
+back (never a crash). ``CHECKED``: raise ``RuntimeError`` before launch where Warp deems the access
+invalid (a CPU array in a CUDA launch unless pinned, a CUDA array in a CPU launch, CUDA peers
+without peer access); warn once where it cannot tell. ``STRICT``: every array argument must be on
+the launch device. See ``jwarp/runtime/access.py``."""
 deterministic: DeterministicMode = DeterministicMode.NOT_GUARANTEED
+"""Accepted for Warp compatibility: jwarp's atomics are always deterministic."""
+version: str = "1.19.0"
+"""The Warp API version jwarp follows."""
 mode: str = "release"
-"""``"debug"`` turns out-of-bounds array accesses into errors naming kernel, file and line."""
+"""``"debug"`` turns out-of-bounds array accesses into ``IndexError`` after the launch, naming kernel,
+file and line (release: reads are clamped, writes dropped). Other values raise ``ValueError``."""
 verify_fp: bool = False
-"""Raise after a launch whose written arrays hold NaN or Inf (names kernel and array)."""
+"""Raise ``FloatingPointError`` after a launch whose written arrays hold NaN or Inf, naming the kernel
+and the array (Warp aborts in that case); nothing is written back."""
 verify_cuda: bool = False
+"""Accepted for Warp compatibility (no CUDA error state to check)."""
+verify_autograd_array_access: bool = False
 print_launches: bool = False
+"""Print ``kernel: <key> dim: <dim> inputs: [...] outputs: [...] device: <device>`` for each launch."""
 verbose: bool = False
+"""Print a line for every kernel compilation (kernel, launch signature, device, time)."""
 verbose_warnings: bool = False
 quiet: bool = False
+log_level: int = 20
 cache_kernels: bool = True
+"""Accepted for Warp compatibility: jwarp compiles in memory (per kernel and launch signature) and
+keeps no on-disk kernel cache, so there is nothing to disable."""
 kernel_cache_dir = None
 enable_backward: bool = True
 enable_cpu_blocks: bool = False
+"""Honour ``block_dim`` values 2..1024 on CPU (``wp.block_dim()`` then returns them); otherwise CPU
+launches resolve ``block_dim`` to 1, as in Warp 1.19."""
 default_grid_stride: bool = True
+"""Kernels use a grid-stride loop unless ``@wp.kernel(grid_stride=False)``; ``max_blocks > 0`` on a
+non-CPU device needs one."""
 max_unroll: int = 16
 """Range loops with constant bounds and at most this many iterations are unrolled."""
 loop_unroll: int = 8
@@ -71,9 +94,17 @@ loop_unroll: int = 8
 optimization_level = None
 lineinfo: bool = False
 line_directives: bool = True
+compile_time_trace: bool = False
+cuda_output = None
+ptx_target_arch = None
 track_memory: bool = False
 enable_vector_component_overwrites: bool = False
 legacy_scalar_return_types: bool = False
+enable_mempools_at_init: bool = False
+enable_graph_capture_module_load_by_default: bool = True
+load_module_max_workers = 0
+deterministic_max_records: int = 0
+deterministic_debug: bool = False
 frontend_debug: bool = _os.environ.get("JWARP_FRONTEND_DEBUG", "0") not in ("", "0", "false")
 """Re-raise kernel compile errors with jwarp's own frames (for debugging jwarp itself)."""
 

@@ -24,7 +24,10 @@ def tid(call: Call) -> Value:
     """The current thread's index; a tuple of indices for multi-dimensional launches."""
     call.require_kernel()
     ctx = call.ctx
-    comps = [Value(scalars.int32, ctx.tid[a], Affine(a, 0)) for a in range(ctx.kernel_dim)]
+    if ctx.thread_coords is not None:  # chunked launch (max_blocks): computed ids, no affine fast paths
+        comps = [Value(scalars.int32, ctx.thread_coords[a]) for a in range(ctx.kernel_dim)]
+    else:
+        comps = [Value(scalars.int32, ctx.tid[a], Affine(a, 0)) for a in range(ctx.kernel_dim)]
     if len(comps) == 1:
         return comps[0]
     return Value(TupleType((scalars.int32,) * len(comps)), tuple(comps))

@@ -161,8 +161,6 @@ def _types_match(expected: Any, actual: Any) -> bool:
 
 def inline_function(lw: FunctionLowerer, fn: Any, args: list[Value], kwargs: dict[str, Value], node: ast.Call):
     """Lower a call to a ``@wp.func`` by inlining its body."""
-    from jwarp.compiler.lower import Frame, FunctionLowerer
-
     overload = fn.select_overload([a.type for a in args], {k: v.type for k, v in kwargs.items()})
     if overload is None:
         types = ", ".join(type_name(a.type) for a in args)
@@ -170,6 +168,16 @@ def inline_function(lw: FunctionLowerer, fn: Any, args: list[Value], kwargs: dic
             f"Couldn't find function overload for '{fn.key}' that matched inputs with types: [{types}]"
         )
     bound = _bind(fn.key, overload, args, kwargs)
+    if overload.custom_grad is not None:  # @wp.func_grad: the derivative comes from the user's adjoint
+        from jwarp.compiler.custom_grad import lower_custom_grad
+
+        return lower_custom_grad(lw, fn.key, overload, bound, lambda: _inline_body(lw, fn, overload, bound, node))
+    return _inline_body(lw, fn, overload, bound, node)
+
+
+def _inline_body(lw: FunctionLowerer, fn: Any, overload: Any, bound: dict[str, Value], node: ast.Call):
+    from jwarp.compiler.lower import Frame, FunctionLowerer
+
     source = get_source(overload.func)
     refresh_closure(source)
     parent = lw

@@ -20,7 +20,7 @@ per-lane one, the loop is lowered again with a wider carry (:class:`LoopRetry`).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import jax.numpy as jnp
@@ -30,18 +30,16 @@ from jax import lax
 from jwarp import config
 from jwarp.compiler.masks import Mask, any_lane, exits_or, mask_and, mask_andnot, mask_not, mask_or
 from jwarp.compiler.operators import truth
+from jwarp.compiler.loop_carry import CarrySpec, assigned_names, run_lax_loop
 from jwarp.compiler.values import (
     STATIC,
     Value,
     is_const,
-    leaves_of,
     scalar_value,
     select_value,
     to_device_leaf,
-    value_from_leaves,
-    zeros_value,
 )
-from jwarp.errors import ControlSignal, WarpCodegenError, WarpCodegenTypeError
+from jwarp.errors import WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang import scalars
 from jwarp.lang.arrays import ArrayType, type_name
 
@@ -156,214 +154,6 @@ def lower_continue(lw: FunctionLowerer, node: ast.Continue) -> None:
     loop = lw.loops[-1]
     loop.continued = exits_or(loop.continued, _as_exit(lw.active))
     lw.active = _FALSE
-
-
-# ------------------------------------------------------------------------------------------------
-# loop carries
-
-
-class LoopRetry(ControlSignal):
-    """Raised from a loop body trace when the carry must grow; the loop is lowered again."""
-
-    def __init__(self, promote=(), names=(), slots=(), accs=None, ret=None, returned=False):
-        super().__init__("loop carry changed")
-        self.promote = set(promote)
-        self.names = set(names)
-        self.slots = set(slots)
-        self.accs = dict(accs or {})
-        self.ret = ret
-        self.returned = returned
-
-
-@dataclass
-class CarrySpec:
-    names: set = field(default_factory=set)
-    slots: set = field(default_factory=set)
-    accs: dict = field(default_factory=dict)  # key -> initial leaf for keys created inside the loop
-    ret: Any = None  # type of the return value, when carried
-    returned: bool = False
-    active: bool = False
-    promote: set = field(default_factory=set)
-    ignore: set = field(default_factory=set)  # names rebound by the loop itself (its target)
-
-
-class Snapshot:
-    """Lowerer state before a loop, restored when a loop attempt is retried."""
-
-    def __init__(self, lw: FunctionLowerer):
-        self.env = dict(lw.env)
-        self.planes = [s.planes for s in lw.ctx.slots]
-        self.written = [s.written for s in lw.ctx.slots]
-        self.accs = dict(lw.ctx.accumulators)
-        self.active = lw.active
-        self.returned = lw.frame.returned
-        self.ret = lw.frame.ret
-
-    def restore(self, lw: FunctionLowerer) -> None:
-        del lw.ctx.slots[len(self.planes):]  # thread-local arrays made inside the attempt
-        lw.env = dict(self.env)
-        for s, planes, written in zip(lw.ctx.slots, self.planes, self.written):
-            s.planes, s.written = planes, written
-        lw.ctx.accumulators = dict(self.accs)
-        lw.active = self.active
-        lw.frame.returned = self.returned
-        lw.frame.ret = self.ret
-
-
-def _full(lw: FunctionLowerer, leaf: Any, promote: bool) -> Any:
-    leaf = to_device_leaf(leaf)
-    if promote or (jnp.ndim(leaf) > 0 and leaf.shape != lw.ctx.grid):
-        return jnp.broadcast_to(leaf, lw.ctx.grid)
-    return leaf
-
-
-def pack(lw: FunctionLowerer, spec: CarrySpec, snap: Snapshot) -> dict:
-    out: dict[str, Any] = {}
-    for name in sorted(spec.names):
-        value = lw.env[name]
-        for j, leaf in enumerate(leaves_of(value)):
-            key = f"n:{name}:{j}"
-            out[key] = _full(lw, leaf, key in spec.promote)
-    for s in sorted(spec.slots):
-        for p, plane in enumerate(lw.ctx.slots[s].planes):
-            out[f"s:{s}:{p}"] = plane
-    for key in sorted(spec.accs):
-        out[f"a:{key}"] = to_device_leaf(lw.ctx.accumulators.get(key, spec.accs[key]))
-    if spec.active:
-        out["active"] = _full(lw, jnp.asarray(True) if lw.active is None else lw.active, True)
-    if spec.returned:
-        r = lw.frame.returned
-        out["returned"] = _full(lw, jnp.asarray(False) if r is None else r, "returned" in spec.promote)
-    if spec.ret is not None:
-        ret = lw.frame.ret if lw.frame.ret is not None else zeros_value(spec.ret)
-        for j, leaf in enumerate(leaves_of(ret)):
-            key = f"r:{j}"
-            out[key] = _full(lw, leaf, key in spec.promote)
-    return out
-
-
-def unpack(lw: FunctionLowerer, spec: CarrySpec, carry: dict, types: dict) -> None:
-    for name in sorted(spec.names):
-        t = types[name]
-        n = len(leaves_of(zeros_value(t))) if not isinstance(t, ArrayType) else 0
-        lw.env[name] = value_from_leaves(t, [carry[f"n:{name}:{j}"] for j in range(n)])
-    for s in sorted(spec.slots):
-        slot = lw.ctx.slots[s]
-        slot.planes = [carry[f"s:{s}:{p}"] for p in range(len(slot.planes))]
-        slot.written = True
-    for key in sorted(spec.accs):
-        lw.ctx.accumulators[key] = carry[f"a:{key}"]
-    if spec.active:
-        lw.active = carry["active"]
-    if spec.returned:
-        lw.frame.returned = carry["returned"]
-    if spec.ret is not None:
-        n = len(leaves_of(zeros_value(spec.ret)))
-        lw.frame.ret = value_from_leaves(spec.ret, [carry[f"r:{j}"] for j in range(n)])
-
-
-def _name_types(lw: FunctionLowerer, spec: CarrySpec) -> dict:
-    return {name: lw.env[name].type for name in spec.names}
-
-
-def check_body(lw: FunctionLowerer, spec: CarrySpec, snap: Snapshot, before: dict, after: dict, types: dict):
-    """Compare a body's output carry with its input; raise LoopRetry if the carry must change."""
-    retry = LoopRetry()
-    for name, value in snap.env.items():
-        if name in spec.names or name in spec.ignore or value.type is STATIC:
-            continue
-        now = lw.env.get(name)
-        if now is not value and now is not None:
-            if isinstance(value.type, ArrayType):
-                if now.data != value.data:
-                    raise WarpCodegenTypeError(f"Array variable '{name}' cannot be reassigned inside a loop")
-                continue
-            retry.names.add(name)
-    for name in spec.names:
-        now = lw.env.get(name)
-        if now is not None and now.type != types[name]:
-            raise WarpCodegenTypeError(
-                f"Loop-carried variable '{name}' changes type from {type_name(types[name])} to {type_name(now.type)} "
-                "inside the loop; give it its final type before the loop (e.g. x = float(0))"
-            )
-    for s, slot in enumerate(lw.ctx.slots[: len(snap.planes)]):
-        if s not in spec.slots and slot.planes is not snap.planes[s]:
-            retry.slots.add(s)
-    for key, leaf in lw.ctx.accumulators.items():
-        if key not in spec.accs and key not in snap.accs:
-            retry.accs[key] = jnp.zeros_like(jnp.asarray(leaf))
-        elif key not in spec.accs:
-            retry.accs[key] = snap.accs[key]
-    if spec.ret is None and lw.frame.ret is not snap.ret and lw.frame.ret is not None:
-        retry.ret = lw.frame.ret.type
-    if not spec.returned and lw.frame.returned is not snap.returned:
-        retry.returned = True
-    for key, out_leaf in after.items():
-        in_leaf = before[key]
-        if jnp.ndim(out_leaf) > jnp.ndim(in_leaf) or (jnp.ndim(out_leaf) and out_leaf.shape != in_leaf.shape):
-            retry.promote.add(key)
-        elif jnp.result_type(out_leaf) != jnp.result_type(in_leaf):
-            raise WarpCodegenTypeError(f"Loop-carried value '{key}' changes dtype inside the loop")
-    if retry.names or retry.slots or retry.accs or retry.ret is not None or retry.returned or retry.promote:
-        raise retry
-    return {k: jnp.broadcast_to(v, before[k].shape) for k, v in after.items()}
-
-
-def _grow(spec: CarrySpec, retry: LoopRetry) -> None:
-    spec.names |= retry.names
-    spec.slots |= retry.slots
-    spec.accs.update(retry.accs)
-    spec.promote |= retry.promote
-    if retry.ret is not None:
-        spec.ret = retry.ret
-    if retry.returned:
-        spec.returned = True
-
-
-def assigned_names(nodes: list[ast.stmt]) -> set[str]:
-    names: set[str] = set()
-    for stmt in nodes:
-        for n in ast.walk(stmt):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                names.add(n.id)
-            elif isinstance(n, (ast.AugAssign,)) and isinstance(n.target, ast.Name):
-                names.add(n.target.id)
-    return names
-
-
-def run_lax_loop(lw: FunctionLowerer, node: ast.stmt, spec: CarrySpec, emit) -> None:
-    """Lower one lax loop with carry discovery. ``emit(lw, spec, snap, step)`` builds the
-    loop from ``step(carry) -> carry`` and returns the final carry."""
-    snap = Snapshot(lw)
-    spec.names = {n for n in spec.names if n in lw.env and lw.env[n].type is not STATIC
-                  and not isinstance(lw.env[n].type, ArrayType)}
-    for attempt in range(16):
-        types = _name_types(lw, spec)
-        try:
-            init = pack(lw, spec, snap)
-
-            def step(carry: dict, body) -> dict:
-                inner = Snapshot(lw)
-                unpack(lw, spec, carry, types)
-                body()
-                out = pack(lw, spec, snap)
-                result = check_body(lw, spec, snap, carry, out, types)
-                inner.restore(lw)
-                return result
-
-            final = emit(init, step)
-        except LoopRetry as retry:
-            snap.restore(lw)
-            _grow(spec, retry)
-            spec.names = {n for n in spec.names if n in lw.env}
-            continue
-        except ControlSignal:
-            snap.restore(lw)
-            raise
-        snap.restore(lw)
-        unpack(lw, spec, final, types)
-        return
-    raise WarpCodegenError("Could not determine the values carried by this loop")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -543,7 +333,8 @@ def _uniform_loop(lw: FunctionLowerer, node: ast.For, t: type, start, stop, step
 
 
 def _acc_key(key: tuple) -> str:
-    return "trip:" + "/".join(f"{f}:{a}:{b}:{c}" for f, a, b, c in key)
+    """A loop's key in ``loop_bounds`` (its trip count is diagnostics["trip:" + key])."""
+    return "/".join(f"{f}:{a}:{b}:{c}" for f, a, b, c in key)
 
 
 def _lane_loop(lw: FunctionLowerer, node: ast.For, t: type, start, stop, step) -> None:

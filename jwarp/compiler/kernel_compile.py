@@ -18,6 +18,7 @@ import jax
 import jax.extend.core as jax_core
 import jax.numpy as jnp
 
+from jwarp.compiler.chunking import lower_chunked
 from jwarp.compiler.context import KernelContext, SlotState, join_planes, split_planes
 from jwarp.compiler.lower import Frame, FunctionLowerer
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, Signature, StructSpec, ValueSpec
@@ -83,18 +84,28 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
             raise TypeError(f"unknown spec {spec!r}")
 
         env = {name: build(spec) for name, spec in zip(arg_names, sig.params, strict=True)}
-        ctx = KernelContext(
-            kernel_name=source.name,
-            grid=sig.grid,
-            slots=slots,
-            debug=sig.debug,
-            loop_bounds=dict(sig.loop_bounds) if sig.loop_bounds is not None else None,
-            record_trips=sig.record_trips,
-            block_dim=sig.block_dim,
-            kernel_dim=sig.kernel_dim,
-        )
-        lowerer = FunctionLowerer(ctx, source, env, None, Frame(source.name, is_kernel=True))
-        lowerer.run()
+
+        def make_context(grid: tuple, kernel_slots: list) -> KernelContext:
+            return KernelContext(
+                kernel_name=source.name,
+                grid=grid,
+                slots=kernel_slots,
+                debug=sig.debug,
+                loop_bounds=dict(sig.loop_bounds) if sig.loop_bounds is not None else None,
+                record_trips=sig.record_trips,
+                block_dim=sig.block_dim,
+                kernel_dim=sig.kernel_dim,
+            )
+
+        def run_body(ctx: KernelContext, active: Any) -> None:
+            FunctionLowerer(ctx, source, dict(env), active, Frame(source.name, is_kernel=True)).run()
+
+        chunk = dict(sig.extra).get("chunk", 0)
+        if chunk:  # max_blocks: a loop over chunks of the grid (see chunking.py)
+            ctx = lower_chunked(slots, sig.grid, sig.kernel_dim, chunk, sig.debug, make_context, run_body)
+        else:
+            ctx = make_context(sig.grid, slots)
+            run_body(ctx, None)
         new_bases: dict[int, Any] = {}
         for spec, slot in zip(slot_specs, slots):
             if slot.written and spec is not None:

@@ -59,6 +59,7 @@ class array:
         ndim: int | None = None,
         grad: array | None = None,
         requires_grad: bool = False,
+        retain_grad: bool = False,
     ):
         self._id = next(_ids)
         self._base: array | None = None
@@ -66,6 +67,7 @@ class array:
         self._buffer: Any = None
         self._grad: array | None = None
         self._requires_grad = False
+        self._retain_grad = False
         self._version = 0
         self.pinned = bool(pinned)
         self.deleter = deleter
@@ -77,11 +79,12 @@ class array:
             self.device = None
             return
         self.device = get_device(device)
+        self.pinned = self.pinned and self.device.is_cpu  # as in Warp: only host memory is pinned
         dtype = resolve_dtype(dtype) if dtype is not Any else ANY
         if isinstance(data, array):
             self._init_from_array(data, dtype, shape, copy)
         elif isinstance(data, jax.Array):
-            self._init_from_jax(data, dtype, shape, device)
+            self._init_from_jax(data, dtype, shape, device, copy)
         elif data is None:
             shape = tuple(int(s) for s in ((shape,) if np.isscalar(shape) else shape))
             if isinstance(dtype, _Generic):
@@ -102,6 +105,8 @@ class array:
             self._requires_grad = True
         elif requires_grad:
             self.requires_grad = True
+        if retain_grad:
+            self.retain_grad = True
 
     def _init_from_array(self, other: array, dtype: Any, shape: Any, copy: bool) -> None:
         if not isinstance(dtype, _Generic) and dtype != other.dtype:
@@ -113,7 +118,7 @@ class array:
         buf = other.buffer
         self._buffer = _device_put(buf, self.device) if copy or other.device is not self.device else buf
 
-    def _init_from_jax(self, x: jax.Array, dtype: Any, shape: Any, device: Any) -> None:
+    def _init_from_jax(self, x: jax.Array, dtype: Any, shape: Any, device: Any, copy: bool = True) -> None:
         from jwarp.lang import scalars
 
         if isinstance(dtype, _Generic):
@@ -123,10 +128,12 @@ class array:
             shape = x.shape[: x.ndim - len(comp)] if comp else x.shape
         with storage.x64():
             x = x.astype(storage.scalar_of(dtype)._np_dtype).reshape(tuple(shape) + comp)
+        traced = isinstance(x, jax.core.Tracer)  # inside jax.jit/grad: JAX places the value
         if device is None:
-            self.device = get_device(next(iter(x.devices())))
+            self.device = get_device(None) if traced else get_device(next(iter(x.devices())))
         self.dtype, self.shape = dtype, tuple(shape)
-        self._buffer = _device_put(x, self.device)
+        keep = traced or (not copy and x.devices() == {self.device.jax_device})
+        self._buffer = x if keep else _device_put(x, self.device)  # copy=False wraps without copying
 
     @classmethod
     def __class_getitem__(cls, dtype: Any) -> array:
@@ -202,25 +209,67 @@ class array:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        """True allocates a zero ``grad`` if there is none; False removes it (Warp)."""
         if value and self._grad is None:
             self._grad = _zeros_like_storage(self)
+        elif not value:
+            self._grad = None
+            self._retain_grad = False
         self._requires_grad = bool(value)
 
     @property
+    def retain_grad(self) -> bool:
+        """Whether the backward pass keeps this array's gradient where kernels store to it
+        (instead of consuming it after propagating it through the store)."""
+        return self.root._retain_grad if self._base is not None else self._retain_grad
+
+    @retain_grad.setter
+    def retain_grad(self, value: bool) -> None:
+        if value and not self._requires_grad:
+            raise ValueError("retain_grad=True requires requires_grad=True")
+        self._retain_grad = bool(value)
+
+    @property
     def grad(self) -> array | None:
+        """The array that accumulates this array's gradient (a view's is the matching view of
+        its base's gradient), or None."""
         if self._base is not None and self._grad is None and self._base._grad is not None:
             return self._base._grad._view(self._chain, self.shape, self.dtype)
         return self._grad
 
     @grad.setter
     def grad(self, value: array | None) -> None:
+        if value is None:
+            self._grad = None
+            self._requires_grad = False
+            return
+        if value.dtype != self.dtype:
+            raise ValueError(
+                f"The given gradient array is incompatible: expected dtype {type_name(self.dtype)}, got "
+                f"{type_name(value.dtype)}"
+            )
+        if value.shape != self.shape:
+            raise ValueError(
+                f"The given gradient array is incompatible: expected shape {self.shape}, got {value.shape}"
+            )
+        if value.device is not self.device:
+            raise ValueError(
+                f"The given gradient array is incompatible: expected device {self.device}, got {value.device}"
+            )
         self._grad = value
-        self._requires_grad = value is not None
+        self._requires_grad = True
 
     # -- conversion ------------------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
         """A numpy copy of the contents (structured for struct dtypes)."""
-        host = storage.fetch(self.buffer)
+        buf = self.buffer
+        if any(isinstance(p, jax.core.Tracer) for p in (buf if isinstance(buf, tuple) else (buf,))):
+            raise RuntimeError(
+                f"{self!r}.numpy() was called inside a JAX transformation (jax.jit/grad/vmap), where the array "
+                "holds a traced value with no contents yet; return wp.to_jax(array) from the traced function "
+                "and read it outside"
+            )
+        host = storage.fetch(buf)
         if isinstance(self.dtype, StructType):
             return storage.parts_to_structured(list(host), self.dtype, self.shape)
         return host
@@ -291,7 +340,7 @@ class array:
         v = array.__new__(type(self))
         v.__dict__.update(
             _id=next(_ids), _base=self.root, _chain=self._chain + tuple(ops), _buffer=None, _grad=None,
-            _requires_grad=self._requires_grad, _version=0, pinned=self.pinned, deleter=None,
+            _requires_grad=self._requires_grad, _retain_grad=False, _version=0, pinned=self.pinned, deleter=None,
             dtype=dtype if dtype is not None else self.dtype, shape=tuple(shape), ndim=len(shape),
             device=self.device,
         )
@@ -385,6 +434,8 @@ def _contiguous_index(op: tuple, a: array) -> bool:
 
 
 def _device_put(buf: Any, device: Device) -> Any:
+    if isinstance(buf, jax.core.Tracer) or (isinstance(buf, tuple) and isinstance(buf[0], jax.core.Tracer)):
+        return buf  # traced (inside jax.jit/grad): immutable, and JAX decides placement
     with storage.x64():
         if isinstance(buf, tuple):
             return tuple(jax.device_put(p, device.jax_device) for p in buf)

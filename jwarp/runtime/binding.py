@@ -19,6 +19,7 @@ from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ANY, ArrayType, _Generic, type_name
 from jwarp.lang.struct import StructInstance, StructType
 from jwarp.runtime import storage
+from jwarp.runtime.access import check_array_access
 from jwarp.runtime.array import array
 from jwarp.runtime.device import Device
 
@@ -29,6 +30,7 @@ class Binding:
     bases: list  # root arrays, in order of first use
     values: list  # jax arrays on the launch device
     arrays: list = field(default_factory=list)  # (param path, array) for every array argument
+    traced: bool = False  # a buffer or value is a JAX tracer (the launch is inside jax.jit/grad/vmap)
 
 
 class _Packer:
@@ -40,6 +42,7 @@ class _Packer:
         self.base_index: dict[int, int] = {}
         self.values: list = []
         self.arrays: list = []
+        self.traced = False
 
     def fail(self, name: str, message: str) -> RuntimeError:
         adj = "adjoint " if self.adjoint else ""
@@ -77,12 +80,16 @@ class _Packer:
                 name,
                 f"expects an array with {t.ndim} dimension(s) but the passed array has {value.ndim} dimension(s).",
             )
+        if value.device is not self.device and "." not in name:  # arguments, not struct fields (as Warp)
+            check_array_access(self.kernel, name, value, self.device)
         root = value.root
         index = self.base_index.get(id(root))
         if index is None:
             index = len(self.bases)
             self.base_index[id(root)] = index
             self.bases.append(root)
+            buf = root._buffer
+            self.traced = self.traced or isinstance(buf[0] if isinstance(buf, tuple) else buf, jax.core.Tracer)
         self.arrays.append((name, value))
         return ArraySpec(value.dtype, value.shape, index, value._chain)
 
@@ -96,6 +103,10 @@ class _Packer:
         return StructSpec(t, fields)
 
     def pack_value(self, name: str, t: Any, value: Any) -> ValueSpec:
+        if isinstance(value, jax.core.Tracer):  # a traced scalar (inside jax.jit/grad): stays traced
+            self.traced = True
+            self.values.append(traced_value(self.kernel.key, name, t, value))
+            return ValueSpec(t, len(self.values) - 1)
         leaf = convert_value(self.kernel.key, name, t, value)
         self.values.append(device_constant(leaf, self.device))
         return ValueSpec(t, len(self.values) - 1)
@@ -112,7 +123,7 @@ def _infer_type(value: Any, name: str, packer: _Packer) -> Any:
         return scalars.float32
     if isinstance(value, (scalars.scalar_base, composites.composite_base)):
         return type(value)
-    if isinstance(value, np.generic):
+    if isinstance(value, (np.generic, jax.core.Tracer)) and value.ndim == 0:
         return scalars.canonical_scalar(value.dtype)
     if isinstance(value, StructInstance):
         return value._cls
@@ -149,6 +160,19 @@ def convert_value(kernel_key: str, name: str, t: Any, value: Any) -> np.ndarray:
         ) from None
 
 
+def traced_value(kernel_key: str, name: str, t: Any, value: Any) -> Any:
+    """A traced scalar/composite argument, checked for shape and cast to the parameter's type."""
+    shape = t._shape_ if composites.is_composite(t) else ()
+    if tuple(value.shape) != tuple(shape) and not (shape and value.size == int(np.prod(shape))):
+        raise RuntimeError(
+            f"Error launching kernel '{kernel_key}', argument '{name}' expects {type_name(t)} but got a traced "
+            f"value of shape {tuple(value.shape)}"
+        )
+    scalar = t._wp_scalar_type_ if composites.is_composite(t) else t
+    with storage.x64():
+        return value.astype(scalar._np_dtype).reshape(shape)
+
+
 _constants: dict = {}
 
 
@@ -159,7 +183,7 @@ def device_constant(leaf: np.ndarray, device: Device) -> jax.Array:
     if cached is None:
         if len(_constants) > 4096:
             _constants.clear()
-        with storage.x64():
+        with storage.x64(), jax.ensure_compile_time_eval():  # concrete even inside a jax.jit trace
             cached = jax.device_put(leaf, device.jax_device)
         _constants[key] = cached
     return cached
@@ -174,7 +198,7 @@ def bind_arguments(kernel: Any, args: list, device: Device, adjoint: bool = Fals
         )
     packer = _Packer(kernel, device, adjoint)
     params = tuple(packer.pack(n, t, v) for n, t, v in zip(kernel.arg_names, kernel.arg_types, args))
-    return Binding(params, packer.bases, packer.values, packer.arrays)
+    return Binding(params, packer.bases, packer.values, packer.arrays, packer.traced)
 
 
 __all__ = ["Binding", "bind_arguments", "convert_value", "device_constant", "ANY"]

@@ -1,48 +1,229 @@
 """``Launch`` objects (``wp.launch(..., record_cmd=True)``): a launch bound to its arguments,
 ready to be dispatched again with the lowest overhead jwarp offers.
 
-Parameters can be changed (``set_param_at_index``, ``set_param_by_name``, ``set_params``,
-``set_dim``); the next ``launch()`` re-validates only what changed. As in Warp, Launch
-objects are not recorded on a Tape.
+A Launch holds the resolved executable, the arrays whose buffers it reads (re-read at every
+``launch()``: launches rebind arrays to new buffers) and the scalar arguments already converted
+to device constants. ``launch()`` is then one jitted call plus the rebinding of the written
+arrays. Setters validate the new value at once, with Warp's errors; a value of the same kind
+(a scalar of the same type, an array of the same dtype, shape and device) is swapped in place,
+anything else makes the next ``launch()`` re-bind and look the executable up again.
+
+As in Warp, Launch objects are not recorded on a Tape, and ``launch(stream=s)`` needs a stream
+of the Launch's device.
+
+Example:
+    >>> import numpy as np, jwarp as wp
+    >>> @wp.kernel
+    ... def scale(a: wp.array(dtype=float), s: float):
+    ...     i = wp.tid()
+    ...     a[i] = a[i] * s
+    >>> a = wp.ones(3)
+    >>> cmd = wp.launch(scale, dim=3, inputs=[a, 2.0], record_cmd=True)
+    >>> cmd.launch(); cmd.set_param_by_name("s", 5.0); cmd.launch()
+    >>> a.numpy()
+    array([10., 10., 10.], dtype=float32)
 """
 
 from __future__ import annotations
 
+import ctypes
 from typing import Any, Sequence
 
-from jwarp.runtime.device import Device
+from jwarp.compiler.signature import ArraySpec, ValueSpec
+from jwarp.lang import composites
+from jwarp.lang.arrays import ArrayType
+from jwarp.lang.struct import StructType
+from jwarp.runtime.binding import _Packer
+from jwarp.runtime.device import Device, get_device
 
 
 class Launch:
-    """A recorded kernel launch (Warp's ``wp.Launch``)."""
+    """A recorded kernel launch (Warp's ``wp.Launch``).
 
-    def __init__(self, kernel: Any, device: Device, prepared: Any = None, args: Sequence = (), dim: tuple = (),
-                 block_dim: int = 1, max_blocks: int = 0, adjoint: bool = False, adj_args: Sequence = ()):
+    Made by ``wp.launch(..., record_cmd=True)``. Constructed directly (``wp.Launch(kernel, device)``)
+    its parameters default to zeros and null arrays and its dimensions to zero, as in Warp.
+    ``hooks``, ``params`` and ``params_addr`` are accepted for signature compatibility and ignored.
+    """
+
+    def __init__(self, kernel: Any, device: Any, hooks: Any = None, params: Any = None, params_addr: Any = None,
+                 bounds: Any = None, max_blocks: int = 0, block_dim: int | None = None, adjoint: bool = False,
+                 fwd_args: Sequence | None = None, adj_args: Sequence | None = None, prepared: Any = None):
+        from jwarp.runtime.launch import check_launch_config, normalize_dim, resolve_block_dim
+
         self.kernel = kernel
-        self.device = device
-        self.args = list(args)
-        self.dim = tuple(dim)
-        self.block_dim = block_dim
-        self.max_blocks = max_blocks
-        self.adjoint = adjoint
-        self.adj_args = list(adj_args)
+        self.device: Device = get_device(device)
+        self.block_dim: int = resolve_block_dim(self.device, block_dim)
+        self.max_blocks: int = max_blocks
+        self.adjoint: bool = adjoint
+        self.grid_stride: bool = kernel.grid_stride
+        self.bounds: tuple = normalize_dim(bounds)[0] if bounds is not None else (0,) * kernel.kernel_dim
+        check_launch_config(kernel, self.device, self.block_dim, max_blocks)
+        self.fwd_args: list = list(fwd_args) if fwd_args is not None else [_default(t) for t in kernel.arg_types]
+        self.adj_args: list = list(adj_args) if adj_args is not None else ([None] * len(self.fwd_args) if adjoint
+                                                                            else [])
         self._prepared = prepared
+        self._exe = None  # fast state, built from _prepared by _build()
+        if prepared is not None:
+            self._build()
 
-    def _prepare(self):
-        if self._prepared is None:
-            from jwarp.runtime.launch import prepare
+    @property
+    def dim(self) -> tuple:
+        """The launch dimensions (``bounds`` in Warp)."""
+        return self.bounds
 
-            self._prepared = prepare(self.kernel, self.dim, self.args, self.device, self.block_dim, self.max_blocks)
-        return self._prepared
-
+    # -- running ----------------------------------------------------------------------------------
     def launch(self, stream: Any = None) -> None:
-        """Run the recorded launch with its current parameters."""
+        """Run the kernel with the current parameters (on ``stream``'s device, which must be the Launch's)."""
+        if stream is not None and getattr(stream, "device", None) is not self.device:
+            raise RuntimeError(
+                f"Stream from device {getattr(stream, 'device', stream)} cannot be used on device {self.device}"
+            )
+        exe = self._exe
+        if exe is not None:
+            roots = self._roots
+            bufs = [r._buffer for r in roots]
+            try:
+                if self._x64:
+                    from jwarp.runtime.storage import x64
+
+                    with x64():
+                        out = exe(*bufs, *self._values)
+                else:
+                    out = exe(*bufs, *self._values)
+            except Exception:
+                self._invalidate()
+                self._slow_launch()  # a freed or traced buffer: the full path reports it
+                return
+            for i, b in self._written:
+                roots[b]._set_buffer(out[i])
+            return
+        self._slow_launch()
+
+    def _slow_launch(self) -> None:
+        total = 1
+        for d in self.bounds:
+            total *= d
+        if total == 0:
+            return
         if self.adjoint:
             from jwarp.runtime.adjoint import adjoint_launch
 
-            adjoint_launch(self.kernel, self.dim, self.args, self.adj_args, self.device, self.block_dim, False)
+            adjoint_launch(self.kernel, self.bounds, self.fwd_args, self.adj_args, self.device, self.block_dim, False)
             return
-        self._prepare().run(record_tape=False)
+        prepared = self._prepare()
+        prepared.run(record_tape=False)
+        self._build()
+
+    def _prepare(self) -> Any:
+        from jwarp.runtime.launch import prepare
+
+        if self._prepared is None:
+            self._prepared = prepare(self.kernel, self.bounds, self.fwd_args, self.device, self.block_dim,
+                                     self.max_blocks)
+        return self._prepared
+
+    def _build(self) -> None:
+        """Derive the fast state (executable, base arrays, value constants) from the prepared launch."""
+        from jwarp.runtime import fastpath
+
+        prepared = self._prepared
+        self._exe = None
+        if self.adjoint or not fastpath.plannable(prepared) or _verify_fp():
+            return
+        binding, compiled = prepared.binding, prepared.compiled
+        self._roots = list(binding.bases)
+        self._values = list(binding.values)
+        self._written = tuple(enumerate(compiled.written))
+        self._x64 = compiled.uses_x64
+        self._specs = binding.params
+        self._exe = compiled.executable()
+
+    def _invalidate(self) -> None:
+        self._prepared = None
+        self._exe = None
+
+    # -- parameters ---------------------------------------------------------------------------------
+    def set_dim(self, dim: int | Sequence[int]) -> None:
+        """Set the launch dimensions (Warp's rules; ``ValueError`` for bad dimensions)."""
+        from jwarp.runtime.launch import normalize_dim
+
+        new, _ = normalize_dim(dim)
+        if new != self.bounds:
+            self.bounds = new
+            self._invalidate()
+
+    def set_param_at_index(self, index: int, value: Any, adjoint: bool = False) -> None:
+        """Set parameter ``index`` (validated now, with the errors ``wp.launch`` would raise)."""
+        n = len(self.kernel.arg_names)
+        if not 0 <= index < n:
+            raise IndexError(f"Parameter index {index} is out of range for kernel '{self.kernel.key}' ({n} parameters)")
+        if adjoint and not self.adjoint:
+            raise IndexError(
+                f"Launch of kernel '{self.kernel.key}' was recorded without adjoint=True and has no adjoint parameters"
+            )
+        name, t = self.kernel.arg_names[index], self.kernel.arg_types[index]
+        if adjoint:
+            if value is not None or isinstance(t, ArrayType):
+                _Packer(self.kernel, self.device, adjoint=True).pack(name, t, value)
+            self.adj_args[index] = value
+            return
+        packer = _Packer(self.kernel, self.device)
+        spec = packer.pack(name, t, value)
+        self.fwd_args[index] = value
+        if self._exe is None or not self._swap(index, spec, packer, value):
+            self._invalidate()
+
+    def _swap(self, index: int, spec: Any, packer: _Packer, value: Any) -> bool:
+        """Update the fast state in place when the new value keeps the launch signature."""
+        old = self._specs[index]
+        if isinstance(old, ValueSpec) and isinstance(spec, ValueSpec) and old.type == spec.type:
+            self._values[old.index] = packer.values[0]
+            self._prepared = None
+            return True
+        if not (isinstance(old, ArraySpec) and isinstance(spec, ArraySpec)):
+            return False
+        if (old.dtype, old.shape, old.chain) != (spec.dtype, spec.shape, spec.chain):
+            return False
+        root, current = packer.bases[0], self._roots[old.base]
+        if root.device is not self.device or root.shape != current.shape or root.dtype != current.dtype:
+            return False
+        shared = sum(1 for s in self._specs if isinstance(s, ArraySpec) and s.base == old.base)
+        if shared != 1 or any(r is root for i, r in enumerate(self._roots) if i != old.base):
+            return False  # the aliasing between arguments changes: re-bind
+        self._roots[old.base] = root
+        self._prepared = None  # re-bound from fwd_args if the full path is ever needed
+        return True
+
+    def set_param_by_name(self, name: str, value: Any, adjoint: bool = False) -> None:
+        """Set the parameter called ``name``; ``ValueError`` if the kernel has none."""
+        self.set_param_at_index(self._index(name), value, adjoint)
+
+    def set_params(self, values: Sequence[Any]) -> None:
+        """Set the first ``len(values)`` parameters (a too-long list raises before setting any)."""
+        self._check_count(values)
+        for i, v in enumerate(values):
+            self.set_param_at_index(i, v)
+
+    def _check_count(self, values: Sequence[Any]) -> None:
+        n = len(self.kernel.arg_names)
+        if len(values) > n:
+            raise IndexError(
+                f"{len(values)} parameters are out of range for kernel '{self.kernel.key}' ({n} parameters)"
+            )
+
+    def set_param_at_index_from_ctype(self, index: int, value: Any, adjoint: bool = False) -> None:
+        """Set a parameter from a ctypes value (converted like any other value: jwarp has no ctypes params)."""
+        if isinstance(value, ctypes._SimpleCData):
+            value = value.value
+        self.set_param_at_index(index, value, adjoint)
+
+    def set_param_by_name_from_ctype(self, name: str, value: Any) -> None:
+        self.set_param_at_index_from_ctype(self._index(name), value)
+
+    def set_params_from_ctypes(self, values: Sequence[Any]) -> None:
+        self._check_count(values)
+        for i, v in enumerate(values):
+            self.set_param_at_index_from_ctype(i, v)
 
     def _index(self, name: str) -> int:
         try:
@@ -50,43 +231,25 @@ class Launch:
         except ValueError:
             raise ValueError(f"Argument '{name}' not found in kernel '{self.kernel.key}'") from None
 
-    def set_param_at_index(self, index: int, value: Any, adjoint: bool = False) -> None:
-        n = len(self.kernel.arg_names)
-        if not 0 <= index < n:
-            raise IndexError(f"Parameter index {index} is out of range for kernel '{self.kernel.key}' ({n} params)")
-        target = self.adj_args if adjoint else self.args
-        if adjoint and len(target) < n:
-            target.extend([None] * (n - len(target)))
-        old = target[index]
-        target[index] = value
-        try:
-            if not adjoint:
-                from jwarp.runtime.binding import bind_arguments
+    def __repr__(self) -> str:
+        return f"<Launch of kernel '{self.kernel.key}' dim={self.bounds} on {self.device}>"
 
-                bind_arguments(self.kernel, self.args, self.device)
-        except Exception:
-            target[index] = old
-            raise
-        self._prepared = None
 
-    def set_param_by_name(self, name: str, value: Any, adjoint: bool = False) -> None:
-        self.set_param_at_index(self._index(name), value, adjoint)
+def _default(t: Any) -> Any:
+    """Warp's default parameter of a directly constructed Launch: null arrays, zero values."""
+    if isinstance(t, ArrayType):
+        return None
+    if isinstance(t, StructType):
+        return t()
+    if composites.is_composite(t):
+        return t()
+    return 0
 
-    def set_params(self, values: Sequence) -> None:
-        for i, v in enumerate(values):
-            self.set_param_at_index(i, v)
 
-    def set_param_at_index_from_ctype(self, index: int, value: Any) -> None:
-        self.set_param_at_index(index, value)
+def _verify_fp() -> bool:
+    from jwarp import config
 
-    def set_param_by_name_from_ctype(self, name: str, value: Any) -> None:
-        self.set_param_by_name(name, value)
+    return bool(config.verify_fp)
 
-    def set_params_from_ctypes(self, values: Sequence) -> None:
-        self.set_params(values)
 
-    def set_dim(self, dim: Any) -> None:
-        from jwarp.runtime.launch import normalize_dim
-
-        self.dim, _ = normalize_dim(dim)
-        self._prepared = None
+__all__ = ["Launch"]

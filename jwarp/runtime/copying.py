@@ -7,6 +7,7 @@ import jax
 from jwarp.lang.arrays import type_name
 from jwarp.runtime import storage
 from jwarp.runtime.array import array
+from jwarp.runtime.tape_state import copy_gradients
 
 
 def copy_elements(dest: array, src: array, dest_offset: int, src_offset: int, count: int) -> None:
@@ -35,5 +36,7 @@ def copy_elements(dest: array, src: array, dest_offset: int, src_offset: int, co
             new = tuple(move(d, s) for d, s in zip(d_buf, s_buf))
         else:
             new = move(d_buf, s_buf)
+    before = (dest.root._buffer, src.root._buffer)
     dest._set_buffer(new)
+    copy_gradients(dest, src, dest_offset, src_offset, count, before)
 

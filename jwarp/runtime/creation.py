@@ -21,6 +21,7 @@ from jwarp.lang.struct import StructType
 from jwarp.runtime import storage
 from jwarp.runtime.array import array
 from jwarp.runtime.device import get_device
+from jwarp.runtime.tape_state import copy_gradients
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
@@ -32,7 +33,8 @@ def _shape(shape: Any) -> tuple[int, ...]:
 def zeros(shape: Any = None, dtype: Any = float, device: Any = None, requires_grad: bool = False,
           pinned: bool = False, **kwargs: Any) -> array:
     """A new array filled with zeros."""
-    return array(shape=_shape(shape), dtype=dtype, device=device, requires_grad=requires_grad, pinned=pinned)
+    return array(shape=_shape(shape), dtype=dtype, device=device, requires_grad=requires_grad, pinned=pinned,
+                 retain_grad=bool(kwargs.get("retain_grad", False)))
 
 
 zeros._jwarp_kernel_builtin = "zeros"  # inside kernels, wp.zeros makes a thread-local array
@@ -41,7 +43,7 @@ zeros._jwarp_kernel_builtin = "zeros"  # inside kernels, wp.zeros makes a thread
 def empty(shape: Any = None, dtype: Any = float, device: Any = None, requires_grad: bool = False,
           pinned: bool = False, **kwargs: Any) -> array:
     """A new array; jwarp zero-fills it (Warp leaves it uninitialized)."""
-    return zeros(shape, dtype, device, requires_grad, pinned)
+    return zeros(shape, dtype, device, requires_grad, pinned, **kwargs)
 
 
 def full(shape: Any = None, value: Any = 0, dtype: Any = Any, device: Any = None, requires_grad: bool = False,
@@ -54,12 +56,14 @@ def full(shape: Any = None, value: Any = 0, dtype: Any = Any, device: Any = None
     out = zeros(shape, dtype, device, False, pinned)
     out.fill_(value)
     out.requires_grad = requires_grad
+    if kwargs.get("retain_grad"):
+        out.retain_grad = True
     return out
 
 
 def ones(shape: Any = None, dtype: Any = float, device: Any = None, requires_grad: bool = False,
          pinned: bool = False, **kwargs: Any) -> array:
-    return full(shape, 1, dtype, device, requires_grad, pinned)
+    return full(shape, 1, dtype, device, requires_grad, pinned, **kwargs)
 
 
 def zeros_like(src: array, device: Any = None, requires_grad: bool | None = None, pinned: bool | None = None) -> array:
@@ -86,6 +90,7 @@ def clone(src: array, device: Any = None, requires_grad: bool | None = None, pin
     """A copy of ``src`` (contiguous, on ``device`` or src's device)."""
     out = array(src, device=device if device is not None else src.device, copy=True)
     out.requires_grad = src.requires_grad if requires_grad is None else requires_grad
+    copy_gradients(out, src, 0, 0, src.size, (out._buffer, src.root._buffer))  # Warp: clone = empty_like + copy
     return out
 
 
@@ -102,7 +107,9 @@ def copy_into(dest: array, src: Any) -> None:
             raise RuntimeError(f"Array shapes do not match: {src.shape} vs {dest.shape}")
         if src.dtype == dest.dtype:
             buf = src.buffer if src.device is dest.device else storage.put(storage.fetch(src.buffer), dest.device)
+            before = (dest.root._buffer, src.root._buffer)
             dest._set_buffer(buf)
+            copy_gradients(dest, src, 0, 0, src.size, before)  # Warp: assign is wp.copy
             return
         src = src.numpy()
     np_storage, _, _ = storage.to_numpy_storage(src, dest.dtype, dest.shape)

@@ -21,7 +21,9 @@ Example:
 
 from __future__ import annotations
 
+import math
 import operator
+import time
 from typing import Any, Sequence
 
 import jax
@@ -31,23 +33,31 @@ from jwarp import config
 from jwarp.compiler.kernel_compile import CompiledKernel, compile_kernel
 from jwarp.compiler.signature import Signature
 from jwarp.errors import _Located, clean_error
-from jwarp.runtime import storage
+from jwarp.runtime import fastpath, storage
 from jwarp.runtime.binding import Binding, bind_arguments
 from jwarp.runtime.device import Device, get_device
 from jwarp.runtime.kernel import Kernel
+from jwarp.runtime.streams import Stream
+from jwarp.runtime.tape_state import active_tape
 
 LAUNCH_MAX_DIMS = 4
 
 
 def normalize_dim(dim: Any) -> tuple[tuple[int, ...], int]:
-    """Warp's launch-dimension rules: int or sequence of ≤ 4 non-negative ints."""
-    if isinstance(dim, tuple) and all(type(d) is int for d in dim):
+    """Warp's launch-dimension rules: an int or a sequence of at most 4 non-negative ints (numpy
+    integers accepted); ``()`` is one thread. Non-integers raise ``TypeError``, negative extents
+    and more than 4 dimensions ``ValueError``."""
+    if isinstance(dim, int):
+        out = (dim,)
+    elif isinstance(dim, tuple) and all(isinstance(d, int) for d in dim):
         out = dim
     else:
         try:
-            out = tuple(operator.index(d) for d in dim)
+            items = iter(dim)
         except TypeError:
             out = (operator.index(dim),)
+        else:
+            out = tuple(d if isinstance(d, int) else operator.index(d) for d in items)
     if len(out) > LAUNCH_MAX_DIMS:
         raise ValueError(f"Launch dimensions must have at most {LAUNCH_MAX_DIMS} dimensions")
     total = 1
@@ -69,6 +79,8 @@ def launch_grid(dim: tuple[int, ...], kernel_dim: int) -> tuple[int, ...]:
 
 
 def resolve_block_dim(device: Device, block_dim: int | None) -> int:
+    """Warp 1.19: None/non-positive → 1 on CPU, 256 elsewhere; on CPU values above 1 apply only with
+    ``config.enable_cpu_blocks`` and values above 1024 raise ``ValueError``."""
     default = 1 if device.is_cpu else 256
     if block_dim is None or block_dim <= 0:
         return default
@@ -111,17 +123,21 @@ class PreparedLaunch:
         compiled = self.compiled
         buffers = self.input_buffers()
         exe = compiled.executable()
-        if compiled.uses_x64:
-            with storage.x64():
+        try:
+            if compiled.uses_x64:
+                with storage.x64():
+                    flat = exe(*buffers, *self.binding.values)
+            else:
                 flat = exe(*buffers, *self.binding.values)
-        else:
-            flat = exe(*buffers, *self.binding.values)
+        except Exception as exc:
+            check_alive(self.kernel, self.binding, exc)
+            raise
         new_bases, diagnostics = compiled.split_outputs(flat)
         self._check(new_bases, diagnostics)
         if record_tape:
             from jwarp.runtime.tape_state import record_launch
 
-            record_launch(self, buffers, new_bases)
+            record_launch(self, buffers, new_bases, diagnostics)
         self.commit(new_bases)
 
     def _check(self, new_bases: dict, diagnostics: dict) -> None:
@@ -141,14 +157,11 @@ class PreparedLaunch:
                         )
 
     def commit(self, new_bases: dict) -> None:
-        from jwarp.runtime import streams
-
         for index, buf in new_bases.items():
             base = self.binding.bases[index]
             if base.device is not self.device:
                 buf = _move(buf, base.device)
             base._set_buffer(buf)
-            streams.track(base)
 
 
 def _move(buf: Any, device: Device) -> Any:
@@ -164,6 +177,7 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
     binding = bind_arguments(kernel, args, device)
     grid = launch_grid(dim, kernel.kernel_dim)
     opts = options or {}
+    chunk = opts.get("chunk") or chunk_size(kernel, device, block_dim, max_blocks, math.prod(grid))
     sig = Signature(
         grid=grid,
         params=binding.params,
@@ -174,16 +188,25 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
         loop_bounds=opts.get("loop_bounds"),
         block_dim=block_dim,
         kernel_dim=kernel.kernel_dim,
+        extra=(("chunk", int(chunk)),) if chunk else (),
     )
+    if binding.traced:  # inside jax.jit/grad/vmap: run the kernel functionally on the traced values
+        from jwarp.interop.traced_launch import TracedLaunch
+
+        return TracedLaunch(kernel, dim, device, binding, sig, block_dim, max_blocks)
     buffers = [b.buffer for b in binding.bases]
     key = (sig, tuple(_aval_key(b) for b in buffers), device.alias)
     compiled = kernel._cache.get(key)
     if compiled is None:
+        started = time.perf_counter()
         try:
             compiled = compile_kernel(kernel.source, kernel.arg_names, sig, [*buffers, *binding.values])
         except _Located as exc:
             raise clean_error(exc) from None
         kernel._cache[key] = compiled
+        if config.verbose:
+            print(f"Kernel '{kernel.key}' traced for dim={dim} on device '{device}' took "
+                  f"{(time.perf_counter() - started) * 1000:.2f} ms")
     return PreparedLaunch(kernel, dim, device, binding, compiled, block_dim, max_blocks)
 
 
@@ -209,7 +232,7 @@ def launch(
     aligned to the parameters; with ``record_cmd=True`` a :class:`Launch` is returned
     instead of running.
     """
-    device = stream.device if stream is not None else get_device(device)
+    device = launch_device(kernel, device, stream)
     block_dim = resolve_block_dim(device, block_dim)
     if not isinstance(kernel, Kernel):
         raise RuntimeError("Error launching kernel, can only launch functions decorated with @wp.kernel.")
@@ -220,26 +243,96 @@ def launch(
     except (ValueError, TypeError) as exc:
         raise type(exc)(f"Error launching kernel '{kernel.key}': {exc}") from None
     args = [*inputs, *outputs]
-    if total == 0:
+    if total == 0:  # as in Warp: no validation, but an active Tape still records the launch
         if record_tape:
             from jwarp.runtime.tape_state import record_empty_launch
 
             record_empty_launch(kernel, dim, args, device)
         return None
-    if not kernel.grid_stride and not device.is_cpu and max_blocks > 0:
-        raise RuntimeError(
-            f"Kernel '{kernel.key}' was launched with max_blocks={max_blocks}, but it was compiled without a "
-            "grid-stride loop (grid_stride=False); capping the block count requires a grid-stride loop."
-        )
+    key = None
+    if not (adjoint or record_cmd or (record_tape and active_tape() is not None)):
+        key = fastpath.launch_key(dim, device, block_dim, max_blocks, args)
+        if key is not None:
+            plan = fastpath.plans_of(kernel).get(key)
+            if plan is not None and plan.run(args):
+                return None
+    check_launch_config(kernel, device, block_dim, max_blocks)
     if adjoint:
+        adj_args = [*adj_inputs, *adj_outputs]
+        if record_cmd:
+            from jwarp.runtime.commands import Launch
+
+            bind_arguments(kernel, args, device)
+            return Launch(kernel, device, bounds=dim, max_blocks=max_blocks, block_dim=block_dim, adjoint=True,
+                          fwd_args=args, adj_args=adj_args)
         from jwarp.runtime.adjoint import adjoint_launch
 
-        return adjoint_launch(kernel, dim, args, [*adj_inputs, *adj_outputs], device, block_dim, record_cmd)
+        return adjoint_launch(kernel, dim, args, adj_args, device, block_dim, False)
     prepared = prepare(kernel, dim, args, device, block_dim, max_blocks)
     if record_cmd:
         from jwarp.runtime.commands import Launch
 
-        return Launch(kernel, device, prepared=prepared, args=args, dim=dim, block_dim=block_dim,
-                      max_blocks=max_blocks)
+        return Launch(kernel, device, bounds=dim, max_blocks=max_blocks, block_dim=block_dim, fwd_args=args,
+                      prepared=prepared)
+    if record_tape and key is None:
+        from jwarp.runtime.tape_state import for_tape
+
+        prepared = for_tape(prepared, args, len(inputs))
     prepared.run(record_tape=record_tape)
+    if key is not None:
+        fastpath.remember(kernel, key, prepared, args)
     return None
+
+
+def launch_device(kernel: Any, device: Any, stream: Any) -> Device:
+    """The launch device: the stream's device when a stream is given (as in Warp), else ``device``."""
+    if stream is None:
+        return get_device(device)
+    if not isinstance(stream, Stream):
+        raise TypeError(
+            f"Error launching kernel '{getattr(kernel, 'key', kernel)}': stream must be a wp.Stream, "
+            f"got {type(stream).__name__}"
+        )
+    return stream.device
+
+
+def check_launch_config(kernel: Kernel, device: Device, block_dim: int, max_blocks: int) -> None:
+    """Warp's launch-time rules for ``max_blocks`` / ``block_dim`` on non-CPU devices."""
+    if device.is_cpu:
+        return
+    if max_blocks > 0 and not kernel.grid_stride:
+        raise RuntimeError(
+            f"Kernel '{kernel.key}' was launched with max_blocks={max_blocks}, but it was compiled without a "
+            "grid-stride loop (grid_stride=False); capping the block count requires a grid-stride loop. Opt the "
+            'kernel into grid-stride via @wp.kernel(grid_stride=True), the "default_grid_stride" module option, or '
+            "wp.config.default_grid_stride=True; or drop max_blocks."
+        )
+    if block_dim > 1024:
+        raise RuntimeError(
+            f"Error launching kernel: {kernel.key} on device {device}: block_dim={block_dim} exceeds the maximum of "
+            "1024 threads per block"
+        )
+
+
+def chunk_size(kernel: Kernel, device: Device, block_dim: int, max_blocks: int, total: int) -> int:
+    """Threads per chunk for ``max_blocks`` on a non-CPU device (0: one pass over the whole grid).
+
+    Warp runs at most ``max_blocks`` blocks of ``block_dim`` threads that stride over the grid;
+    jwarp processes the grid in chunks of that many threads, in grid-stride order."""
+    if max_blocks <= 0 or device.is_cpu or not kernel.grid_stride:
+        return 0
+    chunk = max_blocks * block_dim
+    return chunk if chunk < total else 0
+
+
+def check_alive(kernel: Kernel, binding: Binding, exc: Exception) -> None:
+    """After a failed dispatch: name the argument whose buffer was deleted, if that is the cause."""
+    for base in binding.bases:
+        buf = base._buffer
+        parts = buf if isinstance(buf, tuple) else (buf,)
+        if any(getattr(p, "is_deleted", lambda: False)() for p in parts):
+            name = next((n for n, a in binding.arrays if a.root is base), "?")
+            raise RuntimeError(
+                f"Error launching kernel '{kernel.key}', argument '{name}' is an array whose storage has been "
+                "deleted (freed or donated); it can no longer be used"
+            ) from exc

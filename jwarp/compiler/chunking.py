@@ -1,0 +1,98 @@
+"""Chunked execution of a launch: Warp's ``max_blocks`` on the XLA path.
+
+On a GPU, Warp runs at most ``max_blocks`` blocks of ``block_dim`` threads, and each thread walks
+the grid in a grid-stride loop: the threads with flat ids ``[k*C, (k+1)*C)`` (``C = max_blocks *
+block_dim``) run in the k-th stride. jwarp lowers such a launch to a ``lax.fori_loop`` over these
+chunks: the lane grid is one chunk of ``C`` flattened thread ids, ``wp.tid()`` is computed from
+``chunk_start + lane`` (so the affine whole-array fast paths do not apply), the lanes past the
+end of the grid are masked off, and the kernel's memory (every array's planes) and accumulators
+are the loop carry. Intermediate values are therefore O(C) instead of O(grid).
+
+For race-free kernels the result is identical to an unchunked launch; atomics return values as
+if threads ran in increasing thread order in both. (A kernel that reads what another thread of
+the same launch wrote may see chunk-earlier writes — a race in Warp too.)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import jax.numpy as jnp
+from jax import lax
+
+from jwarp.compiler.context import KernelContext, SlotState
+
+
+def thread_coords(flat: Any, grid: tuple[int, ...], kernel_dim: int) -> tuple:
+    """``wp.tid()`` components of the flat thread ids ``flat`` in a row-major ``grid``."""
+    coords = []
+    stride = 1
+    for extent in grid:
+        stride *= extent
+    for axis in range(kernel_dim):
+        stride //= grid[axis]
+        coords.append((flat // stride) % grid[axis] if stride > 1 else flat % grid[axis])
+    return tuple(coords)
+
+
+def _initial(key: str, like: Any) -> Any:
+    return jnp.full(like.shape, -1 if key == "oob" else 0, like.dtype)  # ``like`` is a body tracer
+
+
+def _combine(key: str, previous: Any, current: Any) -> Any:
+    if current is None:
+        return previous
+    if key == "oob":  # first failing site wins
+        return jnp.where(previous >= 0, previous, current)
+    return jnp.maximum(previous, current)  # loop trip-count maxima
+
+
+def lower_chunked(
+    slots: list[SlotState],
+    grid: tuple[int, ...],
+    kernel_dim: int,
+    chunk: int,
+    debug: bool,
+    make_context: Callable[[tuple, list], KernelContext],
+    run_body: Callable[[KernelContext, Any], None],
+) -> KernelContext:
+    """Run ``run_body(ctx, active)`` over the grid in chunks of ``chunk`` threads.
+
+    ``slots`` hold the kernel's arrays on entry and are updated in place with the final contents
+    (and ``written`` flags). Returns the context of the traced body, with the merged accumulators.
+    """
+    total = 1
+    for extent in grid:
+        total *= extent
+    n_chunks = -(-total // chunk)
+    n_slots = len(slots)
+    initial: dict[str, Any] = {"oob": jnp.asarray(-1, jnp.int32)} if debug else {}
+    while True:  # a second pass when the body creates accumulators (loop trip counts)
+        seen: dict[str, Any] = {}
+
+        def body(c: Any, carry: tuple) -> tuple:
+            planes, accs = carry
+            fresh = [SlotState(s.dtype, s.shape, list(p)) for s, p in zip(slots, planes)]
+            ctx = make_context((chunk,), fresh)
+            flat = c * chunk + lax.iota(jnp.int32, chunk)
+            ctx.thread_coords = thread_coords(flat, grid, kernel_dim)
+            run_body(ctx, flat < total if total % chunk else None)
+            seen["ctx"] = ctx
+            seen["new"] = {k: v for k, v in ctx.accumulators.items() if k not in accs}
+            merged = {k: _combine(k, v, ctx.accumulators.get(k)) for k, v in accs.items()}
+            return [s.planes for s in ctx.slots[:n_slots]], merged
+
+        planes, accs = lax.fori_loop(0, n_chunks, body, ([s.planes for s in slots], dict(initial)))
+        if not seen["new"]:
+            break
+        initial.update({k: _initial(k, v) for k, v in seen["new"].items()})
+    ctx = seen["ctx"]
+    for slot, traced, final in zip(slots, ctx.slots, planes):
+        slot.planes = list(final)
+        slot.written = traced.written
+    ctx.slots = slots
+    ctx.accumulators = dict(accs)
+    return ctx
+
+
+__all__ = ["lower_chunked", "thread_coords"]

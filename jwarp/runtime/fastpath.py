@@ -1,0 +1,172 @@
+"""Launch plans: the fast path shared by ``wp.launch`` and ``Launch.launch()``.
+
+A full launch validates every argument, builds the launch signature and looks the compiled
+executable up (``launch.prepare``). Everything it derives depends only on the *identity* of the
+array arguments (an array's dtype, shape, view chain and device never change) and on the
+*types* of the scalar arguments. A :class:`Plan` keeps that result: which argument provides
+each base buffer, which arguments are converted to scalar constants, which outputs rebind which
+arrays. A later launch with the same key (launch shape, device, options, array identities,
+scalar types) only reads the arrays' current buffers, converts changed scalars (cached per
+value) and calls the executable.
+
+Plans are made only for plain launches: array, scalar, composite and ``None`` arguments on the
+launch device, no debug diagnostics, no ``verify_fp``, no active Tape, nothing traced. Anything
+else takes the full path, which also produces every error message — a plan that cannot run
+(a freed buffer, a traced value) hands the launch back to it before anything is written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import numpy as np
+
+from jwarp import config
+from jwarp.compiler.signature import ArraySpec, NoneArraySpec, ValueSpec
+from jwarp.lang import composites
+from jwarp.runtime import storage
+from jwarp.runtime.array import array
+from jwarp.runtime.binding import convert_value, device_constant
+
+_HASHABLE_SCALARS = {float, int, bool, np.bool_, *(np.dtype(c).type for c in "bBhHiIlLqQefd")}
+_PLAN_LIMIT = 256
+_VALUE_LIMIT = 1024
+_array_impl: type | None = None
+
+
+def arg_key(args: list) -> tuple | None:
+    """Identity of the arguments for plan lookup: array ids and scalar types; None if not plannable."""
+    key = []
+    for v in args:
+        tv = type(v)
+        if tv is array:
+            key.append(v._id)
+        elif tv in _HASHABLE_SCALARS or v is None or isinstance(v, composites.composite_base):
+            key.append(tv)
+        else:
+            return None
+    return tuple(key)
+
+
+class Plan:
+    """A validated launch ready to re-dispatch (see module docstring)."""
+
+    __slots__ = ("kernel", "device", "exe", "base_pos", "values", "written", "x64")
+
+    def __init__(self, prepared: Any, args: list):
+        global _array_impl
+        if _array_impl is None:
+            _array_impl = type(jax.numpy.zeros(()))
+        binding, compiled = prepared.binding, prepared.compiled
+        self.kernel = prepared.kernel
+        self.device = prepared.device
+        self.exe = compiled.executable()
+        self.x64 = compiled.uses_x64
+        self.written = tuple(enumerate(compiled.written))
+        base_pos: list = [None] * len(binding.bases)
+        values: list = [None] * len(binding.values)
+        for pos, (name, t, spec) in enumerate(zip(self.kernel.arg_names, self.kernel.arg_types, binding.params)):
+            if isinstance(spec, ArraySpec):
+                if base_pos[spec.base] is None:
+                    base_pos[spec.base] = pos
+            elif isinstance(spec, ValueSpec):
+                cache = {} if type(args[pos]) in _HASHABLE_SCALARS else None
+                values[spec.index] = (pos, name, spec.type, cache)
+            elif not isinstance(spec, NoneArraySpec):
+                raise ValueError("not plannable")
+        if None in base_pos or None in values:
+            raise ValueError("not plannable")
+        self.base_pos = tuple(base_pos)
+        self.values = tuple(values)
+
+    def convert(self, pos: int, name: str, t: Any, cache: dict | None, v: Any) -> Any:
+        """The launch-device constant for scalar argument ``v`` (validated on first sight)."""
+        if cache is None:
+            return device_constant(convert_value(self.kernel.key, name, t, v), self.device)
+        key = v if v else repr(v)  # 0.0 and -0.0 (and 0 / False) must not share an entry
+        c = cache.get(key)
+        if c is None:
+            c = device_constant(convert_value(self.kernel.key, name, t, v), self.device)
+            if v == v:  # NaN never matches itself: do not fill the cache with it
+                if len(cache) > _VALUE_LIMIT:
+                    cache.clear()
+                cache[key] = c
+        return c
+
+    def run(self, args: list) -> bool:
+        """Dispatch with ``args``; False (nothing done) when the full launch path must handle them."""
+        roots = []
+        bufs = []
+        for p in self.base_pos:
+            a = args[p]
+            root = a._base if a._base is not None else a
+            buf = root._buffer
+            if type(buf) is not _array_impl and not _concrete_tuple(buf):
+                return False
+            roots.append(root)
+            bufs.append(buf)
+        convert = self.convert
+        for pos, name, t, cache in self.values:
+            v = args[pos]
+            c = cache.get(v if v else repr(v)) if cache is not None else None
+            bufs.append(c if c is not None else convert(pos, name, t, cache, v))
+        try:
+            if self.x64:
+                with storage.x64():
+                    out = self.exe(*bufs)
+            else:
+                out = self.exe(*bufs)
+        except Exception:
+            return False  # e.g. a deleted buffer: the full path reports it (nothing was written)
+        for i, b in self.written:
+            roots[b]._set_buffer(out[i])
+        return True
+
+
+def _concrete_tuple(buf: Any) -> bool:
+    return type(buf) is tuple and all(type(b) is _array_impl for b in buf)
+
+
+def plannable(prepared: Any) -> bool:
+    """Whether a prepared launch can be re-dispatched by a :class:`Plan`."""
+    compiled = getattr(prepared, "compiled", None)
+    if compiled is None or compiled.diagnostic_keys or prepared.binding.traced or prepared.kernel.is_generic:
+        return False
+    device = prepared.device
+    return all(base.device is device for base in prepared.binding.bases)
+
+
+def plans_of(kernel: Any) -> dict:
+    """The kernel's plan table (an attribute of the kernel; each plan holds its own executable)."""
+    table = getattr(kernel, "_launch_plans", None)
+    if table is None:
+        table = kernel._launch_plans = {}
+    return table
+
+
+def remember(kernel: Any, key: tuple, prepared: Any, args: list) -> None:
+    """Store a plan for ``key`` after a successful full launch."""
+    if not plannable(prepared):
+        return
+    try:
+        plan = Plan(prepared, args)
+    except ValueError:
+        return
+    table = plans_of(kernel)
+    if len(table) >= _PLAN_LIMIT:
+        table.clear()
+    table[key] = plan
+
+
+def launch_key(dim: tuple, device: Any, block_dim: int, max_blocks: int, args: list) -> tuple | None:
+    """The plan-table key of a launch, or None when it cannot use a plan."""
+    if config.verify_fp:
+        return None
+    key = arg_key(args)
+    if key is None:
+        return None
+    return (dim, device, block_dim, max_blocks, config.mode, config.launch_array_access_mode, key)
+
+
+__all__ = ["Plan", "arg_key", "launch_key", "plannable", "plans_of", "remember"]

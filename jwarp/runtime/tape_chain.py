@@ -1,0 +1,324 @@
+"""The backward pass of a :class:`~jwarp.runtime.tape.Tape`: recorded launches → one
+``jax.vjp`` per segment of launches, accumulating into ``.grad`` arrays.
+
+A *segment* is a run of recorded launches (cut at functions recorded with
+``Tape.record_func``, and into chunks of at most :data:`MAX_SEGMENT` launches). For each
+segment a pure function maps the entering contents of the arrays that have gradients to
+their contents after the segment, by running every launch's kernel function in order;
+arrays without gradients enter as the buffers the launch actually read, so gradients stop
+there, as in Warp. ``jax.vjp`` of that function, pulled back from the arrays' current
+``.grad`` contents, gives their new ``.grad`` contents: stored outputs' adjoints are
+consumed, atomically updated ones pass through, read inputs accumulate (Warp's rules).
+
+The jitted backward of a segment is cached by the segment's *structure* (compiled kernels,
+how they share arrays, which arrays have gradients), numbered relative to the segment, so a
+time-stepping loop's repeated chunks and the next iteration's tape reuse one executable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax
+import numpy as np
+
+from jwarp.compiler.views import apply_chain, write_back
+from jwarp.runtime.differentiable import (
+    bounded_kernel,
+    evaluate,
+    is_float_array,
+    keep_stored,
+    stored_mask,
+    transparent,
+    trip_counts,
+    x64_scope,
+)
+
+MAX_SEGMENT = 8  # launches differentiated by one fused program (XLA compile time grows fast beyond)
+_MAX_PERIOD = 16
+_CACHE: dict = {}
+_CACHE_LIMIT = 512
+
+
+@dataclass
+class LaunchRecord:
+    """One recorded launch: the kernel, its compiled form, and the buffers it read/wrote."""
+
+    kernel: Any
+    compiled: Any
+    bases: list  # root arrays, in binding order
+    in_bufs: list  # buffers the launch read (aligned with bases)
+    out_bufs: dict  # base index -> buffer the launch wrote
+    values: list  # scalar/composite arguments as jax arrays
+    trips: dict | None  # dynamic loop trip counts (record_trips run), or None
+    dim: tuple = ()
+    device: Any = None
+    arguments: list = field(default_factory=list)  # array arguments (for tape.gradients)
+    inputs: list = field(default_factory=list)
+    outputs: list = field(default_factory=list)
+    max_blocks: int = 0
+    block_dim: int = 1
+    _backward_kernel: Any = None
+
+    @classmethod
+    def from_launch(cls, prepared: Any, buffers: list, new_bases: dict, diagnostics: dict | None) -> LaunchRecord:
+        trips = trip_counts(diagnostics) if diagnostics else None
+        inputs, outputs = getattr(prepared, "tape_args", ([a for _, a in prepared.binding.arrays], []))
+        return cls(
+            kernel=prepared.kernel,
+            compiled=prepared.compiled,
+            bases=list(prepared.binding.bases),
+            in_bufs=list(buffers),
+            out_bufs=dict(new_bases),
+            values=list(prepared.binding.values),
+            trips=trips or None,
+            dim=prepared.dim,
+            device=prepared.device,
+            arguments=[a for _, a in prepared.binding.arrays],
+            inputs=inputs,
+            outputs=outputs,
+            max_blocks=prepared.max_blocks,
+            block_dim=prepared.block_dim,
+        )
+
+    def backward_kernel(self) -> Any:
+        """The compiled kernel to differentiate (bounded loops when the kernel has dynamic ones)."""
+        if self._backward_kernel is None:
+            if self.trips is None:
+                self._backward_kernel = self.compiled
+            else:
+                self._backward_kernel = bounded_kernel(self.kernel, self.compiled, self.trips,
+                                                       [*self.in_bufs, *self.values])
+        return self._backward_kernel
+
+    @property
+    def skip(self) -> bool:
+        return not self.kernel.enable_backward
+
+    def step(self) -> tuple[Any, Callable, bool]:
+        """(structure key, pure ``(bases, values) -> {base index: new buffer}``, needs 64-bit)."""
+        kern = self.backward_kernel()
+        return (id(kern), kern), (lambda bufs, values: evaluate(kern, bufs, values)), kern.uses_x64
+
+    # Warp's tape entries are lists [kernel, dim, max_blocks, inputs, outputs, device, block_dim, metadata]
+    def __getitem__(self, index: int) -> Any:
+        return (self.kernel, self.dim, self.max_blocks, self.inputs, self.outputs, self.device, self.block_dim,
+                {})[index]
+
+    def __len__(self) -> int:
+        return 8
+
+
+@dataclass
+class DeferredLaunch:
+    """A launch recorded with ``Tape.record_launch`` without running it: the backward pass
+    differentiates it at the arrays' contents at that time (as Warp does)."""
+
+    kernel: Any
+    dim: tuple
+    max_blocks: int
+    inputs: list
+    outputs: list
+    device: Any
+    block_dim: int
+    metadata: dict
+
+    def __getitem__(self, index: int) -> Any:
+        return (self.kernel, self.dim, self.max_blocks, self.inputs, self.outputs, self.device, self.block_dim,
+                self.metadata)[index]
+
+    def __len__(self) -> int:
+        return 8
+
+    def resolve(self) -> LaunchRecord:
+        """Evaluate the launch functionally (nothing is written) and record what it did."""
+        from jwarp.runtime.differentiable import has_dynamic_loops
+        from jwarp.runtime.launch import normalize_dim, prepare
+
+        dim, _ = normalize_dim(self.dim)
+        args = [*self.inputs, *self.outputs]
+        prepared = prepare(self.kernel, dim, args, self.device, self.block_dim, self.max_blocks)
+        if has_dynamic_loops(prepared.compiled):
+            prepared = prepare(self.kernel, dim, args, self.device, self.block_dim, self.max_blocks,
+                               options={"record_trips": True})
+        prepared.tape_args = (list(self.inputs), list(self.outputs))
+        buffers = prepared.input_buffers()
+        with x64_scope(prepared.compiled.uses_x64):
+            flat = prepared.compiled.executable()(*buffers, *prepared.binding.values)
+        new_bases, diagnostics = prepared.compiled.split_outputs(flat)
+        return LaunchRecord.from_launch(prepared, buffers, new_bases, diagnostics)
+
+
+@dataclass
+class CopyRecord:
+    """A ``wp.copy`` (or ``assign``/``clone``) between arrays that both have gradients."""
+
+    dest: Any
+    src: Any
+    dest_offset: int
+    src_offset: int
+    count: int
+    bases: list
+    in_bufs: list
+    out_bufs: dict
+    values: list = field(default_factory=list)
+    skip: bool = False
+
+    @classmethod
+    def from_copy(cls, dest: Any, src: Any, dest_offset: int, src_offset: int, count: int,
+                  before: tuple) -> CopyRecord:
+        bases = [dest.root] if src.root is dest.root else [dest.root, src.root]
+        in_bufs = list(before[: len(bases)])
+        return cls(dest, src, dest_offset, src_offset, count, bases, in_bufs, {0: dest.root._buffer})
+
+    @property
+    def arguments(self) -> list:
+        return [self.dest, self.src]
+
+    def step(self) -> tuple[Any, Callable, bool]:
+        dest, src, d_off, s_off, count = self.dest, self.src, self.dest_offset, self.src_offset, self.count
+        d_chain, s_chain, s_base = dest._chain, src._chain, len(self.bases) - 1
+        d_shape, s_shape = dest.shape, src.shape
+        d_size, s_size = dest.size, src.size
+
+        def copy(bufs: list, values: list) -> dict:
+            d_view = apply_chain(bufs[0], d_chain)
+            s_view = apply_chain(bufs[s_base], s_chain)
+            d_flat = d_view.reshape((d_size,) + d_view.shape[len(d_shape):])
+            s_flat = s_view.reshape((s_size,) + s_view.shape[len(s_shape):])
+            new = d_flat.at[d_off : d_off + count].set(s_flat[s_off : s_off + count]).reshape(d_view.shape)
+            return {0: write_back(bufs[0], d_chain, new)}
+
+        key = ("copy", d_chain, s_chain, d_shape, s_shape, d_off, s_off, count, s_base)
+        return key, copy, any(np.dtype(b.dtype).itemsize == 8 for b in self.in_bufs)
+
+
+def run_backward(entries: list, warn_skipped: Callable[[Any], None]) -> None:
+    """Walk ``entries`` (LaunchRecords and callables) in reverse, updating ``.grad`` arrays."""
+    entries = [e.resolve() if isinstance(e, DeferredLaunch) else e for e in entries]
+    segment: list[LaunchRecord] = []
+    for entry in reversed(entries):
+        if isinstance(entry, (LaunchRecord, CopyRecord)):
+            segment.append(entry)
+            continue
+        _run_segment(segment[::-1], warn_skipped)
+        segment = []
+        entry()
+    _run_segment(segment[::-1], warn_skipped)
+
+
+def _run_segment(records: list, warn_skipped: Callable[[Any], None]) -> None:
+    for r in records:
+        if r.skip:
+            warn_skipped(r.kernel)
+    for chunk in reversed(_chunks(records)):
+        _backward_chunk(chunk)
+
+
+def _chunks(records: list) -> list[list]:
+    """Split a long segment into chunks whose length is a multiple of the launch pattern's
+    period, so that the chunks of a time-stepping loop share one structure."""
+    n = len(records)
+    if n <= MAX_SEGMENT:
+        return [records] if records else []
+    ids = [id(getattr(r, "compiled", None)) for r in records]
+    period = 1
+    for p in range(1, _MAX_PERIOD + 1):
+        same = sum(ids[i] == ids[i + p] for i in range(n - p))
+        if same >= 0.9 * (n - p):
+            period = p
+            break
+    length = max(period, (MAX_SEGMENT // period) * period)
+    return [records[i : i + length] for i in range(0, n, length)]
+
+
+def _backward_chunk(records: list) -> None:
+    arrays: list = []
+    local: dict[int, int] = {}
+    for r in records:
+        for b in r.bases:
+            if id(b) not in local:
+                local[id(b)] = len(arrays)
+                arrays.append(b)
+    diff = tuple(a._grad is not None and is_float_array(a) for a in arrays)
+    if not any(diff):
+        return
+    retain = tuple(d and a._retain_grad for d, a in zip(diff, arrays))
+    steps = [r.step() for r in records]
+    last: dict[int, Any] = {}
+    first: dict[int, Any] = {}
+    keys, consts = [], []
+    for r, (step_key, _, _) in zip(records, steps):
+        ids = tuple(local[id(b)] for b in r.bases)
+        refresh, c_in = [], []
+        for lid, buf in zip(ids, r.in_bufs):
+            if not diff[lid]:
+                refresh.append(False)
+                c_in.append(buf)
+            elif lid not in last:
+                first[lid] = last[lid] = buf
+                refresh.append(False)
+                c_in.append(None)
+            elif last[lid] is buf:
+                refresh.append(False)
+                c_in.append(None)
+            else:  # written outside kernels since the last launch (fill_, assign…): gradient passes through
+                last[lid] = buf
+                refresh.append(True)
+                c_in.append(buf)
+        skip = r.skip
+        c_out = {}
+        for index, buf in r.out_bufs.items():
+            if diff[ids[index]]:
+                last[ids[index]] = buf
+                if skip:
+                    c_out[index] = buf
+        keys.append((step_key[0], ids, tuple(refresh), skip, tuple(sorted(r.out_bufs))))
+        consts.append((c_in, r.values, c_out))
+    diff_ids = [lid for lid, d in enumerate(diff) if d]
+    key = (tuple(keys), diff, retain)
+    fn = _CACHE.get(key)
+    if fn is None:
+        if len(_CACHE) >= _CACHE_LIMIT:
+            _CACHE.clear()
+        fn = _CACHE[key] = (_make_backward([f for _, f, _ in steps], keys, diff, retain, diff_ids), steps)
+    cts = tuple(arrays[lid]._grad.buffer for lid in diff_ids)
+    with x64_scope(any(x64 for _, _, x64 in steps)):
+        new = fn[0]([first[lid] for lid in diff_ids], consts, cts)
+    for lid, g in zip(diff_ids, new):
+        arrays[lid]._grad._set_buffer(g)
+
+
+def _make_backward(fns: list, keys: list, diff: tuple, retain: tuple, diff_ids: list) -> Callable:
+    static = [(fn, ids, refresh, skip) for fn, (_, ids, refresh, skip, _) in zip(fns, keys)]
+
+    def chain(entering: list, consts: list) -> tuple:
+        env = dict(zip(diff_ids, entering))
+        for (apply, ids, refresh, skip), (c_in, values, c_out) in zip(static, consts):
+            bufs = []
+            for j, lid in enumerate(ids):
+                if not diff[lid]:
+                    bufs.append(c_in[j])
+                    continue
+                if refresh[j]:
+                    env[lid] = transparent(c_in[j], env[lid])
+                bufs.append(env[lid])
+            if skip:
+                for index, buf in c_out.items():
+                    env[ids[index]] = transparent(buf, bufs[index])
+                continue
+            for index, buf in apply(bufs, values).items():
+                lid = ids[index]
+                if retain[lid]:  # retain_grad: stores do not consume the adjoint
+                    buf = keep_stored(buf, bufs[index], stored_mask(apply, bufs, values, index))
+                if diff[lid]:
+                    env[lid] = buf
+        return tuple(env[lid] for lid in diff_ids)
+
+    def backward(entering: list, consts: list, cts: tuple) -> tuple:
+        _, pull = jax.vjp(lambda e: chain(e, consts), entering)
+        return tuple(pull(cts)[0])
+
+    return jax.jit(backward)
