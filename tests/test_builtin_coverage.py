@@ -46,6 +46,17 @@ CONSTRUCTS = {
     "slice": "v[a:b]",
     "static": "wp.static(...)",
 }
+# Warp builtins without meaning on XLA, or hidden work-in-progress in Warp 1.19 (undocumented).
+NOT_APPLICABLE = {
+    "array": "builds an array from a raw device pointer; XLA programs have no pointers",
+    "dense_gemm": "hidden, undocumented WIP in Warp 1.19",
+    "dense_gemm_batched": "hidden, undocumented WIP in Warp 1.19",
+    "dense_chol": "hidden, undocumented WIP in Warp 1.19",
+    "dense_chol_batched": "hidden, undocumented WIP in Warp 1.19",
+    "dense_subs": "hidden, undocumented WIP in Warp 1.19",
+    "dense_solve": "hidden, undocumented WIP in Warp 1.19",
+    "dense_solve_batched": "hidden, undocumented WIP in Warp 1.19",
+}
 TYPE_NAMES = {"float", "int", "bool", "float16", "float32", "float64", "bfloat16", "int8", "int16", "int32",
               "int64", "uint8", "uint16", "uint32", "uint64", "vector", "matrix", "quaternion", "transformation",
               "spatial_vector"}
@@ -60,7 +71,7 @@ def test_no_builtin_missing():
     wanted = sorted(name for name, f in builtin_functions.items() if f.group in GROUPS)
     missing = []
     for name in wanted:
-        if name in BUILTINS or name in CONSTRUCTS:
+        if name in BUILTINS or name in CONSTRUCTS or name in NOT_APPLICABLE:
             continue
         if name in TYPE_NAMES and (hasattr(jwarp, name) or name in ("float", "int", "bool")):
             continue
