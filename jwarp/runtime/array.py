@@ -92,7 +92,7 @@ class array:
 
                 dtype = scalars.float32
             self.dtype, self.shape = dtype, shape
-            self._buffer = storage.put(storage.zeros_storage(shape, dtype), self.device)
+            self._buffer = storage.device_zeros(shape, dtype, self.device)
         else:
             np_storage, shape, dtype = storage.to_numpy_storage(data, dtype, shape)
             self.dtype, self.shape = dtype, shape
@@ -314,12 +314,11 @@ class array:
         if isinstance(self.dtype, StructType):
             raise RuntimeError("fill_() is not supported for struct arrays")
         element = storage.fill_value_storage(value, self.dtype)
-        full = np.broadcast_to(element, self.shape + element.shape)
-        self._set_buffer(storage.put(np.ascontiguousarray(full), self.device))
+        self._set_buffer(storage.device_full(self.shape, element, self.device))
 
     def zero_(self) -> None:
         """Set every element to zero."""
-        self._set_buffer(storage.put(storage.zeros_storage(self.shape, self.dtype), self.device))
+        self._set_buffer(storage.device_zeros(self.shape, self.dtype, self.device))
 
     def to(self, device: Any, requires_grad: bool | None = None) -> array:
         """This array if already on ``device``, else a copy there."""

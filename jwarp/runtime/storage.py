@@ -133,6 +133,22 @@ def zeros_storage(shape: tuple, dtype: Any) -> Any:
     return np.zeros(shape + element_shape(dtype), scalar_of(dtype)._np_dtype)
 
 
+def device_zeros(shape: tuple, dtype: Any, device: Any) -> Any:
+    """Zero storage created directly on ``device`` (no host buffer, no transfer)."""
+    with x64():
+        if isinstance(dtype, StructType):
+            return tuple(jax.numpy.zeros(shape + comp, s._np_dtype, device=device.jax_device)
+                         for comp, s in dtype_leaf_shapes(dtype))
+        return jax.numpy.zeros(shape + element_shape(dtype), scalar_of(dtype)._np_dtype, device=device.jax_device)
+
+
+def device_full(shape: tuple, element: np.ndarray, device: Any) -> Any:
+    """Storage of ``shape`` with every element equal to ``element``, created on ``device``."""
+    with x64():
+        value = jax.device_put(element, device.jax_device)
+        return jax.numpy.broadcast_to(value, shape + element.shape).copy()
+
+
 def put(storage: Any, device: Any) -> Any:
     """numpy storage → jax storage on ``device`` (a jwarp Device)."""
     with x64():
