@@ -8,6 +8,7 @@ leaf field, nested structs flattened) for struct dtypes.
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any
 
 import jax
@@ -133,20 +134,32 @@ def zeros_storage(shape: tuple, dtype: Any) -> Any:
     return np.zeros(shape + element_shape(dtype), scalar_of(dtype)._np_dtype)
 
 
+@functools.lru_cache(maxsize=1024)
+def _zeros_maker(shape: tuple, np_dtype: np.dtype, jax_device: Any):
+    sharding = jax.sharding.SingleDeviceSharding(jax_device)
+    return jax.jit(lambda: jax.numpy.zeros(shape, np_dtype), out_shardings=sharding)
+
+
+@functools.lru_cache(maxsize=1024)
+def _full_maker(shape: tuple, jax_device: Any):
+    sharding = jax.sharding.SingleDeviceSharding(jax_device)
+    return jax.jit(lambda element: jax.numpy.broadcast_to(element, shape + element.shape), out_shardings=sharding)
+
+
 def device_zeros(shape: tuple, dtype: Any, device: Any) -> Any:
-    """Zero storage created directly on ``device`` (no host buffer, no transfer)."""
+    """Zero storage created directly on ``device`` by a cached jitted maker (no host buffer)."""
     with x64():
         if isinstance(dtype, StructType):
-            return tuple(jax.numpy.zeros(shape + comp, s._np_dtype, device=device.jax_device)
+            return tuple(_zeros_maker(shape + comp, np.dtype(s._np_dtype), device.jax_device)()
                          for comp, s in dtype_leaf_shapes(dtype))
-        return jax.numpy.zeros(shape + element_shape(dtype), scalar_of(dtype)._np_dtype, device=device.jax_device)
+        np_dtype = np.dtype(scalar_of(dtype)._np_dtype)
+        return _zeros_maker(tuple(shape) + element_shape(dtype), np_dtype, device.jax_device)()
 
 
 def device_full(shape: tuple, element: np.ndarray, device: Any) -> Any:
     """Storage of ``shape`` with every element equal to ``element``, created on ``device``."""
     with x64():
-        value = jax.device_put(element, device.jax_device)
-        return jax.numpy.broadcast_to(value, shape + element.shape).copy()
+        return _full_maker(tuple(shape), device.jax_device)(element)
 
 
 def put(storage: Any, device: Any) -> Any:
