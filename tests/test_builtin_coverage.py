@@ -43,6 +43,7 @@ CONSTRUCTS = {
     "copy": "assignment copies values",
     "iter_next": "for loops",
     "range": "for i in range(...)",
+    "reversed": "for i in reversed(range(...))",
     "slice": "v[a:b]",
     "static": "wp.static(...)",
 }

@@ -60,6 +60,11 @@ def construct_composite(call: Call, t: type, args: list[Value]) -> Value:
         )
     flat: list = []
     for a in args:  # concatenation of components, e.g. transform(p, q), quat(ijk, w), spatial_vector(w, v)
+        if c.is_composite(a) and c.scalar_type(a) is not scalar:
+            what = "transformation matrix" if composites.is_transformation(t) else t._wp_type_kind_
+            raise RuntimeError(
+                f"all values used to initialize this {what} are expected to be of the type `{scalar.__name__}`"
+            )
         flat.extend(leaves_of(a) if c.is_composite(a) else [_component(call, scalar, a)])
     if len(flat) == n and not composites.is_matrix(t):
         return Value(t, tuple(cast_leaf(x, scalar) for x in flat))
