@@ -307,6 +307,8 @@ class array:
         """Copy ``src`` (array, numpy, list) into this array; shapes must match."""
         from jwarp.runtime.creation import copy_into
 
+        if _deferred(self, lambda: copy_into(self, src), [src] if isinstance(src, array) else []):
+            return
         copy_into(self, src)
 
     def fill_(self, value: Any) -> None:
@@ -314,10 +316,14 @@ class array:
         if isinstance(self.dtype, StructType):
             raise RuntimeError("fill_() is not supported for struct arrays")
         element = storage.fill_value_storage(value, self.dtype)
+        if _deferred(self, lambda: self.fill_(value)):
+            return
         self._set_buffer(storage.device_full(self.shape, element, self.device))
 
     def zero_(self) -> None:
         """Set every element to zero."""
+        if _deferred(self, self.zero_):
+            return
         self._set_buffer(storage.device_zeros(self.shape, self.dtype, self.device))
 
     def to(self, device: Any, requires_grad: bool | None = None) -> array:
@@ -473,3 +479,10 @@ class array4d(array):
 
 def is_array(x: Any) -> bool:
     return isinstance(x, array)
+
+
+def _deferred(target: array, step: Any, others: list | None = None) -> bool:
+    """Record ``step`` into an open graph capture on ``target``'s device instead of running it."""
+    from jwarp.runtime import capture
+
+    return capture.deferred(target.device, step, [target, *(others or [])])

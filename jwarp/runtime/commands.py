@@ -78,6 +78,11 @@ class Launch:
             raise RuntimeError(
                 f"Stream from device {getattr(stream, 'device', stream)} cannot be used on device {self.device}"
             )
+        from jwarp.runtime import capture
+
+        if capture.recording(self.device):
+            self._record_in_capture()
+            return
         exe = self._exe
         if exe is not None:
             roots = self._roots
@@ -98,6 +103,16 @@ class Launch:
                 roots[b]._set_buffer(out[i])
             return
         self._slow_launch()
+
+    def _record_in_capture(self) -> None:
+        """Record this launch, with its current parameters, into the open graph capture."""
+        from jwarp.runtime import capture
+        from jwarp.runtime.launch import record_launch_in_capture
+
+        if self.adjoint:
+            capture.refuse(f"The adjoint launch of kernel '{self.kernel.key}'")
+        record_launch_in_capture(self.kernel, self.bounds, list(self.fwd_args), self.device, self.block_dim,
+                                 self.max_blocks)
 
     def _slow_launch(self) -> None:
         total = 1

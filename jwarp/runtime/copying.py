@@ -24,10 +24,17 @@ def copy_elements(dest: array, src: array, dest_offset: int, src_offset: int, co
             f"Destination range {dest_offset}..{dest_offset + count} is out of bounds for size {dest.size}"
         )
 
+    from jwarp.runtime import capture
+
+    if capture.deferred(dest.device, lambda: copy_elements(dest, src, dest_offset, src_offset, count), [dest, src]):
+        return
+
     def move(d, s):
         d_flat = d.reshape((dest.size,) + d.shape[dest.ndim:])
         s_flat = s.reshape((src.size,) + s.shape[src.ndim:])
-        piece = jax.device_put(s_flat[src_offset : src_offset + count], next(iter(d.devices())))
+        piece = s_flat[src_offset : src_offset + count]
+        if dest.device is not src.device:
+            piece = jax.device_put(piece, dest.device.jax_device)
         return d_flat.at[dest_offset : dest_offset + count].set(piece).reshape(d.shape)
 
     with storage.x64():

@@ -33,8 +33,12 @@ def _shape(shape: Any) -> tuple[int, ...]:
 def zeros(shape: Any = None, dtype: Any = float, device: Any = None, requires_grad: bool = False,
           pinned: bool = False, **kwargs: Any) -> array:
     """A new array filled with zeros."""
-    return array(shape=_shape(shape), dtype=dtype, device=device, requires_grad=requires_grad, pinned=pinned,
-                 retain_grad=bool(kwargs.get("retain_grad", False)))
+    from jwarp.runtime import capture
+
+    out = array(shape=_shape(shape), dtype=dtype, device=device, requires_grad=requires_grad, pinned=pinned,
+                retain_grad=bool(kwargs.get("retain_grad", False)))
+    capture.deferred(out.device, out.zero_, [out])  # inside a capture the zero-fill replays, as in Warp
+    return out
 
 
 zeros._jwarp_kernel_builtin = "zeros"  # inside kernels, wp.zeros makes a thread-local array

@@ -33,7 +33,7 @@ from jwarp import config
 from jwarp.compiler.kernel_compile import CompiledKernel, compile_kernel
 from jwarp.compiler.signature import Signature
 from jwarp.errors import _Located, clean_error
-from jwarp.runtime import fastpath, storage
+from jwarp.runtime import capture, fastpath, storage
 from jwarp.runtime.binding import Binding, bind_arguments
 from jwarp.runtime.device import Device, get_device
 from jwarp.runtime.kernel import Kernel
@@ -249,6 +249,11 @@ def launch(
 
             record_empty_launch(kernel, dim, args, device)
         return None
+    if capture.recording(device) and not record_cmd:
+        if adjoint:
+            capture.refuse(f"The adjoint launch of kernel '{kernel.key}'")
+        record_launch_in_capture(kernel, dim, args, device, block_dim, max_blocks)
+        return None
     key = None
     if not (adjoint or record_cmd or (record_tape and active_tape() is not None)):
         key = fastpath.launch_key(dim, device, block_dim, max_blocks, args)
@@ -282,6 +287,19 @@ def launch(
     if key is not None:
         fastpath.remember(kernel, key, prepared, args)
     return None
+
+
+def record_launch_in_capture(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: int,
+                             max_blocks: int) -> None:
+    """Validate the launch now and record it into the open graph capture (it runs at replay)."""
+    check_launch_config(kernel, device, block_dim, max_blocks)
+    binding = bind_arguments(kernel, args, device)
+    args = list(args)
+
+    def replay() -> None:
+        prepare(kernel, dim, args, device, block_dim, max_blocks).run(record_tape=False)
+
+    capture.record(replay, binding.bases)
 
 
 def launch_device(kernel: Any, device: Any, stream: Any) -> Device:

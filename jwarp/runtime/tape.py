@@ -59,6 +59,9 @@ class Tape:
 
     # -- recording -------------------------------------------------------------------------------
     def __enter__(self) -> Tape:
+        from jwarp.runtime import capture
+
+        capture.refuse("wp.Tape")
         if tape_state.active_tape() is not None:
             raise RuntimeError("Warp: Error, entering a tape while one is already active")
         tape_state.push(self)

@@ -1,0 +1,237 @@
+"""Graph capture (``wp.ScopedCapture``, ``capture_begin``/``capture_end``/``capture_launch``): the
+operations issued inside a capture are recorded, not run, and replay as **one fused XLA program**.
+
+As in Warp, nothing executes while capturing; arguments are validated when an operation is
+recorded (so a bad launch fails inside the ``with`` block), scalar parameters are baked in, and
+arrays are bound by identity: each replay reads the arrays' current contents and writes its
+results back to them. Recorded operations: kernel launches (``wp.launch`` and ``Launch.launch()``),
+``wp.copy``, ``array.assign``/``fill_``/``zero_``, and the zero-fill of arrays allocated inside the
+capture (``wp.zeros``/``wp.empty``/``wp.full``...). ``wp.Tape`` and adjoint launches cannot be
+recorded (jwarp raises); to capture a training step, trace it with ``jax.jit(jax.grad(...))``.
+
+Unlike Warp, capture also works on jwarp's CPU devices (Warp 1.19 supports CPU capture too).
+``capture_end`` traces the recorded operations into one jitted function of the arrays' buffers and
+compiles it, so ``capture_launch`` costs one XLA dispatch however many launches were captured.
+
+Example:
+    >>> import jwarp as wp
+    >>> @wp.kernel
+    ... def step(x: wp.array(dtype=float)):
+    ...     i = wp.tid()
+    ...     x[i] = x[i] * 0.5 + 1.0
+    >>> x = wp.zeros(4)
+    >>> with wp.ScopedCapture() as capture:
+    ...     for _ in range(10):
+    ...         wp.launch(step, 4, [x])
+    >>> wp.capture_launch(capture.graph)
+    >>> round(float(x.numpy()[0]), 4)
+    1.998
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, Iterable, Iterator
+
+import jax
+
+from jwarp.runtime import storage
+from jwarp.runtime.device import Device, get_device
+
+
+class Graph:
+    """A captured sequence of operations, replayed by :func:`capture_launch`.
+
+    Attributes:
+        device: the device the capture was made on.
+    """
+
+    def __init__(self, device: Device):
+        self.device = device
+        self._steps: list[Callable[[], None]] = []
+        self._roots: list[Any] = []  # the base arrays the steps read or write, in first-use order
+        self._root_ids: dict[int, int] = {}
+        self._written: tuple[int, ...] = ()
+        self._executable: Any = None
+        self._signature: tuple = ()
+
+    @property
+    def num_operations(self) -> int:
+        """How many operations were recorded."""
+        return len(self._steps)
+
+    def _add(self, step: Callable[[], None], arrays: Iterable[Any]) -> None:
+        for a in arrays:
+            root = a.root
+            if id(root) not in self._root_ids:
+                self._root_ids[id(root)] = len(self._roots)
+                self._roots.append(root)
+        self._steps.append(step)
+
+    # -- building the fused program ---------------------------------------------------------------
+    def _replay(self, buffers: list) -> list:
+        """Run the steps on ``buffers`` (tracers): the roots hold them for the duration."""
+        saved = [r._buffer for r in self._roots]
+        try:
+            for root, buf in zip(self._roots, buffers):
+                root._buffer = buf
+            with _suspended():
+                for step in self._steps:
+                    step()
+            finals = [r._buffer for r in self._roots]
+        finally:
+            for root, buf in zip(self._roots, saved):
+                root._buffer = buf
+        self._written = tuple(i for i, (old, new) in enumerate(zip(buffers, finals)) if new is not old)
+        return [finals[i] for i in self._written]
+
+    def _build(self) -> None:
+        buffers = [r._buffer for r in self._roots]
+        signature = tuple(_aval(b) for b in buffers)
+        if self._executable is not None and signature == self._signature:
+            return
+        with storage.x64():
+            self._executable = jax.jit(self._replay).lower(buffers).compile()
+        self._signature = signature
+
+    def launch(self) -> None:
+        """Replay the captured operations (see :func:`capture_launch`)."""
+        if not self._steps:
+            return
+        buffers = [r._buffer for r in self._roots]
+        if any(isinstance(b, jax.core.Tracer) for b in jax.tree_util.tree_leaves(buffers)):
+            results = self._replay(buffers)  # inside another trace (a nested graph, jax.jit): inline
+        else:
+            self._build()
+            with storage.x64():
+                results = self._executable(buffers)
+        for index, buf in zip(self._written, results):
+            self._roots[index]._set_buffer(buf)
+
+    def __repr__(self) -> str:
+        return f"<jwarp Graph on {self.device}: {len(self._steps)} operations, {len(self._roots)} arrays>"
+
+
+def _aval(buf: Any) -> Any:
+    if isinstance(buf, tuple):
+        return tuple(_aval(b) for b in buf)
+    return (buf.shape, str(buf.dtype))
+
+
+_capture: Graph | None = None
+_suspend_depth = 0
+
+
+@contextlib.contextmanager
+def _suspended() -> Iterator[None]:
+    """Operations issued by a replay run instead of being recorded."""
+    global _suspend_depth
+    _suspend_depth += 1
+    try:
+        yield
+    finally:
+        _suspend_depth -= 1
+
+
+def recording(device: Device | None = None) -> bool:
+    """True while a capture is open (on ``device``, when given) and not being replayed."""
+    if _capture is None or _suspend_depth:
+        return False
+    return device is None or device is _capture.device
+
+
+def record(step: Callable[[], None], arrays: Iterable[Any]) -> None:
+    """Append ``step`` (a closure that performs the operation) reading/writing ``arrays``."""
+    assert _capture is not None
+    _capture._add(step, list(arrays))
+
+
+def deferred(device: Device, step: Callable[[], None], arrays: Iterable[Any]) -> bool:
+    """Record ``step`` if a capture is open on ``device`` (then the caller must not run it now)."""
+    if not recording(device):
+        return False
+    record(step, arrays)
+    return True
+
+
+def refuse(what: str) -> None:
+    """Raise if a capture is open: ``what`` cannot be recorded into a graph."""
+    if recording():
+        raise RuntimeError(
+            f"{what} cannot be recorded in a graph capture in jwarp; capture the forward launches only, or "
+            "trace the whole step with jax.jit(jax.grad(...)) (see docs/porting.md)"
+        )
+
+
+def capture_begin(device: Any = None, stream: Any = None, force_module_load: bool | None = None,
+                  external: bool = False, apic: bool = False, capture_mode: Any = None) -> None:
+    """Start recording operations on ``device`` (or ``stream``'s device) into a graph.
+
+    ``force_module_load``, ``external``, ``apic`` and ``capture_mode`` are accepted for
+    compatibility and have no effect (XLA compiles the graph at :func:`capture_end`)."""
+    global _capture
+    if _capture is not None:
+        raise RuntimeError("Graph capture already in progress")
+    dev = stream.device if stream is not None else get_device(device)
+    _capture = Graph(dev)
+
+
+def capture_end(device: Any = None, stream: Any = None) -> Graph:
+    """Stop recording and return the :class:`Graph` (traced and compiled now, as Warp instantiates it)."""
+    global _capture
+    dev = stream.device if stream is not None else get_device(device)
+    if _capture is None or _capture.device is not dev:
+        raise RuntimeError(f"No graph capture is in progress on device '{dev}'")
+    graph, _capture = _capture, None
+    if graph._steps:
+        graph._build()
+    return graph
+
+
+def capture_launch(graph: Graph, stream: Any = None) -> None:
+    """Replay a captured graph: one XLA program over the arrays' current contents."""
+    if not isinstance(graph, Graph):
+        raise TypeError(f"capture_launch() expects a Graph from capture_end(), got {type(graph).__name__}")
+    if stream is not None and stream.device is not graph.device:
+        raise RuntimeError(f"Graph captured on device '{graph.device}' cannot run on a stream of '{stream.device}'")
+    if recording():
+        record(graph.launch, graph._roots)
+        return
+    graph.launch()
+
+
+class ScopedCapture:
+    """``with wp.ScopedCapture() as capture: ...`` then ``wp.capture_launch(capture.graph)``.
+
+    Attributes:
+        graph: the captured :class:`Graph`, set when the block exits.
+        active: whether the capture is in progress.
+    """
+
+    def __init__(self, device: Any = None, stream: Any = None, force_module_load: bool | None = None,
+                 external: bool = False, apic: bool = False, capture_mode: Any = None):
+        self.device = device
+        self.stream = stream
+        self.force_module_load = force_module_load
+        self.external = external
+        self.active = False
+        self.graph: Graph | None = None
+
+    def __enter__(self) -> ScopedCapture:
+        capture_begin(self.device, self.stream, self.force_module_load, self.external)
+        self.active = True
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        global _capture
+        if not self.active:
+            return
+        self.active = False
+        if exc_type is not None:  # the block failed: drop the partial capture
+            _capture = None
+            return
+        self.graph = capture_end(self.device, self.stream)
+
+
+__all__ = ["Graph", "ScopedCapture", "capture_begin", "capture_end", "capture_launch", "recording", "record",
+           "deferred", "refuse"]
