@@ -77,9 +77,14 @@ verbose_warnings: bool = False
 quiet: bool = False
 log_level: int = 20
 cache_kernels: bool = True
-"""Accepted for Warp compatibility: jwarp compiles in memory (per kernel and launch signature) and
-keeps no on-disk kernel cache, so there is nothing to disable."""
+"""Keep compiled kernels on disk (JAX's persistent compilation cache, enabled at the first kernel
+compile unless the program set its own JAX cache directory); see :mod:`jwarp.runtime.compile_cache`."""
+donate_buffers: bool = True
+"""jwarp extension: a repeated launch that is the only holder of an output array's buffer lets XLA
+write the result in place (buffer donation) instead of allocating a new buffer. A buffer that anything
+else still references (``wp.to_jax``, a numpy view from ``.numpy()``, a Tape) is never donated."""
 kernel_cache_dir = None
+"""Where the on-disk cache lives (default ``$JWARP_CACHE_PATH`` or ``~/.cache/jwarp/xla``)."""
 enable_backward: bool = True
 enable_cpu_blocks: bool = False
 """Honour ``block_dim`` values 2..1024 on CPU (``wp.block_dim()`` then returns them); otherwise CPU

@@ -78,7 +78,8 @@ class Launch:
             raise RuntimeError(
                 f"Stream from device {getattr(stream, 'device', stream)} cannot be used on device {self.device}"
             )
-        from jwarp.runtime import capture
+        from jwarp import config
+        from jwarp.runtime import capture, fastpath
 
         if capture.recording(self.device):
             self._record_in_capture()
@@ -87,6 +88,8 @@ class Launch:
         if exe is not None:
             roots = self._roots
             bufs = [r._buffer for r in roots]
+            if config.donate_buffers and self._written and fastpath.sole_owners(bufs, self._written):
+                exe = self._prepared.compiled.executable(donate=True)
             try:
                 if self._x64:
                     from jwarp.runtime.storage import x64

@@ -17,6 +17,7 @@ else takes the full path, which also produces every error message — a plan tha
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import jax
@@ -52,16 +53,16 @@ def arg_key(args: list) -> tuple | None:
 class Plan:
     """A validated launch ready to re-dispatch (see module docstring)."""
 
-    __slots__ = ("kernel", "device", "exe", "base_pos", "values", "written", "x64")
+    __slots__ = ("kernel", "device", "exe", "compiled", "donating", "base_pos", "values", "written", "x64")
 
     def __init__(self, prepared: Any, args: list):
-        global _array_impl
-        if _array_impl is None:
-            _array_impl = type(jax.numpy.zeros(()))
+        _concrete_array_type()
         binding, compiled = prepared.binding, prepared.compiled
         self.kernel = prepared.kernel
         self.device = prepared.device
         self.exe = compiled.executable()
+        self.compiled = compiled
+        self.donating = None  # the executable that donates the written buffers, built on first use
         self.x64 = compiled.uses_x64
         self.written = tuple(enumerate(compiled.written))
         base_pos: list = [None] * len(binding.bases)
@@ -106,6 +107,10 @@ class Plan:
                 return False
             roots.append(root)
             bufs.append(buf)
+        buf = None
+        exe = self.exe
+        if config.donate_buffers and self.written and sole_owners(bufs, self.written):
+            exe = self.donating or self._donating()
         convert = self.convert
         for pos, name, t, cache in self.values:
             v = args[pos]
@@ -114,14 +119,38 @@ class Plan:
         try:
             if self.x64:
                 with storage.x64():
-                    out = self.exe(*bufs)
+                    out = exe(*bufs)
             else:
-                out = self.exe(*bufs)
+                out = exe(*bufs)
         except Exception:
             return False  # e.g. a deleted buffer: the full path reports it (nothing was written)
         for i, b in self.written:
             roots[b]._set_buffer(out[i])
         return True
+
+
+    def _donating(self) -> Any:
+        self.donating = self.compiled.executable(donate=True)
+        return self.donating
+
+
+# A written buffer referenced only by its array (root._buffer), the launch's argument list and
+# getrefcount's own argument can be donated: nothing else can observe the old contents.
+_SOLE_OWNER_REFS = 3
+
+
+def sole_owners(bufs: list, written: tuple) -> bool:
+    for _, b in written:  # (no local name for the buffer: it would count as one more reference)
+        if type(bufs[b]) is not _concrete_array_type() or sys.getrefcount(bufs[b]) > _SOLE_OWNER_REFS:
+            return False
+    return True
+
+
+def _concrete_array_type() -> type:
+    global _array_impl
+    if _array_impl is None:
+        _array_impl = type(jax.numpy.zeros(()))
+    return _array_impl
 
 
 def _concrete_tuple(buf: Any) -> bool:
@@ -169,4 +198,4 @@ def launch_key(dim: tuple, device: Any, block_dim: int, max_blocks: int, args: l
     return (dim, device, block_dim, max_blocks, config.mode, config.launch_array_access_mode, key)
 
 
-__all__ = ["Plan", "arg_key", "launch_key", "plannable", "plans_of", "remember"]
+__all__ = ["Plan", "arg_key", "launch_key", "plannable", "plans_of", "remember", "sole_owners"]

@@ -33,7 +33,7 @@ from jwarp import config
 from jwarp.compiler.kernel_compile import CompiledKernel, compile_kernel
 from jwarp.compiler.signature import Signature
 from jwarp.errors import _Located, clean_error
-from jwarp.runtime import capture, fastpath, storage
+from jwarp.runtime import capture, compile_cache, fastpath, storage
 from jwarp.runtime.binding import Binding, bind_arguments
 from jwarp.runtime.device import Device, get_device
 from jwarp.runtime.kernel import Kernel
@@ -198,6 +198,7 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
     key = (sig, tuple(_aval_key(b) for b in buffers), device.alias)
     compiled = kernel._cache.get(key)
     if compiled is None:
+        compile_cache.enable()
         started = time.perf_counter()
         try:
             compiled = compile_kernel(kernel.source, kernel.arg_names, sig, [*buffers, *binding.values])
