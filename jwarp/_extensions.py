@@ -23,7 +23,8 @@ _EXPORTS = {
                               "get_mempool_used_mem_current", "get_mempool_used_mem_high",
                               "is_mempool_access_enabled", "is_mempool_access_supported",
                               "set_mempool_access_enabled", "is_peer_access_supported",
-                              "is_peer_access_enabled", "set_peer_access_enabled"],
+                              "is_peer_access_enabled", "set_peer_access_enabled", "ScopedMempool",
+                              "ScopedMempoolAccess", "ScopedPeerAccess"],
 }
 
 
