@@ -180,6 +180,9 @@ class array:
     @property
     def strides(self) -> tuple[int, ...]:
         item = self._itemsize()
+        probe = _view_probe(self.root.shape, self._chain) if self._chain else None
+        if probe is not None and probe.shape == self.shape:
+            return tuple(int(st) * item for st in probe.strides)
         out, acc = [], item
         for d in reversed(self.shape):
             out.append(acc)
@@ -197,7 +200,8 @@ class array:
 
     @property
     def is_contiguous(self) -> bool:
-        return all(op[0] == "reshape" or _contiguous_index(op, self) for op in self._chain)
+        """Whether the elements are laid out densely in row-major order (as in Warp)."""
+        return _chain_is_contiguous(self.root.shape, self._chain)
 
     @property
     def ptr(self) -> int | None:
@@ -428,14 +432,39 @@ class array:
         return ArrayType(self.dtype, self.ndim)
 
 
-def _contiguous_index(op: tuple, a: array) -> bool:
-    if op[0] != "index":
+def _view_probe(shape: tuple, chain: tuple) -> np.ndarray | None:
+    """The view's layout: ``chain`` applied to a probe with row-major strides in elements (numpy
+    computes the view's strides; the probe's memory is never read). None when a reshape follows a
+    non-contiguous step (that view is a copy)."""
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.insert(0, step)
+        step *= max(int(d), 1)
+    probe = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape=shape, strides=strides, writeable=False)
+    for kind, arg in chain:
+        if kind == "index":
+            probe = probe[tuple(slice(*k) if isinstance(k, tuple) else k for k in arg)]
+        elif kind == "transpose":
+            probe = probe.transpose(arg + tuple(range(len(arg), probe.ndim)))
+        elif kind == "reshape":
+            if not probe.flags.c_contiguous:
+                return None  # (never copy the probe: its memory is not real)
+            new_shape, old_ndim = arg
+            probe = probe.reshape(tuple(new_shape) + probe.shape[old_ndim:])
+    return probe
+
+
+def _chain_is_contiguous(shape: tuple, chain: tuple) -> bool:
+    """Warp's strict check: every stride equals the row-major stride of the view's shape."""
+    probe = _view_probe(shape, chain)
+    if probe is None:
         return False
-    key = op[1]
-    for k in key[1:]:
-        if isinstance(k, tuple):
+    expected = 1
+    for d, stride in zip(reversed(probe.shape), reversed(probe.strides)):
+        if stride != expected:
             return False
-    return not (key and isinstance(key[0], tuple) and key[0][2] != 1)
+        expected *= d
+    return True
 
 
 def _device_put(buf: Any, device: Device) -> Any:

@@ -89,7 +89,7 @@ class Launch:
             roots = self._roots
             bufs = [r._buffer for r in roots]
             if config.donate_buffers and self._written and fastpath.sole_owners(bufs, self._written):
-                exe = self._prepared.compiled.executable(donate=True)
+                exe = self._compiled.executable(donate=True)
             try:
                 if self._x64:
                     from jwarp.runtime.storage import x64
@@ -155,6 +155,7 @@ class Launch:
         self._x64 = compiled.uses_x64
         self._specs = binding.params
         self._exe = compiled.executable()
+        self._compiled = compiled
 
     def _invalidate(self) -> None:
         self._prepared = None

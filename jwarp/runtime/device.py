@@ -37,6 +37,8 @@ from typing import Any, Iterator, Union
 
 import jax
 
+from jwarp import config
+
 
 class Device:
     """A place where arrays live and kernels run; wraps one ``jax.Device``.
@@ -64,8 +66,8 @@ class Device:
         self.is_cpu_gpu_atomic_supported = False
         self.is_managed_memory_supported = False
         self.is_concurrent_managed_access_supported = False
-        self.is_mempool_supported = False
-        self.is_mempool_enabled = False
+        self.is_mempool_supported = cuda  # XLA's GPU allocator is a pool
+        self.is_mempool_enabled = cuda and bool(config.enable_mempools_at_init)
         self.is_ipc_supported = False
         self.is_cubin_supported = False
         self.max_shared_memory_per_block = 0
