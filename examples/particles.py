@@ -46,13 +46,14 @@ def energy(vel: wp.array(dtype=wp.vec3), pos: wp.array(dtype=wp.vec3), g: float,
     wp.atomic_add(total, 0, 0.5 * wp.dot(v, v) + g * pos[i][1])
 
 
-def main(n: int = 4096, frames: int = 240) -> None:
+def main(n: int = 4096, frames: int = 240) -> np.ndarray:
+    """Run the simulation, printing every 40 frames; returns the final positions."""
     rng = np.random.default_rng(42)
     pos = wp.array(rng.uniform([-1.0, 1.0, -1.0], [1.0, 3.0, 1.0], (n, 3)).astype(np.float32), dtype=wp.vec3)
     vel = wp.array(rng.normal(0.0, 0.3, (n, 3)).astype(np.float32), dtype=wp.vec3)
     total = wp.zeros(1, dtype=float)
     dt = 1.0 / 120.0
-    print(f"jwarp {wp.__version__} on {wp.get_device()}: {n} particles, {frames} frames")
+    print(f"{wp.__name__} {wp.__version__} on {wp.get_device()}: {n} particles, {frames} frames")
     for frame in range(frames + 1):
         if frame % 40 == 0:
             total.zero_()
@@ -61,6 +62,7 @@ def main(n: int = 4096, frames: int = 240) -> None:
             print(f"frame {frame:4d}  mean height {heights.mean():.4f}  max height {heights.max():.4f}  "
                   f"energy/particle {total.numpy()[0] / n:.4f}")
         wp.launch(step, dim=n, inputs=[pos, vel, wp.vec3(0.0, -9.81, 0.0), dt, wp.vec3(0.0, 0.5, 0.0), 0.5, 0.6])
+    return pos.numpy()
 
 
 if __name__ == "__main__":

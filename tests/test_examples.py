@@ -20,10 +20,22 @@ def _load(name: str):
     return module
 
 
-def test_particles_example_runs(capsys):
-    _load("particles").main(n=256, frames=40)
+def test_particles_example_runs_and_matches_warp_unchanged_but_the_import(capsys, tmp_path):
+    ours = _load("particles").main(n=256, frames=40)
     out = capsys.readouterr().out
     assert "frame   40" in out and "energy/particle" in out
+    warp = pytest.importorskip("warp")
+    warp.config.quiet = True
+    source = (EXAMPLES / "particles.py").read_text()
+    assert source.count("import jwarp as wp") == 1
+    ported = tmp_path / "particles_on_warp.py"  # the same script for real Warp: only the import differs
+    ported.write_text(source.replace("import jwarp as wp", "import warp as wp"))
+    spec = importlib.util.spec_from_file_location("particles_on_warp", ported)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    theirs = module.main(n=256, frames=40)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4)
 
 
 def test_optimize_throw_loss_falls_and_matches_warp(tmp_path):
