@@ -1,0 +1,1 @@
+"""jwarp benchmark suite (plain scripts; entry point: benchmarks/run.py)."""

@@ -1,0 +1,42 @@
+"""The benchmark suite runs: ``benchmarks/run.py --quick`` on its cheapest workloads exits 0, every
+case prints PASS, and the JSON report has the expected shape. No timing assertions."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL_WORKLOADS = "launch,stencil,tape,first_launch"
+
+
+def test_quick_suite_passes(tmp_path):
+    out_json = tmp_path / "bench.json"
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--only", SMALL_WORKLOADS,
+         "--json", str(out_json)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=180,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    assert "PASS" in proc.stdout and "FAIL" not in proc.stdout, proc.stdout[-4000:]
+    report = json.loads(out_json.read_text())
+    cases = {r["case"]: r for r in report["results"]}
+    assert len(cases) == 7  # 4 launch cases, stencil, tape, first launch
+    for name, result in cases.items():
+        assert result["check"] == "PASS", (name, result["check"])
+        assert {"jwarp", "jnp"} <= set(result["stats"]), name
+        assert result["ratio_jwarp_jnp"] is not None and result["ratio_jwarp_jnp"] > 0, name
+        stats = result["stats"]["jwarp"]
+        assert stats["min"] <= stats["median"] <= stats["max"], name
+
+
+def test_unknown_workload_is_rejected():
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--only", "no_such_workload"],
+        cwd=ROOT, env=dict(os.environ, JAX_PLATFORMS="cpu"), capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 2 and "no_such_workload" in proc.stderr
