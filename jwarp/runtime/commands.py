@@ -33,6 +33,8 @@ from jwarp.compiler.signature import ArraySpec, ValueSpec
 from jwarp.lang import composites
 from jwarp.lang.arrays import ArrayType
 from jwarp.lang.struct import StructType
+from jwarp import config
+from jwarp.runtime import capture, fastpath
 from jwarp.runtime.binding import _Packer
 from jwarp.runtime.device import Device, get_device
 
@@ -78,9 +80,6 @@ class Launch:
             raise RuntimeError(
                 f"Stream from device {getattr(stream, 'device', stream)} cannot be used on device {self.device}"
             )
-        from jwarp import config
-        from jwarp.runtime import capture, fastpath
-
         if capture.recording(self.device):
             self._record_in_capture()
             return
