@@ -187,11 +187,11 @@ def state_leaf(call: Call, state: Value, *others: Value) -> Any:
 def write_state(call: Call, new_state: Any, index: int = 0) -> None:
     """Warp's ``uint32& state``: update the caller's variable if it is a plain name."""
     lw = call.lowerer
-    if lw is None or index >= len(call.arg_nodes):
+    node = call.arg_node(index, "state")
+    if lw is None or node is None:
         return
-    node = call.arg_nodes[index]
     if isinstance(node, ast.Name) and node.id in lw.env:
-        call.assign_back(index, Value(scalars.uint32, new_state))
+        call.assign_back(index, Value(scalars.uint32, new_state), "state")
 
 
 def _float(x: Any) -> Value:

@@ -114,7 +114,7 @@ def _is_constructible(obj: Any) -> bool:
 
 
 def _call_builtin(lw, b: Builtin, args, kwargs, node: ast.Call, discard: bool) -> Value | None:
-    call = Call(b.name, lw.ctx, lw.active, lw, node.args)
+    call = Call(b.name, lw.ctx, lw.active, lw, node.args, {k.arg: k.value for k in node.keywords if k.arg})
     call.discard = discard
     call.location = lw.location(node)
     return b.lower(call, args, kwargs)

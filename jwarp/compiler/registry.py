@@ -38,12 +38,14 @@ class Call:
         lowerer: the statement lowerer (None in Python scope); used for in-out arguments.
     """
 
-    def __init__(self, name: str, ctx: Any = None, mask: Any = None, lowerer: Any = None, arg_nodes: list = ()):
+    def __init__(self, name: str, ctx: Any = None, mask: Any = None, lowerer: Any = None, arg_nodes: list = (),
+                 kw_nodes: dict | None = None):
         self.name = name
         self.ctx = ctx
         self.mask = mask
         self.lowerer = lowerer
         self.arg_nodes = list(arg_nodes)
+        self.kw_nodes = dict(kw_nodes or {})
         self.discard = False  # the caller ignores the result (e.g. an atomic as a statement)
         self.location = None
 
@@ -61,11 +63,19 @@ class Call:
         message = f"Couldn't find function overload for '{self.name}' that matched inputs with types: [{types}]"
         return WarpCodegenError(message + (f"\n{extra}" if extra else ""))
 
-    def assign_back(self, index: int, value: Value) -> None:
-        """Write ``value`` into the variable passed as argument ``index`` (Warp's in-out params)."""
-        if self.lowerer is None:
+    def arg_node(self, index: int, name: str | None = None) -> Any:
+        """The source expression of argument ``index`` (or of keyword ``name``), if any."""
+        if index < len(self.arg_nodes):
+            return self.arg_nodes[index]
+        return self.kw_nodes.get(name) if name is not None else None
+
+    def assign_back(self, index: int, value: Value, name: str | None = None) -> None:
+        """Write ``value`` into the variable passed as argument ``index`` (or as keyword ``name``):
+        Warp's in-out parameters."""
+        node = self.arg_node(index, name)
+        if self.lowerer is None or node is None:
             return
-        self.lowerer.assign_to_node(self.arg_nodes[index], value)
+        self.lowerer.assign_to_node(node, value)
 
 
 class Builtin:

@@ -47,7 +47,7 @@ def floats(seed: int, lo: wp.array(dtype=float), hi: wp.array(dtype=float), out:
     while k < DRAWS:
         out[tid, k] = wp.randf(state)
         out[tid, DRAWS + k] = wp.randf(state, lo[tid], hi[tid])
-        out[tid, 2 * DRAWS + k] = wp.randn(state)
+        out[tid, 2 * DRAWS + k] = wp.randn(state=state)  # a keyword state is updated too
         if out[tid, k] > 0.5:
             out[tid, 3 * DRAWS + k] = wp.randf(state, low=-1.0, high=1.0)
         k += 1
