@@ -25,7 +25,7 @@ def test_quick_suite_passes(tmp_path):
     assert "PASS" in proc.stdout and "FAIL" not in proc.stdout, proc.stdout[-4000:]
     report = json.loads(out_json.read_text())
     cases = {r["case"]: r for r in report["results"]}
-    assert len(cases) == 7  # 4 launch cases, stencil, tape, first launch
+    assert len(cases) == 9  # 6 launch cases (wp.launch, Launch.launch, captured; 2 sizes), stencil, tape, first launch
     for name, result in cases.items():
         assert result["check"] == "PASS", (name, result["check"])
         assert {"jwarp", "jnp"} <= set(result["stats"]), name

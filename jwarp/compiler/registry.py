@@ -99,10 +99,25 @@ class Builtin:
         lifted_kw = {k: _lift(self.name, v) for k, v in kwargs.items()}
         with jax.enable_x64(True):
             result = self.impl(Call(self.name), *lifted, **lifted_kw)
-            return None if result is None else value_to_python(result)
+            return None if result is None else _python_result(result)
 
     def __repr__(self) -> str:
         return f"<jwarp builtin {self.name}>"
+
+
+def _python_result(value: Value) -> Any:
+    """Warp's Python-scope results: ``int``/``float``/``bool`` for int32, float32 and bool scalars,
+    a typed scalar (``wp.uint32(7)``, ``wp.float64(2.5)``) for every other scalar type."""
+    from jwarp.compiler.values import TupleType
+    from jwarp.lang import scalars
+
+    if isinstance(value.type, TupleType):
+        return tuple(_python_result(v) for v in value.data)
+    plain = value_to_python(value)
+    t = value.type
+    if scalars.is_scalar_type(t) and t not in (scalars.int32, scalars.float32, scalars.bool_):
+        return t(plain)
+    return plain
 
 
 def _lift(name: str, obj: Any) -> Value:
