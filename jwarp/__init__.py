@@ -14,6 +14,8 @@ Write kernels exactly as for Warp and run them on any JAX device::
 This module only re-exports the public surface; each name is defined in its own module.
 """
 
+from jwarp import _dispatch  # noqa: F401  (first: sets JAX's CPU dispatch mode before JAX starts)
+
 from jwarp import config as config
 from jwarp import errors as errors
 from jwarp.constants import *  # noqa: F401,F403
