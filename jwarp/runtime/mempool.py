@@ -136,24 +136,32 @@ def is_peer_access_supported(target_device: DeviceLike, peer_device: DeviceLike)
     return target.is_cuda and peer.is_cuda
 
 
-def is_peer_access_enabled(target_device: DeviceLike, peer_device: DeviceLike) -> bool:
-    """Whether ``peer_device`` may use ``target_device``'s memory: always for the same device,
-    else as recorded by :func:`set_peer_access_enabled` (initially False, as CUDA's default)."""
+def _access_enabled(table: str, target_device: DeviceLike, peer_device: DeviceLike) -> bool:
     target, peer = get_device(target_device), get_device(peer_device)
     if not target.is_cuda or not peer.is_cuda:
         return False
-    return target is peer or _access_table(target, "peer").get(peer.alias, False)
+    return target is peer or _access_table(target, table).get(peer.alias, False)
+
+
+def _set_access(table: str, what: str, target_device: DeviceLike, peer_device: DeviceLike, enable: bool) -> None:
+    target, peer = get_device(target_device), get_device(peer_device)
+    if not target.is_cuda or not peer.is_cuda:
+        if enable:
+            raise ValueError(f"{what} is only supported between CUDA devices")
+        return
+    if target is not peer:
+        _access_table(target, table)[peer.alias] = bool(enable)
+
+
+def is_peer_access_enabled(target_device: DeviceLike, peer_device: DeviceLike) -> bool:
+    """Whether ``peer_device`` may use ``target_device``'s memory: always for the same device,
+    else as recorded by :func:`set_peer_access_enabled` (initially False, as CUDA's default)."""
+    return _access_enabled("peer", target_device, peer_device)
 
 
 def set_peer_access_enabled(target_device: DeviceLike, peer_device: DeviceLike, enable: bool) -> None:
     """Record peer access from ``peer_device`` to ``target_device`` (Warp's errors on CPU devices)."""
-    target, peer = get_device(target_device), get_device(peer_device)
-    if not target.is_cuda or not peer.is_cuda:
-        if enable:
-            raise ValueError("Peer access is only supported between CUDA devices")
-        return
-    if target is not peer:
-        _access_table(target, "peer")[peer.alias] = bool(enable)
+    _set_access("peer", "Peer access", target_device, peer_device, enable)
 
 
 def is_mempool_access_supported(target_device: DeviceLike, peer_device: DeviceLike) -> bool:
@@ -163,21 +171,12 @@ def is_mempool_access_supported(target_device: DeviceLike, peer_device: DeviceLi
 
 def is_mempool_access_enabled(target_device: DeviceLike, peer_device: DeviceLike) -> bool:
     """Whether ``peer_device`` may use ``target_device``'s pool allocations (same device: True)."""
-    target, peer = get_device(target_device), get_device(peer_device)
-    if not target.is_cuda or not peer.is_cuda:
-        return False
-    return target is peer or _access_table(target, "mempool").get(peer.alias, False)
+    return _access_enabled("mempool", target_device, peer_device)
 
 
 def set_mempool_access_enabled(target_device: DeviceLike, peer_device: DeviceLike, enable: bool) -> None:
     """Record pool access from ``peer_device`` to ``target_device`` (Warp's errors on CPU devices)."""
-    target, peer = get_device(target_device), get_device(peer_device)
-    if not target.is_cuda or not peer.is_cuda:
-        if enable:
-            raise ValueError("Memory pool access is only supported between CUDA devices")
-        return
-    if target is not peer:
-        _access_table(target, "mempool")[peer.alias] = bool(enable)
+    _set_access("mempool", "Memory pool access", target_device, peer_device, enable)
 
 
 # -- scoped settings -------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import jwarp as wp
+from tests.builtins.python_scope import assert_matches_warp
 
 PYTHON_SCOPE = [
     "wp.quat_rotate(wp.quat(0.0, 0.0, 0.7071068, 0.7071068), wp.vec3(1.0, 2.0, 3.0))",
@@ -36,20 +37,9 @@ PYTHON_SCOPE = [
 ]
 
 
-def _flat(x):
-    if isinstance(x, tuple):
-        return [_flat(v) for v in x]
-    return np.asarray(x, dtype=np.float64).reshape(-1)
-
-
 @pytest.mark.parametrize("expr", PYTHON_SCOPE)
 def test_python_scope_matches_warp(expr):
-    warp = pytest.importorskip("warp")
-    warp.config.quiet = True
-    ours, theirs = _flat(eval(expr, {"wp": wp, "np": np})), _flat(eval(expr, {"wp": warp, "np": np}))
-    pairs = zip(ours, theirs, strict=True) if isinstance(theirs, list) else [(ours, theirs)]
-    for a, b in pairs:
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6, err_msg=expr)
+    assert_matches_warp(expr, rtol=1e-5, atol=1e-6)
 
 
 @wp.kernel

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import jwarp as wp
+from tests.builtins.python_scope import assert_matches_warp
 from jwarp.compiler.registry import BUILTINS, Call
 from jwarp.compiler.values import leaves_of, value_from_leaves
 
@@ -60,24 +61,9 @@ PYTHON_SCOPE = [
 ]
 
 
-def _flat(x):
-    if isinstance(x, tuple):
-        return [_flat(v) for v in x]
-    return np.asarray(x, dtype=np.float64).reshape(-1)
-
-
 @pytest.mark.parametrize("expr", PYTHON_SCOPE)
 def test_python_scope_matches_warp(expr):
-    warp = pytest.importorskip("warp")
-    warp.config.quiet = True
-    ours = eval(expr, {"wp": wp})
-    theirs = eval(expr, {"wp": warp})
-    ours, theirs = _flat(ours), _flat(theirs)
-    if isinstance(theirs, list):
-        for a, b in zip(ours, theirs, strict=True):
-            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5, err_msg=expr)
-    else:
-        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-6, err_msg=expr)
+    assert_matches_warp(expr, rtol=1e-5, atol=1e-5)
 
 
 def test_python_scope_types():
