@@ -155,7 +155,9 @@ def kernel(
     def wrap(func: Callable) -> Kernel:
         from jwarp.runtime.modules import module_options_for
 
-        merged = dict(module_options_for(func.__module__))
+        # module="unique" gives the kernel a module of its own, so the defining module's options
+        # (wp.set_module_options) do not apply to it, as in Warp
+        merged = {} if module == "unique" else dict(module_options_for(func.__module__))
         merged.update({k: v for k, v in opts.items() if v is not None})
         return Kernel(func, key=name, options=merged, module=module)
 

@@ -17,7 +17,15 @@ import inspect
 from typing import Any
 
 _OPTIONS: dict[str, dict[str, Any]] = {}
-_DEFAULTS = {"enable_backward": None, "max_unroll": None, "mode": None, "fast_math": False, "block_dim": None}
+# Warp 1.19's module options. jwarp honours enable_backward, max_unroll, mode and block_dim; the
+# others (code-generation switches of Warp's C++/CUDA backends) are accepted and reported unchanged.
+_DEFAULTS = {
+    "max_unroll": None, "enable_backward": None, "enable_mathdx_gemm": None, "enable_mathdx_solver": None,
+    "enable_mathdx_fft": None, "fast_math": False, "fuse_fp": True, "lineinfo": False, "cuda_output": None,
+    "mode": None, "optimization_level": None, "cpu_compiler_flags": None, "block_dim": None,
+    "compile_time_trace": False, "strip_hash": False, "extra_build_options": None, "deterministic": None,
+    "deterministic_max_records": 0, "default_grid_stride": None,
+}
 
 
 def _caller_module(module: Any) -> str:
@@ -35,8 +43,17 @@ def set_module_options(options: dict[str, Any], module: Any = None) -> None:
 
 
 def get_module_options(module: Any = None) -> dict[str, Any]:
+    """The options of ``module`` (the calling module by default); unset ones show the global
+    configuration's value, as Warp reports them."""
+    from jwarp import config
+
     name = _caller_module(module)
-    return dict(_OPTIONS.get(name, _DEFAULTS))
+    out = dict(_OPTIONS.get(name, _DEFAULTS))
+    for key, fallback in (("max_unroll", config.max_unroll), ("enable_backward", config.enable_backward),
+                          ("block_dim", 256), ("deterministic", config.deterministic)):
+        if out.get(key) is None:
+            out[key] = fallback
+    return out
 
 
 def module_options_for(module_name: str) -> dict[str, Any]:
