@@ -2,13 +2,14 @@
 
 Every index of an access is classified per array axis:
 
-- ``lane``: ``tid[g] + c`` (an :class:`~jwarp.compiler.values.Affine` integer);
+- ``lane``: ``s * tid[g] + c`` with a constant stride ``s >= 1`` (an
+  :class:`~jwarp.compiler.values.Affine` integer);
 - ``uniform``: the same for all lanes (a constant or a 0-d leaf);
 - ``gather``: anything else (a per-lane leaf).
 
 With no ``gather`` axis and lane axes in grid order, a load is a dynamic index plus a
-shifted copy (``lax.pad``) and a store is a ``where`` over the whole plane — no
-gather/scatter (see lowering-recipes.md, recipes 1-2). Otherwise loads gather and stores
+shifted (``lax.pad``) or strided (``lax.slice``) copy and a store is a ``where`` over the whole
+plane (strided stores place the values with interior padding) — no gather/scatter (see lowering-recipes.md, recipes 1-2). Otherwise loads gather and stores
 scatter with masked-out or out-of-bounds lanes dropped. Atomics combine every lane's
 contribution; the values they return are as if threads ran in increasing thread order.
 
@@ -68,11 +69,10 @@ def _shift_strided(x: Any, axis: int, length_out: int, offset: int, scale: int) 
     return lax.slice_in_dim(x, start, start + scale * (length_out - 1) + 1, stride=scale, axis=axis)
 
 
-def _fast_layout(kinds: list[Index], grid: tuple[int, ...], strided: bool = False) -> list[int] | None:
-    """Grid axes used by the lane indices, or None when the shift fast path does not apply."""
+def _fast_layout(kinds: list[Index], grid: tuple[int, ...]) -> list[int] | None:
+    """Grid axes used by the lane indices (shifted or strided), or None when the whole-plane fast
+    path does not apply (a gathered index, or lane axes out of order)."""
     if any(k[0] == "gather" for k in kinds):
-        return None
-    if not strided and any(k[0] == "lane" and k[3] != 1 for k in kinds):
         return None
     lane_axes = [k[1] for k in kinds if k[0] == "lane"]
     if any(b <= a for a, b in zip(lane_axes, lane_axes[1:])):
@@ -156,7 +156,7 @@ def load(ctx: KernelContext, planes: list, shape: tuple, indices: list[Value], s
     """Load every plane at ``indices``; returns one leaf per plane."""
     kinds = [classify(i) for i in indices]
     _check(ctx, site, kinds, shape, mask)
-    lane_axes = _fast_layout(kinds, ctx.grid, strided=True)
+    lane_axes = _fast_layout(kinds, ctx.grid)
     if lane_axes is not None:
         return [_load_fast(ctx, p, kinds, lane_axes) for p in planes]
     full = [jnp.clip(i, 0, n - 1) for i, n in zip(_full_indices(ctx, kinds, shape), shape)]
@@ -217,8 +217,22 @@ def _to_array_coords(ctx: KernelContext, x: Any, kinds: list[Index], sub_shape: 
     x = x.reshape([ctx.grid[k[1]] for k in lane]) if lane else x.reshape(())
     for pos, k in enumerate(lane):
         n = sub_shape[[i for i, kk in enumerate(kinds) if kk[0] == "lane"][pos]]
-        x = _shift(x, pos, n, -k[2])
+        x = _place(x, pos, n, k[2], k[3])
     return x.reshape(sub_shape)
+
+
+def _place(x: Any, axis: int, length_out: int, offset: int, scale: int) -> Any:
+    """out[scale * t + offset] = x[t] along ``axis`` (zero elsewhere; positions outside dropped):
+    the inverse of :func:`_shift_strided`, built by padding (interior padding for the stride)."""
+    if scale == 1:
+        return _shift(x, axis, length_out, -offset)
+    lanes = x.shape[axis]
+    if scale < 0:  # descending positions: reverse the lanes, then place with a positive stride
+        x = lax.rev(x, (axis,))
+        offset, scale = offset + scale * (lanes - 1), -scale
+    config = [(0, 0, 0)] * x.ndim
+    config[axis] = (offset, length_out - (offset + scale * (lanes - 1) + 1), scale - 1)
+    return lax.pad(x, jnp.zeros((), x.dtype), config)
 
 
 def _store_fast(ctx: KernelContext, plane: Any, kinds: list[Index], value: Any, mask: Any) -> Any:
