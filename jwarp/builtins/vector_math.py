@@ -175,7 +175,9 @@ def length(call: Call, a: Value) -> Value:
     """Euclidean length of a float vector or quaternion."""
     c.require(_float_vec(a) or _float_quat(a), call, a)
     leaves = leaves_of(a)
-    return Value(c.scalar_type(a), safe_sqrt(sum_products(leaves, leaves)))
+    # the derivative is Warp's rule (adjoints.py overrides "length"), so no guard is needed here;
+    # div_sqrt keeps XLA from turning ``v / length(v)`` into an approximate rsqrt
+    return Value(c.scalar_type(a), div_sqrt(sum_products(leaves, leaves)))
 
 
 @builtin("normalize", group="Vector Math")

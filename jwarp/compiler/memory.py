@@ -386,7 +386,7 @@ def _atomic_scatter(ctx, op, plane, kinds, shape, value, keep, want_old):
     if op == "add":
         new = plane.at[idx].add(v, mode="drop")
     elif op == "sub":
-        new = plane.at[idx].add(-v, mode="drop")
+        new = plane.at[idx].subtract(v, mode="drop")  # no separate negation pass
     elif op == "min":
         new = plane.at[idx].min(v, mode="drop")
     elif op == "max":
