@@ -180,10 +180,24 @@ class Tape:
         return None
 
     def zero(self) -> None:
-        """Zero every gradient the tape has touched."""
+        """Zero every gradient the tape has touched.
+
+        Buffers are immutable, so gradients of one shape, dtype and device share one zero buffer
+        (one allocation instead of one per array; a time-stepping tape has hundreds)."""
+        from jwarp.runtime import storage
+
+        shared: dict = {}
         for g in self.gradients.values():
-            if g is not None:
+            if g is None:
+                continue
+            if g._base is not None:  # a view writes through to its base
                 g.zero_()
+                continue
+            key = (g.shape, g.dtype, g.device)
+            buf = shared.get(key)
+            if buf is None:
+                buf = shared[key] = storage.device_zeros(g.shape, g.dtype, g.device)
+            g._set_buffer(buf)
 
     def reset(self) -> None:
         """Forget the recorded launches and zero the gradients."""
