@@ -94,8 +94,10 @@ default_grid_stride: bool = True
 non-CPU device needs one."""
 max_unroll: int = 16
 """Range loops with constant bounds and at most this many iterations are unrolled."""
-loop_unroll: int = 8
-"""Unroll factor used for long uniform loops lowered to ``fori_loop`` (XLA:CPU rewards 4-32)."""
+loop_unroll: int = 32
+"""Unroll factor used for long uniform loops lowered to ``fori_loop``. Measured on the all-pairs
+n-body kernel (4096 bodies, 2-core CPU): 8 -> 14 ms per launch (compile 245 ms), 16 -> 11 ms
+(338 ms), 32 -> 9.3 ms (549 ms). Lower it to trade run time for compile time."""
 optimization_level = None
 lineinfo: bool = False
 line_directives: bool = True
