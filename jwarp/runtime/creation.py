@@ -15,12 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from jwarp.lang import scalars
-from jwarp.lang.arrays import _Generic, resolve_dtype, type_name
-from jwarp.lang.struct import StructType
+from jwarp.lang.arrays import _Generic
 from jwarp.runtime import storage
 from jwarp.runtime.array import array
-from jwarp.runtime.device import get_device
 from jwarp.runtime.tape_state import copy_gradients
 
 
