@@ -27,10 +27,12 @@ def comparisons(wp, device: str, jax_device) -> list:
     out.append(Case("saxpy n=1000", {"jwarp": saxpy.warp_program(wp, device, x, y),
                                      "jnp": saxpy.jax_program(jax_device, x, y)}))
 
-    out.append(Case("launch dim=1024 x3 (wp.launch)", {"jwarp": launch.warp_program(wp, device, 1024, 3, False),
+    out.append(Case("launch dim=1024 x3 (wp.launch)", {"jwarp": launch.warp_program(wp, device, 1024, 3, "launch"),
                                                        "jnp": launch.jax_program(jax_device, 1024, 3)}))
-    out.append(Case("launch dim=1 x3 (Launch object)", {"jwarp": launch.warp_program(wp, device, 1, 3, True),
+    out.append(Case("launch dim=1 x3 (Launch object)", {"jwarp": launch.warp_program(wp, device, 1, 3, "command"),
                                                         "jnp": launch.jax_program(jax_device, 1, 3)}))
+    out.append(Case("launch dim=1024 x3 (captured)", {"jwarp": launch.warp_program(wp, device, 1024, 3, "capture"),
+                                                      "jnp": launch.jax_program(jax_device, 1024, 3, fused=True)}))
 
     u = rng.uniform(0.0, 1.0, (65, 67)).astype(np.float32)
     out.append(Case("stencil 65x67", {"jwarp": stencil.warp_program(wp, device, u),

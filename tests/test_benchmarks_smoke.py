@@ -40,3 +40,13 @@ def test_unknown_workload_is_rejected():
         cwd=ROOT, env=dict(os.environ, JAX_PLATFORMS="cpu"), capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == 2 and "no_such_workload" in proc.stderr
+
+
+def test_gpu_correctness_script_runs_on_simulated_cuda():
+    """The GPU check's correctness part, on jwarp's simulated cuda:0 (so it cannot rot between the
+    sessions that have a GPU)."""
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gpu_correctness.py"), "--simulate-cuda"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    assert "all checks PASS" in proc.stdout and "FAIL" not in proc.stdout, proc.stdout[-4000:]
