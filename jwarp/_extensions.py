@@ -13,7 +13,8 @@ _EXPORTS = {
     "jwarp.runtime.streams": ["get_event_elapsed_time"],
     "jwarp.runtime.tape": ["Tape"],
     "jwarp.autograd": [],  # importing it makes ``wp.autograd`` available
-    "jwarp.runtime.capture": ["ScopedCapture", "capture_begin", "capture_end", "capture_launch"],
+    "jwarp.runtime.capture": ["ScopedCapture", "capture_begin", "capture_end", "capture_launch", "Graph",
+                               "capture_if", "capture_while"],
     "jwarp.interop.jax": ["jax_kernel", "jax_callable", "from_jax", "to_jax", "device_from_jax", "device_to_jax",
                           "dtype_from_jax", "dtype_to_jax"],
     "jwarp.interop.dlpack": ["from_dlpack", "to_dlpack"],

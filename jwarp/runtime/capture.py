@@ -200,6 +200,121 @@ def capture_launch(graph: Graph, stream: Any = None) -> None:
     graph.launch()
 
 
+# -- conditional nodes ------------------------------------------------------------------------------
+
+
+def _subgraph(body: Any, kwargs: dict, device: Device) -> Graph | None:
+    """``body`` (a Graph, a callable run with ``kwargs``, or None) recorded as a graph of its own."""
+    global _capture
+    if body is None or isinstance(body, Graph):
+        return body
+    outer, _capture = _capture, Graph(device)
+    try:
+        body(**kwargs)
+        return _capture
+    finally:
+        _capture = outer
+
+
+def _branch_fn(graph: Graph | None, roots: list) -> Callable[[list], list]:
+    """A functional form of ``graph`` over ``roots``' buffers, for ``lax.cond`` / ``lax.while_loop``."""
+
+    def run(buffers: list) -> list:
+        saved = [r._buffer for r in roots]
+        try:
+            for root, buf in zip(roots, buffers):
+                root._buffer = buf
+            if graph is not None:
+                with _suspended():
+                    for step in graph._steps:
+                        step()
+            return [r._buffer for r in roots]
+        finally:
+            for root, buf in zip(roots, saved):
+                root._buffer = buf
+
+    return run
+
+
+def _flag(condition: Any) -> Any:
+    """``condition[0] != 0`` of the condition array's current (possibly traced) contents."""
+    return condition.buffer.reshape(-1)[0] != 0
+
+
+def _union_roots(condition: Any, *graphs: Graph | None) -> list:
+    roots, seen = [], set()
+    for root in [condition.root] + [r for g in graphs if g is not None for r in g._roots]:
+        if id(root) not in seen:
+            seen.add(id(root))
+            roots.append(root)
+    return roots
+
+
+def _check_condition(condition: Any, what: str) -> None:
+    from jwarp.lang import scalars
+
+    if getattr(condition, "dtype", None) is not scalars.int32 or getattr(condition, "size", 0) < 1:
+        raise TypeError(f"{what}: condition must be a wp.array of dtype wp.int32 with at least one element")
+
+
+def capture_if(condition: Any, on_true: Any = None, on_false: Any = None, stream: Any = None, **kwargs: Any) -> None:
+    """Run ``on_true`` if ``condition[0] != 0``, else ``on_false`` (callables run with ``kwargs``, or
+    captured Graphs). Inside a capture the choice is made at each replay, on the device, by
+    ``lax.cond``; outside, the condition is read on the host now (as Warp does)."""
+    _check_condition(condition, "capture_if")
+    if not recording(condition.device):
+        body = on_true if int(condition.numpy().reshape(-1)[0]) != 0 else on_false
+        if isinstance(body, Graph):
+            capture_launch(body)
+        elif body is not None:
+            body(**kwargs)
+        return
+    true_graph = _subgraph(on_true, kwargs, condition.device)
+    false_graph = _subgraph(on_false, kwargs, condition.device)
+    roots = _union_roots(condition, true_graph, false_graph)
+    run_true, run_false = _branch_fn(true_graph, roots), _branch_fn(false_graph, roots)
+
+    def step() -> None:
+        buffers = [r._buffer for r in roots]
+        results = jax.lax.cond(_flag(condition), run_true, run_false, buffers)
+        for root, buf in zip(roots, results):
+            root._buffer = buf
+
+    record(step, roots)
+
+
+def capture_while(condition: Any, while_body: Any, stream: Any = None, **kwargs: Any) -> None:
+    """Run ``while_body`` (a callable run with ``kwargs``, or a Graph) while ``condition[0] != 0``; the
+    body is expected to update ``condition``. Inside a capture the loop is a ``lax.while_loop`` evaluated
+    at each replay; outside, it runs now with the condition read on the host after every iteration."""
+    _check_condition(condition, "capture_while")
+    if not recording(condition.device):
+        while int(condition.numpy().reshape(-1)[0]) != 0:
+            if isinstance(while_body, Graph):
+                capture_launch(while_body)
+            else:
+                while_body(**kwargs)
+        return
+    body_graph = _subgraph(while_body, kwargs, condition.device)
+    roots = _union_roots(condition, body_graph)
+    run_body = _branch_fn(body_graph, roots)
+
+    def still_true(buffers: list) -> Any:
+        saved = condition.root._buffer  # the condition's root comes first in ``roots``
+        try:
+            condition.root._buffer = buffers[0]
+            return _flag(condition)
+        finally:
+            condition.root._buffer = saved
+
+    def step() -> None:
+        results = jax.lax.while_loop(still_true, run_body, [r._buffer for r in roots])
+        for root, buf in zip(roots, results):
+            root._buffer = buf
+
+    record(step, roots)
+
+
 class ScopedCapture:
     """``with wp.ScopedCapture() as capture: ...`` then ``wp.capture_launch(capture.graph)``.
 
@@ -233,5 +348,5 @@ class ScopedCapture:
         self.graph = capture_end(self.device, self.stream)
 
 
-__all__ = ["Graph", "ScopedCapture", "capture_begin", "capture_end", "capture_launch", "recording", "record",
-           "deferred", "refuse"]
+__all__ = ["Graph", "ScopedCapture", "capture_begin", "capture_end", "capture_launch", "capture_if", "capture_while",
+           "recording", "record", "deferred", "refuse"]

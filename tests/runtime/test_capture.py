@@ -95,3 +95,36 @@ def test_an_exception_inside_scoped_capture_drops_the_capture():
     x = wp.zeros(2)
     wp.launch(_axpy, 2, [wp.full(2, 1.0), x, 1.0])  # runs eagerly again
     np.testing.assert_allclose(x.numpy(), [1.0, 1.0])
+
+
+@wp.kernel
+def _count_down(c: wp.array(dtype=wp.int32), y: wp.array(dtype=float), step: float):
+    y[0] = y[0] + step
+    c[0] = c[0] - 1
+
+
+def test_conditionals_take_graphs_and_keyword_arguments_and_nest():
+    c = wp.array(np.array([0], dtype=np.int32), dtype=wp.int32)
+    flag = wp.array(np.array([1], dtype=np.int32), dtype=wp.int32)
+    y = wp.zeros(1)
+    with wp.ScopedCapture() as body:
+        wp.launch(_count_down, 1, [c, y, 1.0])
+
+    def loop(step):
+        c.fill_(3)
+        wp.capture_while(c, body.graph)
+        wp.launch(_count_down, 1, [c, y, step])  # c: 0 -> -1
+
+    with wp.ScopedCapture() as outer:
+        wp.capture_if(flag, on_true=loop, step=10.0)
+    wp.capture_launch(outer.graph)
+    np.testing.assert_allclose(y.numpy(), [13.0])
+    assert c.numpy()[0] == -1
+    flag.zero_()
+    wp.capture_launch(outer.graph)  # no branch taken
+    np.testing.assert_allclose(y.numpy(), [13.0])
+
+
+def test_condition_must_be_an_int32_array():
+    with pytest.raises(TypeError, match="capture_if: condition must be a wp.array of dtype wp.int32"):
+        wp.capture_if(wp.zeros(1), on_true=lambda: None)
