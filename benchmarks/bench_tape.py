@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import time
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -27,23 +28,11 @@ import numpy as np  # noqa: E402
 
 import jwarp as wp  # noqa: E402
 
-
-@wp.kernel
-def scale_shift(x: wp.array(dtype=float), y: wp.array(dtype=float)):
-    i = wp.tid()
-    y[i] = 2.0 * x[i] + 1.0
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchmarks.workloads.tape import chain_kernels  # noqa: E402
 
 
-@wp.kernel
-def smooth(y: wp.array(dtype=float), z: wp.array(dtype=float)):
-    i = wp.tid()
-    z[i] = wp.sin(y[i]) * y[i]
-
-
-@wp.kernel
-def sum_squares(z: wp.array(dtype=float), loss: wp.array(dtype=float)):
-    i = wp.tid()
-    wp.atomic_add(loss, 0, z[i] * z[i])
+scale_shift, smooth, sum_squares = chain_kernels(wp)  # the same chain as run.py's tape workload
 
 
 @wp.kernel

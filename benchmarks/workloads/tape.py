@@ -16,9 +16,8 @@ from benchmarks.harness import Case, Context, Program
 NAME = "tape"
 
 
-def warp_program(wp, device: str, x_host: np.ndarray, backward: bool = True) -> Program:
-    """The workload in Warp's API; ``wp`` is ``jwarp`` or ``warp``. ``backward=False``: the forward
-    launches only, no Tape (a reference for the cost of reverse mode; its output is empty)."""
+def chain_kernels(wp) -> tuple:
+    """The chain's three kernels, ``(scale_shift, smooth, sum_squares)``, for ``wp`` (jwarp or warp)."""
 
     @wp.kernel
     def scale_shift(x: wp.array(dtype=float), y: wp.array(dtype=float)):
@@ -35,6 +34,13 @@ def warp_program(wp, device: str, x_host: np.ndarray, backward: bool = True) -> 
         i = wp.tid()
         wp.atomic_add(loss, 0, z[i] * z[i])
 
+    return scale_shift, smooth, sum_squares
+
+
+def warp_program(wp, device: str, x_host: np.ndarray, backward: bool = True) -> Program:
+    """The workload in Warp's API; ``wp`` is ``jwarp`` or ``warp``. ``backward=False``: the forward
+    launches only, no Tape (a reference for the cost of reverse mode; its output is empty)."""
+    scale_shift, smooth, sum_squares = chain_kernels(wp)
     n = x_host.shape[0]
     x = wp.array(x_host, dtype=float, device=device, requires_grad=True)
     y = wp.zeros(n, dtype=float, device=device, requires_grad=True)

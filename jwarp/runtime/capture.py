@@ -70,18 +70,8 @@ class Graph:
 
     # -- building the fused program ---------------------------------------------------------------
     def _replay(self, buffers: list) -> list:
-        """Run the steps on ``buffers`` (tracers): the roots hold them for the duration."""
-        saved = [r._buffer for r in self._roots]
-        try:
-            for root, buf in zip(self._roots, buffers):
-                root._buffer = buf
-            with _suspended():
-                for step in self._steps:
-                    step()
-            finals = [r._buffer for r in self._roots]
-        finally:
-            for root, buf in zip(self._roots, saved):
-                root._buffer = buf
+        """Run the steps on ``buffers`` (tracers); returns the buffers the steps replaced."""
+        finals = _branch_fn(self, self._roots)(buffers)
         self._written = tuple(i for i, (old, new) in enumerate(zip(buffers, finals)) if new is not old)
         return [finals[i] for i in self._written]
 
