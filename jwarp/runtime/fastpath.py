@@ -10,7 +10,9 @@ scalar types) only reads the arrays' current buffers, converts changed scalars (
 value) and calls the executable.
 
 Plans are made only for plain launches: array, scalar, composite and ``None`` arguments on the
-launch device, no debug diagnostics, no ``verify_fp``, no active Tape, nothing traced. Anything
+launch device, no debug diagnostics, no ``verify_fp``, nothing traced. Under an active Tape a plan
+runs without donating and records the launch (:meth:`Plan.run_taped`), unless the kernel has loops
+with run-time trip counts (their taped launches also measure the trip counts: full path). Anything
 else takes the full path, which also produces every error message — a plan that cannot run
 (a freed buffer, a traced value) hands the launch back to it before anything is written.
 """
@@ -53,7 +55,8 @@ def arg_key(args: list) -> tuple | None:
 class Plan:
     """A validated launch ready to re-dispatch (see module docstring)."""
 
-    __slots__ = ("kernel", "device", "exe", "compiled", "donating", "base_pos", "values", "written", "x64")
+    __slots__ = ("kernel", "device", "exe", "compiled", "donating", "base_pos", "values", "written", "x64", "dim",
+                 "max_blocks", "block_dim", "array_pos", "tape_ok")
 
     def __init__(self, prepared: Any, args: list):
         _concrete_array_type()
@@ -63,6 +66,8 @@ class Plan:
         self.exe = compiled.executable()
         self.compiled = compiled
         self.donating = None  # the executable that donates the written buffers, built on first use
+        self.dim, self.max_blocks, self.block_dim = prepared.dim, prepared.max_blocks, prepared.block_dim
+        self.tape_ok = not _has_dynamic_loops(compiled)  # else a taped launch must also measure trip counts
         self.x64 = compiled.uses_x64
         self.written = tuple(enumerate(compiled.written))
         base_pos: list = [None] * len(binding.bases)
@@ -78,6 +83,7 @@ class Plan:
                 raise ValueError("not plannable")
         if None in base_pos or None in values:
             raise ValueError("not plannable")
+        self.array_pos = tuple(pos for pos, spec in enumerate(binding.params) if isinstance(spec, ArraySpec))
         self.base_pos = tuple(base_pos)
         self.values = tuple(values)
 
@@ -129,6 +135,41 @@ class Plan:
         return True
 
 
+    def run_taped(self, args: list, n_inputs: int, tape: Any) -> bool:
+        """Dispatch with ``args`` while ``tape`` records (no donation: the tape keeps the buffers the
+        launch read); False (nothing done) when the full launch path must handle them."""
+        roots, bufs = [], []
+        for p in self.base_pos:
+            a = args[p]
+            root = a._base if a._base is not None else a
+            buf = root._buffer
+            if type(buf) is not _array_impl and not _concrete_tuple(buf):
+                return False
+            roots.append(root)
+            bufs.append(buf)
+        values = [self.convert(pos, name, t, cache, args[pos]) for pos, name, t, cache in self.values]
+        try:
+            if self.x64:
+                with storage.x64():
+                    out = self.exe(*bufs, *values)
+            else:
+                out = self.exe(*bufs, *values)
+        except Exception:
+            return False
+        new = {b: out[i] for i, b in self.written}
+        if any(r._grad is not None for r in roots):
+            from jwarp.runtime.tape_chain import LaunchRecord
+
+            tape.launches.append(LaunchRecord(
+                kernel=self.kernel, compiled=self.compiled, bases=roots, in_bufs=bufs, out_bufs=new, values=values,
+                trips=None, dim=self.dim, device=self.device, arguments=[args[p] for p in self.array_pos],
+                inputs=list(args[:n_inputs]), outputs=list(args[n_inputs:]), max_blocks=self.max_blocks,
+                block_dim=self.block_dim,
+            ))
+        for b, buf in new.items():
+            roots[b]._set_buffer(buf)
+        return True
+
     def _donating(self) -> Any:
         self.donating = self.compiled.executable(donate=True)
         return self.donating
@@ -144,6 +185,12 @@ def sole_owners(bufs: list, written: tuple) -> bool:
         if type(bufs[b]) is not _concrete_array_type() or sys.getrefcount(bufs[b]) > _SOLE_OWNER_REFS:
             return False
     return True
+
+
+def _has_dynamic_loops(compiled: Any) -> bool:
+    from jwarp.runtime.differentiable import has_dynamic_loops
+
+    return has_dynamic_loops(compiled)
 
 
 def _concrete_array_type() -> type:

@@ -256,12 +256,17 @@ def launch(
         record_launch_in_capture(kernel, dim, args, device, block_dim, max_blocks)
         return None
     key = None
-    if not (adjoint or record_cmd or (record_tape and active_tape() is not None)):
+    tape = active_tape() if record_tape else None
+    if not (adjoint or record_cmd):
         key = fastpath.launch_key(dim, device, block_dim, max_blocks, args)
         if key is not None:
             plan = fastpath.plans_of(kernel).get(key)
-            if plan is not None and plan.run(args):
-                return None
+            if plan is not None:
+                if tape is None:
+                    if plan.run(args):
+                        return None
+                elif plan.tape_ok and plan.run_taped(args, len(inputs), tape):
+                    return None
     check_launch_config(kernel, device, block_dim, max_blocks)
     if adjoint:
         adj_args = [*adj_inputs, *adj_outputs]
@@ -280,7 +285,7 @@ def launch(
 
         return Launch(kernel, device, bounds=dim, max_blocks=max_blocks, block_dim=block_dim, fwd_args=args,
                       prepared=prepared)
-    if record_tape and key is None:
+    if tape is not None:
         from jwarp.runtime.tape_state import for_tape
 
         prepared = for_tape(prepared, args, len(inputs))

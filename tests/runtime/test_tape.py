@@ -432,3 +432,41 @@ def test_requires_grad_and_grad_replacement():
         a.retain_grad = True
     b = wp.zeros(4, requires_grad=True, retain_grad=True)
     assert b.retain_grad and b[1:3].grad.shape == (2,)
+
+
+@wp.kernel
+def _taped_step(x: wp.array(dtype=float), s: float, y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = wp.sin(x[i]) * s
+
+
+@wp.kernel
+def _taped_loss(y: wp.array(dtype=float), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, y[i] * y[i])
+
+
+def test_repeated_taped_launches_take_the_launch_plan_and_record_the_same():
+    """From the second iteration on, taped launches reuse the launch plan (no argument binding);
+    the records and gradients must be those of the full path."""
+    from jwarp.runtime import fastpath
+
+    x = wp.array(np.linspace(0.1, 1.0, 8).astype(np.float32), requires_grad=True)
+    y = wp.zeros(8, requires_grad=True)
+    loss = wp.zeros(1, requires_grad=True)
+    results = []
+    for _ in range(3):
+        tape = wp.Tape()
+        with tape:
+            wp.launch(_taped_step, 8, inputs=[x, 2.0], outputs=[y])
+            wp.launch(_taped_loss, 8, inputs=[y, loss])
+        tape.backward(loss=loss)
+        entry = tape.launches[0]
+        results.append((x.grad.numpy().copy(), entry[3], entry[4], entry[1]))
+        tape.zero()
+        loss.zero_()
+    assert fastpath.plans_of(_taped_step), "the taped launch should have left a plan"
+    expected = 2.0 * 2.0 * np.sin(x.numpy()) * 2.0 * np.cos(x.numpy())
+    for grad, inputs, outputs, dim in results:
+        np.testing.assert_allclose(grad, expected, rtol=1e-5)
+        assert inputs[0] is x and inputs[1] == 2.0 and outputs[0] is y and tuple(dim) == (8,)
