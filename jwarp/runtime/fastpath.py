@@ -101,60 +101,64 @@ class Plan:
                 cache[key] = c
         return c
 
-    def run(self, args: list) -> bool:
-        """Dispatch with ``args``; False (nothing done) when the full launch path must handle them."""
-        roots = []
-        bufs = []
-        for p in self.base_pos:
-            a = args[p]
-            root = a._base if a._base is not None else a
-            buf = root._buffer
-            if type(buf) is not _array_impl and not _concrete_tuple(buf):
-                return False
-            roots.append(root)
-            bufs.append(buf)
-        buf = None
-        exe = self.exe
-        if config.donate_buffers and self.written and sole_owners(bufs, self.written):
-            exe = self.donating or self._donating()
-        convert = self.convert
-        for pos, name, t, cache in self.values:
-            v = args[pos]
-            c = cache.get(v if v else repr(v)) if cache is not None else None
-            bufs.append(c if c is not None else convert(pos, name, t, cache, v))
-        try:
-            if self.x64:
-                with storage.x64():
-                    out = exe(*bufs)
-            else:
-                out = exe(*bufs)
-        except Exception:
-            return False  # e.g. a deleted buffer: the full path reports it (nothing was written)
-        for i, b in self.written:
-            roots[b]._set_buffer(out[i])
-        return True
-
-
-    def run_taped(self, args: list, n_inputs: int, tape: Any) -> bool:
-        """Dispatch with ``args`` while ``tape`` records (no donation: the tape keeps the buffers the
-        launch read); False (nothing done) when the full launch path must handle them."""
+    def _bases(self, args: list) -> tuple[list, list] | None:
+        """(root arrays, their current buffers), or None if a buffer is not a concrete jax array."""
         roots, bufs = [], []
         for p in self.base_pos:
             a = args[p]
             root = a._base if a._base is not None else a
             buf = root._buffer
             if type(buf) is not _array_impl and not _concrete_tuple(buf):
-                return False
+                return None
             roots.append(root)
             bufs.append(buf)
-        values = [self.convert(pos, name, t, cache, args[pos]) for pos, name, t, cache in self.values]
+        return roots, bufs
+
+    def _values(self, args: list) -> list:
+        out = []
+        for pos, name, t, cache in self.values:
+            v = args[pos]
+            c = cache.get(v if v else repr(v)) if cache is not None else None
+            out.append(c if c is not None else self.convert(pos, name, t, cache, v))
+        return out
+
+    def _call(self, exe: Any, operands: list) -> Any:
+        """The executable's flat outputs, or None when it raised (e.g. a deleted buffer)."""
         try:
             if self.x64:
                 with storage.x64():
-                    out = self.exe(*bufs, *values)
-            else:
-                out = self.exe(*bufs, *values)
+                    return exe(*operands)
+            return exe(*operands)
         except Exception:
+            return None
+
+    def run(self, args: list) -> bool:
+        """Dispatch with ``args``; False (nothing done) when the full launch path must handle them."""
+        found = self._bases(args)
+        if found is None:
+            return False
+        roots, bufs = found
+        exe = self.exe
+        if config.donate_buffers and self.written and sole_owners(bufs, self.written):
+            exe = self.donating or self._donating()
+        bufs.extend(self._values(args))
+        out = self._call(exe, bufs)
+        if out is None:
+            return False  # the full path reports the problem (nothing was written)
+        for i, b in self.written:
+            roots[b]._set_buffer(out[i])
+        return True
+
+    def run_taped(self, args: list, n_inputs: int, tape: Any) -> bool:
+        """Dispatch with ``args`` while ``tape`` records (no donation: the tape keeps the buffers the
+        launch read); False (nothing done) when the full launch path must handle them."""
+        found = self._bases(args)
+        if found is None:
+            return False
+        roots, bufs = found
+        values = self._values(args)
+        out = self._call(self.exe, [*bufs, *values])
+        if out is None:
             return False
         new = {b: out[i] for i, b in self.written}
         if any(r._grad is not None for r in roots):
