@@ -1,11 +1,13 @@
 """Launch plans: the fast path shared by ``wp.launch`` and ``Launch.launch()``.
 
 A full launch validates every argument, builds the launch signature and looks the compiled
-executable up (``launch.prepare``). Everything it derives depends only on the *identity* of the
-array arguments (an array's dtype, shape, view chain and device never change) and on the
-*types* of the scalar arguments. A :class:`Plan` keeps that result: which argument provides
+executable up (``launch.prepare``). Everything it derives depends only on the *layout* of the
+array arguments (an array's dtype, shape, view chain and device never change), on which of them
+share a base array, and on the *types* of the scalar arguments. Plans are filed under the
+arguments' identities (the fast lookup) and under their layouts (so new arrays of a known layout
+find the plan too). A :class:`Plan` keeps that result: which argument provides
 each base buffer, which arguments are converted to scalar constants, which outputs rebind which
-arrays. A later launch with the same key (launch shape, device, options, array identities,
+arrays. A later launch with the same key (launch shape, device, options, array identities or layouts,
 scalar types) only reads the arrays' current buffers, converts changed scalars (cached per
 value) and calls the executable.
 
@@ -50,6 +52,35 @@ def arg_key(args: list) -> tuple | None:
         else:
             return None
     return tuple(key)
+
+
+def layout_key(args: list) -> tuple:
+    """The structure of plannable arguments: each array's layout (dtype, shape, view chain, base
+    shape, device, pinned: fixed for the array's lifetime, interned once) and which earlier argument
+    shares its base array; scalar types as in :func:`arg_key`. Launches with equal layout keys bind
+    alike, so a time-stepping loop passing new arrays each step (``x[k] -> x[k + 1]``) reuses a plan."""
+    key: list = ["layout"]
+    roots: list = []  # ids of the base arrays seen so far
+    for v in args:
+        if type(v) is array:
+            layout = v.__dict__.get("_plan_layout")
+            if layout is None:
+                layout = v._plan_layout = _layout_id(v)
+            root = id(v._base if v._base is not None else v)
+            key.append((layout, roots.index(root)) if root in roots else layout)
+            roots.append(root)
+        else:
+            key.append(type(v))
+    return tuple(key)
+
+
+_LAYOUTS: dict = {}
+
+
+def _layout_id(a: array) -> int:
+    """A small int standing for the array's layout (hashing it per launch would cost more)."""
+    root = a._base if a._base is not None else a
+    return _LAYOUTS.setdefault((a.dtype, a.shape, a._chain, root.shape, a.device, a.pinned), len(_LAYOUTS))
 
 
 class Plan:
@@ -217,6 +248,30 @@ def plannable(prepared: Any) -> bool:
     return all(base.device is device for base in prepared.binding.bases)
 
 
+def find_by_layout(kernel: Any, key: tuple, args: list) -> Plan | None:
+    """After a miss on ``key`` (argument identities): the plan of a launch with the same argument
+    layouts, then also filed under ``key`` so that the next lookup is a plain hit."""
+    plan = layout_plans_of(kernel).get(key[:-1] + (layout_key(args),))
+    if plan is not None:
+        _file(plans_of(kernel), key, plan)
+    return plan
+
+
+def layout_plans_of(kernel: Any) -> dict:
+    """The kernel's plans filed by argument layout (kept apart from the identity table, which a
+    loop over many arrays fills and clears)."""
+    table = getattr(kernel, "_layout_plans", None)
+    if table is None:
+        table = kernel._layout_plans = {}
+    return table
+
+
+def _file(table: dict, key: tuple, plan: Plan) -> None:
+    if len(table) >= _PLAN_LIMIT:
+        table.clear()
+    table[key] = plan
+
+
 def plans_of(kernel: Any) -> dict:
     """The kernel's plan table (an attribute of the kernel; each plan holds its own executable)."""
     table = getattr(kernel, "_launch_plans", None)
@@ -233,10 +288,8 @@ def remember(kernel: Any, key: tuple, prepared: Any, args: list) -> None:
         plan = Plan(prepared, args)
     except ValueError:
         return
-    table = plans_of(kernel)
-    if len(table) >= _PLAN_LIMIT:
-        table.clear()
-    table[key] = plan
+    _file(plans_of(kernel), key, plan)
+    _file(layout_plans_of(kernel), key[:-1] + (layout_key(args),), plan)
 
 
 def launch_key(dim: tuple, device: Any, block_dim: int, max_blocks: int, args: list) -> tuple | None:
@@ -249,4 +302,5 @@ def launch_key(dim: tuple, device: Any, block_dim: int, max_blocks: int, args: l
     return (dim, device, block_dim, max_blocks, config.mode, config.launch_array_access_mode, key)
 
 
-__all__ = ["Plan", "arg_key", "launch_key", "plannable", "plans_of", "remember", "sole_owners"]
+__all__ = ["Plan", "arg_key", "find_by_layout", "launch_key", "layout_key", "layout_plans_of", "plannable", "plans_of",
+           "remember", "sole_owners"]

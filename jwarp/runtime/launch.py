@@ -260,7 +260,8 @@ def launch(
     if not (adjoint or record_cmd):
         key = fastpath.launch_key(dim, device, block_dim, max_blocks, args)
         if key is not None:
-            plan = fastpath.plans_of(kernel).get(key)
+            table = fastpath.plans_of(kernel)
+            plan = table.get(key) or fastpath.find_by_layout(kernel, key, args)
             if plan is not None:
                 if tape is None:
                     if plan.run(args):

@@ -182,17 +182,31 @@ def test_adjoint_launch_objects_pass_device_and_block_dim(monkeypatch):
     assert len(calls) == 2 and calls[1][4] is wp.get_device("cpu")
 
 
-def test_wp_launch_plans_are_reused_and_keyed_by_argument_identity():
+def test_wp_launch_plans_are_reused_and_keyed_by_argument_layout():
     @wp.kernel
     def fill(out: wp.array(dtype=float), v: float):
         out[wp.tid()] = v
 
-    a, b = wp.zeros(3), wp.zeros(3)
+    @wp.kernel
+    def add(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        y[wp.tid()] += x[wp.tid()]
+
+    a, b, c = wp.zeros(3), wp.zeros(3), wp.zeros(4)
     wp.launch(fill, 3, inputs=[a, 1.0])
     wp.launch(fill, 3, inputs=[a, -0.0])
     wp.launch(fill, 3, inputs=[b, 0.0])
-    plans = fastpath.plans_of(fill)
-    assert len(plans) == 2  # one per array identity, not per scalar value
+    wp.launch(fill, 3, inputs=[c, 2.0])
+    def distinct(kernel):
+        return len({id(p) for p in fastpath.plans_of(kernel).values()})
+
+    assert distinct(fill) == 2  # one per array layout (filed by identity too), not per scalar value
+    np.testing.assert_array_equal(c.numpy(), [2.0, 2.0, 2.0, 0.0])
+    x, y = wp.full(3, 1.0), wp.full(3, 2.0)
+    wp.launch(add, 3, inputs=[x, y])  # y = 3
+    wp.launch(add, 3, inputs=[y, y])  # the same base twice binds differently: its own plan; y = 6
+    wp.launch(add, 3, inputs=[x, y])  # back to the first plan: y = 7
+    assert distinct(add) == 2
+    np.testing.assert_array_equal(y.numpy(), [7.0] * 3)
     np.testing.assert_array_equal(np.signbit(a.numpy()), [True] * 3)  # -0.0 is not confused with 0.0
     np.testing.assert_array_equal(np.signbit(b.numpy()), [False] * 3)
     wp.launch(fill, 3, inputs=[a, float("nan")])
@@ -211,3 +225,19 @@ def test_deleted_buffer_is_reported():
         with pytest.raises(RuntimeError, match="argument 'x' is an array whose storage has been deleted"):
             do()
     np.testing.assert_array_equal(y.numpy(), np.arange(4))
+
+
+def test_new_arrays_of_a_known_layout_find_the_plan():
+    @wp.kernel
+    def double(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        y[wp.tid()] = 2.0 * x[wp.tid()]
+
+    x = wp.array(np.arange(4, dtype=np.float32))
+    outs = [wp.zeros(4) for _ in range(5)]
+    for y in outs:
+        wp.launch(double, 4, inputs=[x, y])
+    for y in outs:
+        np.testing.assert_array_equal(y.numpy(), 2.0 * np.arange(4))
+    plans = fastpath.plans_of(double)
+    assert len(fastpath.layout_plans_of(double)) == 1
+    assert len(plans) == 5 and len({id(p) for p in plans.values()}) == 1
