@@ -14,7 +14,11 @@ _EXPORTS = {
     "jwarp.runtime.tape": ["Tape"],
     "jwarp.autograd": [],  # importing it makes ``wp.autograd`` available
     "jwarp.runtime.capture": ["ScopedCapture", "capture_begin", "capture_end", "capture_launch", "Graph",
-                               "capture_if", "capture_while"],
+                               "capture_if", "capture_while", "CaptureMode", "is_conditional_graph_supported",
+                               "capture_debug_dot_print"],
+    "jwarp.runtime.compile_cache": ["clear_kernel_cache", "clear_lto_cache"],
+    "jwarp.config": ["DeterministicMode"],
+    "jwarp.compat": ["transform_expand", "dtype_to_numpy"],
     "jwarp.interop.jax": ["jax_kernel", "jax_callable", "from_jax", "to_jax", "device_from_jax", "device_to_jax",
                           "dtype_from_jax", "dtype_to_jax"],
     "jwarp.interop.dlpack": ["from_dlpack", "to_dlpack"],

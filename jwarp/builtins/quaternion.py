@@ -324,6 +324,16 @@ def quat_twist(call: Call, axis: Value, q: Value) -> Value:
     return value_from_leaves(q.type, normalize_leaves(call, q.type, [proj * x for x in al] + [ql[3]]))
 
 
+@builtin("quat_between_vectors", group="Quaternion Math")
+def quat_between_vectors(call: Call, a: Value, b: Value) -> Value:
+    """The shortest-arc rotation taking the direction of ``a`` onto that of ``b`` (opposite
+    directions are not handled, as in Warp)."""
+    float32_only(call, a, b, kinds=("vec3", "vec3"))
+    ua, ub = normalize_leaves(call, a.type, leaves_of(a)), normalize_leaves(call, b.type, leaves_of(b))
+    q = cross3(ua, ub) + [1.0 + sum_products(ua, ub)]
+    return value_from_leaves(quat_of(scalars.float32), normalize_leaves(call, quat_of(scalars.float32), q))
+
+
 def _twist_angle(call: Call, axis: Value, q: Value, signed: bool) -> Value:
     float32_only(call, axis, q, kinds=("vec3", "quat"))
     ql = leaves_of(q)

@@ -31,6 +31,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import enum
 from typing import Any, Callable, Iterable, Iterator
 
 import jax
@@ -305,6 +306,37 @@ def capture_while(condition: Any, while_body: Any, stream: Any = None, **kwargs:
     record(step, roots)
 
 
+class CaptureMode(enum.IntEnum):
+    """CUDA stream-capture modes (Warp's ``wp.CaptureMode``); accepted by :func:`capture_begin` and
+    :class:`ScopedCapture` for compatibility. jwarp's captures record at the API level, so the mode
+    changes nothing."""
+
+    GLOBAL = 0
+    THREAD_LOCAL = 1
+    RELAXED = 2
+
+
+def is_conditional_graph_supported() -> bool:
+    """Conditional graph nodes (:func:`capture_if`, :func:`capture_while`) work on every jwarp device."""
+    return True
+
+
+def capture_debug_dot_print(graph: Graph, path: str, verbose: bool = False) -> None:
+    """Write the captured operations of ``graph`` as a GraphViz ``dot`` chain to ``path``."""
+    lines = ["digraph jwarp_graph {", "  rankdir=TB;"]
+    for k, step in enumerate(graph._steps):
+        label = getattr(step, "__qualname__", type(step).__name__).replace('"', "'")
+        lines.append(f'  op{k} [label="{k}: {label}"];')
+        if k:
+            lines.append(f"  op{k - 1} -> op{k};")
+    if verbose:
+        for k, root in enumerate(graph._roots):
+            lines.append(f'  array{k} [shape=box, label="array {root.shape} {getattr(root.dtype, "__name__", root.dtype)}"];')
+    lines.append("}")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 class ScopedCapture:
     """``with wp.ScopedCapture() as capture: ...`` then ``wp.capture_launch(capture.graph)``.
 
@@ -338,5 +370,6 @@ class ScopedCapture:
         self.graph = capture_end(self.device, self.stream)
 
 
-__all__ = ["Graph", "ScopedCapture", "capture_begin", "capture_end", "capture_launch", "capture_if", "capture_while",
-           "recording", "record", "deferred", "refuse"]
+__all__ = ["CaptureMode", "Graph", "ScopedCapture", "capture_begin", "capture_debug_dot_print", "capture_end",
+           "capture_if", "capture_launch", "capture_while", "deferred", "is_conditional_graph_supported", "record",
+           "recording", "refuse"]

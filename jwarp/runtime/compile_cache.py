@@ -48,4 +48,30 @@ def enable() -> None:
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 
 
-__all__ = ["enable", "default_dir"]
+def clear_kernel_cache() -> None:
+    """Delete the on-disk kernel cache that jwarp configured (Warp's ``wp.clear_kernel_cache``) and
+    forget the compiled executables of every kernel in this process. A JAX cache directory set by
+    the program itself is left alone."""
+    import shutil
+
+    from jwarp.runtime.kernel import forget_compiled
+
+    forget_compiled()
+    path = config.kernel_cache_dir or default_dir()
+    if jax.config.jax_compilation_cache_dir == str(path) and os.path.isdir(path):
+        for item in os.listdir(path):
+            target = os.path.join(path, item)
+            if os.path.isdir(target):
+                shutil.rmtree(target, ignore_errors=True)
+            else:
+                try:
+                    os.remove(target)
+                except OSError:
+                    pass
+
+
+def clear_lto_cache() -> None:
+    """Nothing to clear: jwarp has no link-time-optimisation artifacts (Warp's ``wp.clear_lto_cache``)."""
+
+
+__all__ = ["enable", "default_dir", "clear_kernel_cache", "clear_lto_cache"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import weakref
 from typing import Any, Callable
 
 from jwarp import config
@@ -60,6 +61,17 @@ def _param_types(func: Callable, what: str, require: bool) -> list[tuple[str, An
     return params
 
 
+_KERNELS: "weakref.WeakSet[Kernel]" = weakref.WeakSet()
+
+
+def forget_compiled() -> None:
+    """Drop every live kernel's compiled executables and launch plans (``wp.clear_kernel_cache``)."""
+    for k in list(_KERNELS):
+        k._cache.clear()
+        for table in ("_launch_plans", "_layout_plans"):
+            getattr(k, table, {}).clear()
+
+
 class Kernel:
     """A compiled-on-demand kernel (made by ``@wp.kernel``)."""
 
@@ -80,6 +92,7 @@ class Kernel:
         self._kernel_dim: int | None = None
         self.__name__ = func.__name__
         self.__doc__ = func.__doc__
+        _KERNELS.add(self)
 
     @property
     def source(self) -> FunctionSource:
