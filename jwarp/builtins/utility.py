@@ -223,3 +223,16 @@ def breakpoint_(call: Call) -> None:
 
 
 __all__ = ["tid", "type_name"]
+
+
+@builtin("grad", group="Utility")
+def grad(call: Call, func: Value) -> Value:
+    """``wp.grad(f)``: a callable giving the gradient of the float-valued ``@wp.func`` or builtin ``f``
+    with respect to each argument, per thread (see :mod:`jwarp.compiler.grad_call`)."""
+    from jwarp.compiler.grad_call import GradOf
+    from jwarp.compiler.registry import Builtin
+
+    target = func.data if func.type is STATIC else None
+    if not (isinstance(target, Builtin) or getattr(target, "_jwarp_function", False)):
+        raise TypeError("wp.grad() expects a @wp.func function or a Warp builtin")
+    return Value(STATIC, GradOf(target))

@@ -11,6 +11,7 @@ import ast
 import builtins as py
 from typing import TYPE_CHECKING, Any
 
+from jwarp.compiler.grad_call import GradOf, lower_grad_call
 from jwarp.compiler.registry import BUILTINS, Builtin, Call
 from jwarp.compiler.source import get_source, refresh_closure
 from jwarp.compiler.values import STATIC, TupleType, Value, python_to_value
@@ -67,6 +68,8 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
         raise WarpCodegenError("**kwargs are not supported in kernel calls")
     if getattr(obj, "_jwarp_function", False):
         return inline_function(lw, obj, args, kwargs, node)
+    if isinstance(obj, GradOf):  # wp.grad(f)(...)
+        return lower_grad_call(lw, obj, args, kwargs, node)
     if isinstance(obj, Builtin):
         return _call_builtin(lw, obj, args, kwargs, node, discard)
     kernel_name = getattr(obj, "_jwarp_kernel_builtin", None)
