@@ -9,6 +9,7 @@ import pytest
 
 import jwarp as wp
 from tests.builtins.python_scope import assert_matches_warp
+from tests.kernel_errors import body_line, launch_error
 
 PYTHON_SCOPE = [
     "wp.quat_rotate(wp.quat(0.0, 0.0, 0.7071068, 0.7071068), wp.vec3(1.0, 2.0, 3.0))",
@@ -86,16 +87,8 @@ def test_in_place_setter_needs_a_kernel():
     ],
 )
 def test_overload_errors_name_the_builtin(tmp_path, body, needle):
-    import importlib.util
-
-    path = tmp_path / "quat_error_kernel.py"
-    path.write_text(f"import jwarp as wp\n\n\n@wp.kernel\ndef k(out: wp.array(dtype=float)):\n    {body}\n")
-    spec = importlib.util.spec_from_file_location(f"quat_error_{abs(hash(body))}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    with pytest.raises(Exception) as info:
-        wp.launch(module.k, dim=1, inputs=[wp.zeros(1)])
-    assert needle in str(info.value) and "quat_error_kernel.py:6" in str(info.value), str(info.value)
+    message = launch_error(tmp_path, body, "quat_error_kernel.py")
+    assert needle in message and body_line(tmp_path, "quat_error_kernel.py") in message, message
 
 
 @wp.kernel

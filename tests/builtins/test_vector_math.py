@@ -4,7 +4,6 @@ singular matrices) without NaNs."""
 
 from __future__ import annotations
 
-import importlib.util
 
 import jax
 import jax.numpy as jnp
@@ -13,6 +12,7 @@ import pytest
 
 import jwarp as wp
 from tests.builtins.python_scope import assert_matches_warp
+from tests.kernel_errors import launch_error
 from jwarp.compiler.registry import BUILTINS, Call
 from jwarp.compiler.values import leaves_of, value_from_leaves
 
@@ -76,14 +76,7 @@ def test_python_scope_types():
 
 
 def _kernel_error(tmp_path, body: str, exc_type=Exception):
-    path = tmp_path / "vecmath_error_kernel.py"
-    path.write_text(f"import jwarp as wp\n\n\n@wp.kernel\ndef k(out: wp.array(dtype=float)):\n    {body}\n")
-    spec = importlib.util.spec_from_file_location(f"vecmath_error_{abs(hash(body))}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    with pytest.raises(exc_type) as info:
-        wp.launch(module.k, dim=1, inputs=[wp.zeros(1)])
-    return str(info.value)
+    return launch_error(tmp_path, body, "vecmath_error_kernel.py", exc_type=exc_type)
 
 
 @pytest.mark.parametrize(

@@ -3,26 +3,14 @@ kernels; and gradients of a vector argument against finite differences."""
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pytest
 
 import jwarp as wp
+from tests.kernel_errors import body_line, launch_error
 
 
-def _kernel_error(tmp_path, body: str) -> str:
-    path = tmp_path / "grad_call_kernel.py"
-    path.write_text(
-        "import jwarp as wp\n\n\n@wp.func\ndef vec_out(x: float):\n    return wp.vec3(x, x, x)\n\n\n"
-        f"@wp.kernel\ndef k(out: wp.array(dtype=float)):\n    {body}\n"
-    )
-    spec = importlib.util.spec_from_file_location(f"grad_call_{abs(hash(body))}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    with pytest.raises(Exception) as info:
-        wp.launch(module.k, dim=1, inputs=[wp.zeros(1)])
-    return str(info.value)
+PRELUDE = "@wp.func\ndef vec_out(x: float):\n    return wp.vec3(x, x, x)\n"
 
 
 @pytest.mark.parametrize("body, needle", [
@@ -31,8 +19,8 @@ def _kernel_error(tmp_path, body: str) -> str:
     ("out[0] = wp.grad(wp.sin)()", "needs the function's arguments"),
 ])
 def test_errors_name_the_problem_and_the_line(tmp_path, body, needle):
-    message = _kernel_error(tmp_path, body)
-    assert needle in message and "grad_call_kernel.py:11" in message, message
+    message = launch_error(tmp_path, body, "grad_call_kernel.py", prelude=PRELUDE)
+    assert needle in message and body_line(tmp_path, "grad_call_kernel.py") in message, message
 
 
 def test_python_scope_call_is_refused():
