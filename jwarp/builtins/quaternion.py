@@ -417,15 +417,12 @@ def quat_to_euler(call: Call, q: Value, i: Value, j: Value, k: Value) -> Value:
     t3 = where(near_zero, 2.0 * tp - t1, where(near_pi, 2.0 * tm + t1, tp + tm))
     t2 = where(proper, t2, t2 - np.float32(math.pi / 2))
     t3 = where(proper, t3, t3 * levi)
-    # place the angles by axis: the first at i, the second at j, the third at k
+    # place the angles by axis: the first at i, the second at j, the third at k (Warp starts from
+    # (t1, t2, t3), which only shows for invalid sequences)
     out = []
-    for axis in (1, 2, 3):
-        out.append(where(k == axis, t3, where(j == axis, t2, where(i == axis, t1, _default(axis, t1, t2, t3)))))
+    for axis, start in zip((1, 2, 3), (t1, t2, t3)):
+        out.append(where(k == axis, t3, where(j == axis, t2, where(i == axis, t1, start))))
     return value_from_leaves(vec3_of(scalars.float32), out)
-
-
-def _default(axis: int, t1: Any, t2: Any, t3: Any) -> Any:
-    return (t1, t2, t3)[axis - 1]
 
 
 __all__ = [

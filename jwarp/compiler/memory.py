@@ -9,8 +9,8 @@ Every index of an access is classified per array axis:
 
 With no ``gather`` axis and lane axes in grid order, a load is a dynamic index plus a
 shifted (``lax.pad``) or strided (``lax.slice``) copy and a store is a ``where`` over the whole
-plane (strided stores place the values with interior padding) — no gather/scatter (see lowering-recipes.md, recipes 1-2). Otherwise loads gather and stores
-scatter with masked-out or out-of-bounds lanes dropped. Atomics combine every lane's
+plane (strided stores place the values with interior padding) — no gather/scatter (see
+lowering-recipes.md, recipes 1-2). Otherwise loads gather and stores scatter with masked-out or out-of-bounds lanes dropped. Atomics combine every lane's
 contribution; the values they return are as if threads ran in increasing thread order.
 
 Everything works plane by plane: a ``vec3`` array is three scalar planes.
@@ -227,9 +227,6 @@ def _place(x: Any, axis: int, length_out: int, offset: int, scale: int) -> Any:
     if scale == 1:
         return _shift(x, axis, length_out, -offset)
     lanes = x.shape[axis]
-    if scale < 0:  # descending positions: reverse the lanes, then place with a positive stride
-        x = lax.rev(x, (axis,))
-        offset, scale = offset + scale * (lanes - 1), -scale
     config = [(0, 0, 0)] * x.ndim
     config[axis] = (offset, length_out - (offset + scale * (lanes - 1) + 1), scale - 1)
     return lax.pad(x, jnp.zeros((), x.dtype), config)

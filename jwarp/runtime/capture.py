@@ -54,7 +54,6 @@ class Graph:
         self._root_ids: dict[int, int] = {}
         self._written: tuple[int, ...] = ()
         self._executable: Any = None
-        self._signature: tuple = ()
 
     @property
     def num_operations(self) -> int:
@@ -77,13 +76,11 @@ class Graph:
         return [finals[i] for i in self._written]
 
     def _build(self) -> None:
-        buffers = [r._buffer for r in self._roots]
-        signature = tuple(_aval(b) for b in buffers)
-        if self._executable is not None and signature == self._signature:
-            return
-        with storage.x64():
-            self._executable = jax.jit(self._replay).lower(buffers).compile()
-        self._signature = signature
+        """Trace and compile the replay once: an array's shape and dtype never change, so neither
+        does the program's signature."""
+        if self._executable is None:
+            with storage.x64():
+                self._executable = jax.jit(self._replay).lower([r._buffer for r in self._roots]).compile()
 
     def launch(self) -> None:
         """Replay the captured operations (see :func:`capture_launch`)."""
@@ -101,12 +98,6 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"<jwarp Graph on {self.device}: {len(self._steps)} operations, {len(self._roots)} arrays>"
-
-
-def _aval(buf: Any) -> Any:
-    if isinstance(buf, tuple):
-        return tuple(_aval(b) for b in buf)
-    return (buf.shape, str(buf.dtype))
 
 
 _capture: Graph | None = None

@@ -29,11 +29,11 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Sequence
 
+from jwarp import config
 from jwarp.compiler.signature import ArraySpec, ValueSpec
 from jwarp.lang import composites
 from jwarp.lang.arrays import ArrayType
 from jwarp.lang.struct import StructType
-from jwarp import config
 from jwarp.runtime import capture, fastpath
 from jwarp.runtime.binding import _Packer
 from jwarp.runtime.device import Device, get_device
@@ -108,7 +108,6 @@ class Launch:
 
     def _record_in_capture(self) -> None:
         """Record this launch, with its current parameters, into the open graph capture."""
-        from jwarp.runtime import capture
         from jwarp.runtime.launch import record_launch_in_capture
 
         if self.adjoint:
@@ -141,8 +140,6 @@ class Launch:
 
     def _build(self) -> None:
         """Derive the fast state (executable, base arrays, value constants) from the prepared launch."""
-        from jwarp.runtime import fastpath
-
         prepared = self._prepared
         self._exe = None
         if self.adjoint or not fastpath.plannable(prepared) or _verify_fp():
@@ -265,8 +262,6 @@ def _default(t: Any) -> Any:
 
 
 def _verify_fp() -> bool:
-    from jwarp import config
-
     return bool(config.verify_fp)
 
 

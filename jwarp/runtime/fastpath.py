@@ -33,6 +33,8 @@ from jwarp.lang import composites
 from jwarp.runtime import storage
 from jwarp.runtime.array import array
 from jwarp.runtime.binding import convert_value, device_constant
+from jwarp.runtime.differentiable import has_dynamic_loops
+from jwarp.runtime.tape_chain import LaunchRecord
 
 _HASHABLE_SCALARS = {float, int, bool, np.bool_, *(np.dtype(c).type for c in "bBhHiIlLqQefd")}
 _PLAN_LIMIT = 256
@@ -98,7 +100,7 @@ class Plan:
         self.compiled = compiled
         self.donating = None  # the executable that donates the written buffers, built on first use
         self.dim, self.max_blocks, self.block_dim = prepared.dim, prepared.max_blocks, prepared.block_dim
-        self.tape_ok = not _has_dynamic_loops(compiled)  # else a taped launch must also measure trip counts
+        self.tape_ok = not has_dynamic_loops(compiled)  # else a taped launch must also measure trip counts
         self.x64 = compiled.uses_x64
         self.written = tuple(enumerate(compiled.written))
         base_pos: list = [None] * len(binding.bases)
@@ -193,8 +195,6 @@ class Plan:
             return False
         new = {b: out[i] for i, b in self.written}
         if any(r._grad is not None for r in roots):
-            from jwarp.runtime.tape_chain import LaunchRecord
-
             tape.launches.append(LaunchRecord(
                 kernel=self.kernel, compiled=self.compiled, bases=roots, in_bufs=bufs, out_bufs=new, values=values,
                 trips=None, dim=self.dim, device=self.device, arguments=[args[p] for p in self.array_pos],
@@ -220,12 +220,6 @@ def sole_owners(bufs: list, written: tuple) -> bool:
         if type(bufs[b]) is not _concrete_array_type() or sys.getrefcount(bufs[b]) > _SOLE_OWNER_REFS:
             return False
     return True
-
-
-def _has_dynamic_loops(compiled: Any) -> bool:
-    from jwarp.runtime.differentiable import has_dynamic_loops
-
-    return has_dynamic_loops(compiled)
 
 
 def _concrete_array_type() -> type:
