@@ -11,6 +11,7 @@ once plainly and, on request, with the written buffers donated.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -131,20 +132,39 @@ class CompiledKernel:
     uses_x64: bool
     _executables: dict = field(default_factory=dict)
 
-    def executable(self, donate: bool = False) -> Callable:
-        """A jitted ``(*bases, *values) -> flat outputs`` (written bases first, then diagnostics)."""
+    def executable(self, donate: bool = False, operands: list | None = None) -> Callable:
+        """A jitted ``(*bases, *values) -> flat outputs`` (written bases first, then diagnostics).
+
+        ``donate=True`` asks for the executable that writes the written bases in place. Given the
+        launch's ``operands``, it is checked once: where XLA cannot update a donated buffer in place
+        (a fusion reads other elements of the buffer it writes, e.g. interleaving vector components),
+        it copies the parameter first, which costs more than the fresh output buffer donation saves,
+        so the plain executable is returned instead.
+        """
         fn = self._executables.get(donate)
         if fn is None:
             jaxpr = self.closed_jaxpr
             evaluate = jax_core.jaxpr_as_fun(jaxpr)
             donate_argnums = tuple(self.written) if donate else ()
             fn = jax.jit(lambda *args: evaluate(*jax.tree_util.tree_leaves(args)), donate_argnums=donate_argnums)
+            if donate and operands is not None and _parameter_copies(fn, operands) > _parameter_copies(
+                self.executable(), operands
+            ):
+                fn = self.executable()
             self._executables[donate] = fn
         return fn
 
     def split_outputs(self, flat: list) -> tuple[dict, dict]:
         new_bases, diagnostics = jax.tree_util.tree_unflatten(self.out_tree, flat)
         return new_bases, diagnostics
+
+
+def _parameter_copies(fn: Callable, operands: list) -> int:
+    """How many entry parameters the compiled program copies (from its optimized HLO text)."""
+    text = fn.lower(*operands).compile().as_text()
+    entry = text[text.rfind("\nENTRY ") :]
+    params = set(re.findall(r"^\s*(%\S+) = [^\n]*? parameter\(", entry, re.MULTILINE))
+    return sum(1 for name in re.findall(r" copy\((%[^),]+)\)", entry) if name in params)
 
 
 def compile_kernel(source: FunctionSource, arg_names: list[str], sig: Signature, example_args: list) -> CompiledKernel:

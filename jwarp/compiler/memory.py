@@ -25,6 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from jwarp.compiler import packing
 from jwarp.compiler.context import KernelContext
 from jwarp.compiler.values import Value, is_const
 
@@ -160,7 +161,7 @@ def load(ctx: KernelContext, planes: list, shape: tuple, indices: list[Value], s
     if lane_axes is not None:
         return [_load_fast(ctx, p, kinds, lane_axes) for p in planes]
     full = [jnp.clip(i, 0, n - 1) for i, n in zip(_full_indices(ctx, kinds, shape), shape)]
-    return [p.at[tuple(full)].get(mode="promise_in_bounds") for p in planes]
+    return packing.gather(planes, tuple(full), ctx.num_threads)
 
 
 def _load_fast(ctx: KernelContext, plane: Any, kinds: list[Index], lane_axes: list[int]) -> Any:
@@ -199,7 +200,8 @@ def store(
     if not any(k[0] != "uniform" for k in kinds):
         return [_store_uniform(ctx, p, kinds, v, _and(mask, valid)) for p, v in zip(planes, leaves)]
     idx = _scatter_indices(ctx, kinds, shape, _and(mask, valid))
-    return [p.at[idx].set(jnp.broadcast_to(v, ctx.grid).astype(p.dtype), mode="drop") for p, v in zip(planes, leaves)]
+    values = [jnp.broadcast_to(v, ctx.grid).astype(p.dtype) for p, v in zip(planes, leaves)]
+    return packing.scatter(planes, idx, values, "set", ctx.num_threads)
 
 
 def _scatter_indices(ctx: KernelContext, kinds: list[Index], shape: tuple, keep: Any) -> tuple:
@@ -322,13 +324,19 @@ def atomic(
     valid = _check(ctx, site, kinds, shape, mask)
     keep = _and(mask, valid)
     lane_axes = _fast_layout(kinds, ctx.grid)
+    fast = lane_axes is not None and _is_bijective(ctx, kinds)
+    uniform = all(k[0] == "uniform" for k in kinds)
+    if op in ("add", "sub") and not want_old and not fast and not uniform:
+        idx = _scatter_indices(ctx, kinds, shape, keep)
+        values = [jnp.broadcast_to(jnp.asarray(v, p.dtype), ctx.grid) for p, v in zip(planes, leaves)]
+        return packing.scatter(planes, idx, values, op, ctx.num_threads), None
     new_planes, olds = [], []
     for plane, value in zip(planes, leaves):
         value = jnp.asarray(value, plane.dtype)
-        if lane_axes is not None and _is_bijective(ctx, kinds):
+        if fast:
             old = _load_fast(ctx, plane, kinds, lane_axes)
             new = _store_fast(ctx, plane, kinds, _COMBINE[op](old, value), keep)
-        elif all(k[0] == "uniform" for k in kinds):
+        elif uniform:
             new, old = _atomic_uniform(ctx, op, plane, kinds, value, keep, want_old)
         else:
             new, old = _atomic_scatter(ctx, op, plane, kinds, shape, value, keep, want_old)

@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 from typing import Any, Sequence
 
@@ -34,7 +35,7 @@ from jwarp.compiler.signature import ArraySpec, ValueSpec
 from jwarp.lang import composites
 from jwarp.lang.arrays import ArrayType
 from jwarp.lang.struct import StructType
-from jwarp.runtime import capture, fastpath
+from jwarp.runtime import capture, fastpath, storage
 from jwarp.runtime.binding import _Packer
 from jwarp.runtime.device import Device, get_device
 
@@ -88,12 +89,11 @@ class Launch:
             roots = self._roots
             bufs = [r._buffer for r in roots]
             if config.donate_buffers and self._written and fastpath.sole_owners(bufs, self._written):
-                exe = self._compiled.executable(donate=True)
+                with storage.x64() if self._x64 else contextlib.nullcontext():
+                    exe = self._compiled.executable(donate=True, operands=[*bufs, *self._values])
             try:
                 if self._x64:
-                    from jwarp.runtime.storage import x64
-
-                    with x64():
+                    with storage.x64():
                         out = exe(*bufs, *self._values)
                 else:
                     out = exe(*bufs, *self._values)

@@ -21,6 +21,7 @@ else takes the full path, which also produces every error message — a plan tha
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Any
 
@@ -172,9 +173,10 @@ class Plan:
             return False
         roots, bufs = found
         exe = self.exe
-        if config.donate_buffers and self.written and sole_owners(bufs, self.written):
-            exe = self.donating or self._donating()
+        donate = config.donate_buffers and self.written and sole_owners(bufs, self.written)
         bufs.extend(self._values(args))
+        if donate:
+            exe = self.donating or self._donating(bufs)
         out = self._call(exe, bufs)
         if out is None:
             return False  # the full path reports the problem (nothing was written)
@@ -205,8 +207,9 @@ class Plan:
             roots[b]._set_buffer(buf)
         return True
 
-    def _donating(self) -> Any:
-        self.donating = self.compiled.executable(donate=True)
+    def _donating(self, operands: list) -> Any:
+        with storage.x64() if self.x64 else contextlib.nullcontext():
+            self.donating = self.compiled.executable(donate=True, operands=operands)
         return self.donating
 
 

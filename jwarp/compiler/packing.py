@@ -1,0 +1,90 @@
+"""Two float32 planes gathered or scattered as one complex64 plane.
+
+XLA:CPU lowers every gather and every scatter to a loop of its own, and what such a loop costs
+grows with the number of operations and elements far more than with the bytes per element:
+a kernel reading ``x[i]`` of a ``vec3`` array does three gathers, one per component plane. Packed
+in pairs, components ``(0, 1)`` travel as the real and imaginary parts of one complex64 plane and
+component 2 on its own: two gathers instead of three (a ``vec4`` or ``quat`` needs two instead of
+four, a ``mat33`` five instead of nine). Measured on the cloth benchmark's spring kernel (78,680
+springs gathering and scattering ``vec3`` values of 19,881 particles, 2-core CPU): 1.22 ms with one
+gather and one scatter per plane, 0.93 ms packed.
+
+Exact: building a complex (``lax.complex``) and taking it apart (``real``/``imag``) only moves
+bits, and complex addition and subtraction act on each part separately with float32 rounding, so
+gathers, plain scatters, ``atomic_add`` and ``atomic_sub`` give bit-identical results. Packing costs
+one pass over the two planes (and one to unpack after a scatter), so it is used only where a launch
+has at least half as many lanes as the plane has elements.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+
+def _groups(planes: list, lanes: int) -> list[tuple[int, ...]]:
+    """Plane indices in groups of two (packed) or one (moved alone)."""
+    out: list[tuple[int, ...]] = []
+    k = 0
+    while k < len(planes):
+        a = planes[k]
+        b = planes[k + 1] if k + 1 < len(planes) else None
+        if (
+            b is not None
+            and a.dtype == np.float32
+            and b.dtype == np.float32
+            and a.shape == b.shape
+            and 2 * lanes >= a.size
+        ):
+            out.append((k, k + 1))
+            k += 2
+        else:
+            out.append((k,))
+            k += 1
+    return out
+
+
+def gather(planes: list, index: tuple, lanes: int) -> list:
+    """``[p[index] for p in planes]`` (indices already in bounds), with float32 planes in pairs."""
+    out: list = [None] * len(planes)
+    for group in _groups(planes, lanes):
+        if len(group) == 1:
+            (k,) = group
+            out[k] = planes[k].at[index].get(mode="promise_in_bounds")
+        else:
+            a, b = group
+            z = lax.complex(planes[a], planes[b]).at[index].get(mode="promise_in_bounds")
+            out[a], out[b] = jnp.real(z), jnp.imag(z)
+    return out
+
+
+def scatter(planes: list, index: tuple, values: list, op: str, lanes: int) -> list:
+    """Scatter ``values`` into ``planes`` at ``index`` (out-of-bounds entries dropped) with
+    ``op`` in ``"set"``, ``"add"``, ``"sub"``; float32 planes in pairs."""
+    out: list = [None] * len(planes)
+    for group in _groups(planes, lanes):
+        if len(group) == 1:
+            (k,) = group
+            out[k] = _scatter_one(planes[k], index, values[k], op)
+        else:
+            a, b = group
+            z = _scatter_one(lax.complex(planes[a], planes[b]), index, lax.complex(values[a], values[b]), op)
+            out[a], out[b] = jnp.real(z), jnp.imag(z)
+    return out
+
+
+def _scatter_one(plane: Any, index: tuple, value: Any, op: str) -> Any:
+    ref = plane.at[index]
+    if op == "set":
+        return ref.set(value, mode="drop")
+    if op == "add":
+        return ref.add(value, mode="drop")
+    if op == "sub":
+        return ref.subtract(value, mode="drop")  # no separate negation pass
+    raise ValueError(f"no packed scatter for {op!r}")
+
+
+__all__ = ["gather", "scatter"]
