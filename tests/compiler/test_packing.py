@@ -4,7 +4,6 @@ used where it pays, bit-identical to plane-by-plane access, and differentiable."
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import jwarp as wp
 from jwarp.compiler import packing

@@ -78,3 +78,48 @@ def test_tape_inputs_are_never_donated(donate):
     tape.backward(grads={y: wp.ones(8)})
     np.testing.assert_allclose(x.grad.numpy(), 6.0)
     np.testing.assert_allclose(y.numpy(), 10.0)
+
+
+@wp.kernel
+def _integrate(x: wp.array(dtype=wp.vec3), v: wp.array(dtype=wp.vec3), dt: float):
+    i = wp.tid()
+    v[i] = v[i] + wp.vec3(0.0, -9.8, 0.0) * dt
+    x[i] = x[i] + v[i] * dt
+
+
+def _executables(kernel) -> dict:
+    (compiled,) = [c for c in kernel._cache.values() if hasattr(c, "_executables")]
+    return compiled._executables
+
+
+@pytest.mark.parametrize("use_command", [False, True])
+def test_donation_is_dropped_where_xla_would_copy_the_buffer_first(donate, use_command):
+    # interleaved vec3 components are written from strided reads of the same buffer: XLA cannot
+    # update it in place and would copy the donated parameter, so the plain executable runs
+    wp.config.donate_buffers = True
+    x = wp.array(np.zeros((256, 3), np.float32), dtype=wp.vec3)
+    v = wp.array(np.ones((256, 3), np.float32), dtype=wp.vec3)
+    cmd = wp.launch(_integrate, 256, [x, v, 0.5], record_cmd=True)
+    run = cmd.launch if use_command else (lambda: wp.launch(_integrate, 256, [x, v, 0.5]))
+    for _ in range(3):
+        run()
+    exes = _executables(_integrate)
+    assert exes[True] is exes[False]
+    expected_v = np.ones(3) + np.array([0.0, -9.8, 0.0]) * 0.5 * 3
+    np.testing.assert_allclose(v.numpy(), np.tile(expected_v, (256, 1)), rtol=1e-6)
+
+
+@wp.kernel
+def _scale(a: float, y: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    y[i] = y[i] * a
+
+
+def test_donation_is_kept_where_xla_writes_in_place(donate):
+    wp.config.donate_buffers = True
+    y = wp.ones(64, dtype=wp.vec3)
+    for _ in range(3):
+        wp.launch(_scale, 64, [2.0, y])
+    np.testing.assert_allclose(y.numpy(), np.full((64, 3), 8.0))
+    exes = _executables(_scale)
+    assert exes[True] is not exes[False]
