@@ -1,7 +1,8 @@
 """saxpy ``out = a * x + y`` on float32 arrays of 2^20, 2^22 and 2^24 elements: a bandwidth-bound kernel.
 
-Reports GB/s (12 bytes moved per element: read x and y, write out) next to the bandwidth of a
-device copy (``jnp.copy``) of the same number of bytes, measured in the same interleaved run.
+Reports GB/s (12 bytes moved per element: read x and y, write out) next to the bandwidth of device
+copies of the same number of bytes (one allocating its output like jnp, one writing a donated
+buffer in place like a Warp-style launch), measured in the same interleaved run.
 """
 
 # No ``from __future__ import annotations``: kernel annotations name the ``wp`` parameter and must be
@@ -49,15 +50,18 @@ def jax_program(jax_device, x_host: np.ndarray, y_host: np.ndarray) -> Program:
     return Program(step, lambda: state["out"].block_until_ready(), lambda: {"out": np.asarray(state["out"])})
 
 
-def copy_program(jax_device, n_floats: int) -> Program:
-    """Device copy of ``n_floats`` float32: moves ``8 * n_floats`` bytes (read + write)."""
-    copy = jax.jit(jnp.copy)
+def copy_program(jax_device, n_floats: int, in_place: bool = False) -> Program:
+    """Device copy of ``n_floats`` float32: moves ``8 * n_floats`` bytes (read + write). With
+    ``in_place`` the destination buffer is donated, so the copy writes memory that is already mapped
+    (the roofline for an in-place launch); otherwise every call allocates its output, as jnp does."""
     src = jax.device_put(np.ones(n_floats, np.float32), jax_device)
-    state = {"out": None}
-
-    def step():
-        state["out"] = copy(src)
-
+    state = {"out": jax.device_put(np.zeros(n_floats, np.float32), jax_device)}
+    if in_place:
+        copy = jax.jit(lambda s, d: s + 0.0, donate_argnums=1, keep_unused=True)  # d: the output buffer
+        step = lambda: state.update(out=copy(src, state["out"]))  # noqa: E731
+    else:
+        copy = jax.jit(jnp.copy)
+        step = lambda: state.update(out=copy(src))  # noqa: E731
     return Program(step, lambda: state["out"].block_until_ready(), lambda: {})
 
 
@@ -81,7 +85,10 @@ def cases(ctx: Context) -> list[Case]:
             Case(
                 name=f"saxpy 2^{log2}",
                 programs=programs,
-                references={"copy": copy_program(ctx.jax_device, 3 * n // 2)},  # 12n bytes too
+                references={  # 12n bytes too
+                    "copy": copy_program(ctx.jax_device, 3 * n // 2),
+                    "copy in place": copy_program(ctx.jax_device, 3 * n // 2, in_place=True),
+                },
                 repeats=(15 if small else 5) if ctx.quick else (200 if small else 100 if log2 == 22 else 60),
                 warmup=2,
                 notes=notes,
