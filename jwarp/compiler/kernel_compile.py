@@ -147,9 +147,7 @@ class CompiledKernel:
             evaluate = jax_core.jaxpr_as_fun(jaxpr)
             donate_argnums = tuple(self.written) if donate else ()
             fn = jax.jit(lambda *args: evaluate(*jax.tree_util.tree_leaves(args)), donate_argnums=donate_argnums)
-            if donate and operands is not None and _parameter_copies(fn, operands) > _parameter_copies(
-                self.executable(), operands
-            ):
+            if donate and operands is not None and _copies_a_parameter(fn, operands):
                 fn = self.executable()
             self._executables[donate] = fn
         return fn
@@ -159,12 +157,15 @@ class CompiledKernel:
         return new_bases, diagnostics
 
 
-def _parameter_copies(fn: Callable, operands: list) -> int:
-    """How many entry parameters the compiled program copies (from its optimized HLO text)."""
+def _copies_a_parameter(fn: Callable, operands: list) -> bool:
+    """Whether the compiled program copies one of its entry parameters (from its optimized HLO).
+
+    Without donation no output shares a parameter's buffer, so a parameter copy in the donating
+    program is one that donation itself caused."""
     text = fn.lower(*operands).compile().as_text()
     entry = text[text.rfind("\nENTRY ") :]
     params = set(re.findall(r"^\s*(%\S+) = [^\n]*? parameter\(", entry, re.MULTILINE))
-    return sum(1 for name in re.findall(r" copy\((%[^),]+)\)", entry) if name in params)
+    return any(name in params for name in re.findall(r" copy\((%[^),]+)\)", entry))
 
 
 def compile_kernel(source: FunctionSource, arg_names: list[str], sig: Signature, example_args: list) -> CompiledKernel:
