@@ -66,6 +66,7 @@ class Launch:
                                                                             else [])
         self._prepared = prepared
         self._exe = None  # fast state, built from _prepared by _build()
+        self._donating_exe = None
         if prepared is not None:
             self._build()
 
@@ -89,8 +90,7 @@ class Launch:
             roots = self._roots
             bufs = [r._buffer for r in roots]
             if config.donate_buffers and self._written and fastpath.sole_owners(bufs, self._written):
-                with storage.x64() if self._x64 else contextlib.nullcontext():
-                    exe = self._compiled.executable(donate=True, operands=[*bufs, *self._values])
+                exe = self._donating_exe or self._donating(bufs)
             try:
                 if self._x64:
                     with storage.x64():
@@ -105,6 +105,12 @@ class Launch:
                 roots[b]._set_buffer(out[i])
             return
         self._slow_launch()
+
+    def _donating(self, bufs: list) -> Any:
+        """The executable that donates the written buffers (checked once against ``bufs``)."""
+        with storage.x64() if self._x64 else contextlib.nullcontext():
+            self._donating_exe = self._compiled.executable(donate=True, operands=[*bufs, *self._values])
+        return self._donating_exe
 
     def _record_in_capture(self) -> None:
         """Record this launch, with its current parameters, into the open graph capture."""
@@ -151,6 +157,7 @@ class Launch:
         self._x64 = compiled.uses_x64
         self._specs = binding.params
         self._exe = compiled.executable()
+        self._donating_exe = None
         self._compiled = compiled
 
     def _invalidate(self) -> None:
