@@ -13,7 +13,8 @@ plane (strided stores place the values with interior padding) — no gather/scat
 lowering-recipes.md, recipes 1-2). Otherwise loads gather and stores scatter with masked-out or out-of-bounds lanes dropped. Atomics combine every lane's
 contribution; the values they return are as if threads ran in increasing thread order.
 
-Everything works plane by plane: a ``vec3`` array is three scalar planes.
+Everything works plane by plane: a ``vec3`` array is three scalar planes. The gathers and
+scatters that remain move float32 planes in complex64 pairs where that pays (:mod:`packing`).
 """
 
 from __future__ import annotations
