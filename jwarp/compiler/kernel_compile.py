@@ -11,6 +11,7 @@ once plainly and, on request, with the written buffers donated.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -147,8 +148,10 @@ class CompiledKernel:
             evaluate = jax_core.jaxpr_as_fun(jaxpr)
             donate_argnums = tuple(self.written) if donate else ()
             fn = jax.jit(lambda *args: evaluate(*jax.tree_util.tree_leaves(args)), donate_argnums=donate_argnums)
-            if donate and operands is not None and _copies_a_parameter(fn, operands):
-                fn = self.executable()
+            if donate and operands is not None:
+                with jax.enable_x64(True) if self.uses_x64 else contextlib.nullcontext():
+                    if _copies_a_parameter(fn, operands):
+                        fn = self.executable()
             self._executables[donate] = fn
         return fn
 

@@ -389,14 +389,8 @@ def _inclusive_scan(op: str, x: Any) -> Any:
 def _atomic_scatter(ctx, op, plane, kinds, shape, value, keep, want_old):
     idx = _scatter_indices(ctx, kinds, shape, keep)
     v = jnp.broadcast_to(value, ctx.grid)
-    if op == "add":
-        new = plane.at[idx].add(v, mode="drop")
-    elif op == "sub":
-        new = plane.at[idx].subtract(v, mode="drop")  # no separate negation pass
-    elif op == "min":
-        new = plane.at[idx].min(v, mode="drop")
-    elif op == "max":
-        new = plane.at[idx].max(v, mode="drop")
+    if op in ("add", "sub", "min", "max"):
+        new = packing.scatter_plane(plane, idx, v, op)
     else:
         new = _scatter_rounds(plane, idx, v, keep, _COMBINE[op], ctx.grid)[0]
     if not want_old:

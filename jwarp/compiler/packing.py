@@ -13,7 +13,8 @@ Exact: building a complex (``lax.complex``) and taking it apart (``real``/``imag
 bits, and complex addition and subtraction act on each part separately with float32 rounding, so
 gathers, plain scatters, ``atomic_add`` and ``atomic_sub`` give bit-identical results. Packing costs
 one pass over the two planes (and one to unpack after a scatter), so it is used only where a launch
-has at least half as many lanes as the plane has elements.
+has at least half as many lanes as the plane has elements. :func:`scatter_plane` is every
+single-plane scatter (memory.py's atomics use it too).
 """
 
 from __future__ import annotations
@@ -64,27 +65,32 @@ def gather(planes: list, index: tuple, lanes: int) -> list:
 def scatter(planes: list, index: tuple, values: list, op: str, lanes: int) -> list:
     """Scatter ``values`` into ``planes`` at ``index`` (out-of-bounds entries dropped) with
     ``op`` in ``"set"``, ``"add"``, ``"sub"``; float32 planes in pairs."""
+    if op not in ("set", "add", "sub"):  # min/max do not act on real and imaginary parts apart
+        raise ValueError(f"no packed scatter for {op!r}")
     out: list = [None] * len(planes)
     for group in _groups(planes, lanes):
         if len(group) == 1:
             (k,) = group
-            out[k] = _scatter_one(planes[k], index, values[k], op)
+            out[k] = scatter_plane(planes[k], index, values[k], op)
         else:
             a, b = group
-            z = _scatter_one(lax.complex(planes[a], planes[b]), index, lax.complex(values[a], values[b]), op)
+            z = scatter_plane(lax.complex(planes[a], planes[b]), index, lax.complex(values[a], values[b]), op)
             out[a], out[b] = jnp.real(z), jnp.imag(z)
     return out
 
 
-def _scatter_one(plane: Any, index: tuple, value: Any, op: str) -> Any:
-    ref = plane.at[index]
-    if op == "set":
-        return ref.set(value, mode="drop")
-    if op == "add":
-        return ref.add(value, mode="drop")
-    if op == "sub":
-        return ref.subtract(value, mode="drop")  # no separate negation pass
-    raise ValueError(f"no packed scatter for {op!r}")
+_SCATTERS = {
+    "set": lambda ref, v: ref.set(v, mode="drop"),
+    "add": lambda ref, v: ref.add(v, mode="drop"),
+    "sub": lambda ref, v: ref.subtract(v, mode="drop"),  # no separate negation pass
+    "min": lambda ref, v: ref.min(v, mode="drop"),
+    "max": lambda ref, v: ref.max(v, mode="drop"),
+}
 
 
-__all__ = ["gather", "scatter"]
+def scatter_plane(plane: Any, index: tuple, value: Any, op: str) -> Any:
+    """One plane's scatter with ``op`` (a key of ``_SCATTERS``); out-of-bounds entries dropped."""
+    return _SCATTERS[op](plane.at[index], value)
+
+
+__all__ = ["gather", "scatter", "scatter_plane"]

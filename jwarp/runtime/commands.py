@@ -26,7 +26,6 @@ Example:
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 from typing import Any, Sequence
 
@@ -108,8 +107,7 @@ class Launch:
 
     def _donating(self, bufs: list) -> Any:
         """The executable that donates the written buffers (checked once against ``bufs``)."""
-        with storage.x64() if self._x64 else contextlib.nullcontext():
-            self._donating_exe = self._compiled.executable(donate=True, operands=[*bufs, *self._values])
+        self._donating_exe = self._compiled.executable(donate=True, operands=[*bufs, *self._values])
         return self._donating_exe
 
     def _record_in_capture(self) -> None:

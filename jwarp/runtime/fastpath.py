@@ -21,7 +21,6 @@ else takes the full path, which also produces every error message — a plan tha
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from typing import Any
 
@@ -208,8 +207,7 @@ class Plan:
         return True
 
     def _donating(self, operands: list) -> Any:
-        with storage.x64() if self.x64 else contextlib.nullcontext():
-            self.donating = self.compiled.executable(donate=True, operands=operands)
+        self.donating = self.compiled.executable(donate=True, operands=operands)
         return self.donating
 
 
