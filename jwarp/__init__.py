@@ -113,6 +113,8 @@ from jwarp.runtime.kernel import (
     overload as overload,
 )
 from jwarp.runtime.modules import (
+    Module as Module,
+    get_module as get_module,
     force_load as force_load,
     get_module_options as get_module_options,
     load_module as load_module,

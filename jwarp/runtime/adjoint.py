@@ -58,7 +58,7 @@ def adjoint_launch(kernel: Any, dim: tuple, args: list, adj_args: list, device: 
                       adj_args=adj_args)
     if not kernel.enable_backward:
         raise RuntimeError(
-            f"Failed to find backward kernel '{kernel.key}' from module '{kernel.module}' for device '{device}'"
+            f"Failed to find backward kernel '{kernel.key}' from module '{kernel.module.name}' for device '{device}'"
         )
     _check_adjoints(kernel, args, adj_args, device)
     prepared = prepare(kernel, dim, args, device, block_dim)

@@ -83,7 +83,15 @@ class Kernel:
         self.options = dict(options or {})
         if self.options.get("enable_backward") is None:
             self.options["enable_backward"] = config.enable_backward
-        self.module = module if module is not None else func.__module__
+        from jwarp.runtime.modules import Module, get_module
+
+        if isinstance(module, Module):
+            self.module = module
+        elif module == "unique":
+            self.module = Module(f"{func.__module__}.{self.key}_unique")
+        else:
+            self.module = get_module(module if isinstance(module, str) else func.__module__)
+        self.module.register_kernel(self)
         params = _param_types(func, "Kernel", require=True)
         self.arg_names = [p[0] for p in params]
         self.arg_types = [p[1] for p in params]
