@@ -1,0 +1,83 @@
+"""Warp's shipped examples (from the installed warp-lang) run unchanged with jwarp as ``warp``
+and end with the arrays real Warp ends with.
+
+Each example runs in two fresh interpreters (real Warp, then jwarp through ``jwarp.as_warp``) on
+the CPU with a few steps; every array attribute of the ``Example`` object is compared.
+Skipped where warp-lang is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+warp_spec = pytest.importorskip("warp")
+EXAMPLES = Path(warp_spec.__file__).parent / "examples"
+ROOT = Path(__file__).resolve().parents[2]
+
+# (example file, constructor kwargs, methods to call, rtol, atol)
+CASES = [
+    ("core/example_graph_capture.py", {}, ["step", "step"], 1e-4, 1e-5),
+]
+
+
+def _run(impl: str, example: str, kwargs: dict, calls: list[str], out: Path) -> None:
+    cmd = [sys.executable, "-m", "tests.warp_examples.driver", impl, str(EXAMPLES / example), str(out),
+           json.dumps(calls), json.dumps(kwargs)]
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"{example} with {impl} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
+
+
+@pytest.mark.parametrize("example,kwargs,calls,rtol,atol", CASES, ids=[c[0] for c in CASES])
+def test_example_matches_warp(tmp_path, example, kwargs, calls, rtol, atol):
+    _run("warp", example, kwargs, calls, tmp_path / "warp.npz")
+    _run("jwarp", example, kwargs, calls, tmp_path / "jwarp.npz")
+    expected, got = np.load(tmp_path / "warp.npz"), np.load(tmp_path / "jwarp.npz")
+    assert sorted(got.files) == sorted(expected.files)
+    assert expected.files, f"{example} keeps no arrays to compare"
+    for name in expected.files:
+        np.testing.assert_allclose(got[name], expected[name], rtol=rtol, atol=atol, err_msg=f"{example}: {name}")
+
+
+# examples without an Example class: run as scripts through `python -m jwarp.as_warp`; each prints
+# its results after a line of "=": the labels must equal real Warp's and the numbers match closely
+# (Warp's start-up banner and module-load lines come before the first "=" line)
+SCRIPTS = ["interop/example_jax_kernel.py", "interop/example_jax_callable.py"]
+
+
+def _script_output(args: list[str]) -> str:
+    proc = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")))
+    assert proc.returncode == 0, f"{args} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
+    return proc.stdout
+
+
+@pytest.mark.parametrize("example", SCRIPTS)
+def test_example_script_prints_what_warp_prints(example):
+    path = str(EXAMPLES / example)
+    expected = _script_output([path])
+    got = _script_output(["-m", "jwarp.as_warp", path])
+    expected, got = _results_part(expected), _results_part(got)
+    assert expected, f"{example} printed no results under Warp"
+    assert re.sub(_NUMBER, "#", got).split() == re.sub(_NUMBER, "#", expected).split()
+    np.testing.assert_allclose(_numbers(got), _numbers(expected), rtol=1e-5, atol=1e-6)
+
+
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+
+
+def _results_part(text: str) -> str:
+    start = text.find("=====")
+    return text[start:] if start >= 0 else ""
+
+
+def _numbers(text: str) -> np.ndarray:
+    return np.array([float(x) for x in re.findall(_NUMBER, text)])
