@@ -225,7 +225,8 @@ def lower_for(lw: FunctionLowerer, node: ast.For) -> None:
         start, stop, step = _reversed_bounds(start, stop, step)
     if all(is_const(x) for x in (start, stop, step)):
         values = range(int(start), int(stop), int(step))
-        if len(values) <= config.max_unroll:
+        max_unroll = lw.ctx.max_unroll if lw.ctx.max_unroll is not None else config.max_unroll
+        if len(values) <= max_unroll:
             _unrolled(lw, node, [scalar_value(t, v) for v in values])
             return
     if all(jnp.ndim(x) == 0 for x in (start, stop, step)):
