@@ -110,13 +110,15 @@ class Kernel:
         if self._seen_version == version:
             return
         from jwarp.compiler.source import refresh_closure
-        from jwarp.runtime.content_hash import kernel_digest
+        from jwarp.compiler.content_hash import kernel_digest
 
         digest = kernel_digest(self)
         if self._digest is not None and digest != self._digest:
             self._forget_compiled()
-        if self._source is not None:
-            refresh_closure(self._source)
+        try:
+            refresh_closure(self.source)  # closure cells may have been filled or reassigned
+        except Exception:
+            pass  # no source: the launch reports it
         self._digest = digest
         self._seen_version = version
 

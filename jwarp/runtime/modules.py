@@ -129,7 +129,7 @@ class Module:
 
     def _find_references(self, kernel: Any) -> bytes:
         """Digest ``kernel`` and link this module to the modules of the functions it calls."""
-        from jwarp.runtime.content_hash import kernel_digest
+        from jwarp.compiler.content_hash import kernel_digest
 
         found: set = set()
         digest = kernel_digest(kernel, found)
@@ -331,3 +331,42 @@ def force_load(device: Any = None, modules: Any = None, block_dim: Any = None) -
     for module in list(modules if modules is not None else _MODULES.values()):
         target = module if isinstance(module, Module) else get_module(module)
         target.load(device, block_dim)
+
+
+def get_cpu_kernel_cache_key(*, cpu_compiler_flags: str | None = None) -> str:
+    """A key naming the CPU compilation target, for external kernel-cache archives (Warp 1.19):
+    ``"<version>-<OS>-<arch>-<hash>"``. The hash covers the compiler (jax/jaxlib versions) and,
+    when the resolved flags contain ``-march=native`` (``None`` inherits
+    ``wp.config.cpu_compiler_flags``, itself ``-march=native`` when ``None``), the host's ISA
+    features; an empty string selects a generic target.
+
+    Example:
+        >>> import jwarp as wp
+        >>> wp.get_cpu_kernel_cache_key(cpu_compiler_flags="") != wp.get_cpu_kernel_cache_key()
+        True
+    """
+    import platform
+
+    import jax
+    import jaxlib
+
+    flags = cpu_compiler_flags if cpu_compiler_flags is not None else config.cpu_compiler_flags
+    flags = flags if flags is not None else "-march=native"
+    target = f"jax-{jax.__version__}|jaxlib-{getattr(jaxlib, '__version__', '')}"
+    if "-march=native" in flags.split():
+        target += "|native:" + _cpu_features()
+    digest = hashlib.sha256(target.encode()).hexdigest()[:8]
+    return f"{config.version}-{platform.system()}-{platform.machine()}-{digest}"
+
+
+def _cpu_features() -> str:
+    import platform
+
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith(("flags", "Features")):
+                    return " ".join(sorted(line.split(":", 1)[1].split()))
+    except OSError:
+        pass
+    return platform.processor()

@@ -9,7 +9,7 @@ the same (Warp's rule for ``module="unique"`` reuse and for rebuilding after
 
 Example:
     >>> import jwarp as wp
-    >>> from jwarp.runtime.content_hash import kernel_digest
+    >>> from jwarp.compiler.content_hash import kernel_digest
     >>> def make(v):
     ...     @wp.kernel
     ...     def k(a: wp.array(dtype=int)):
