@@ -64,8 +64,8 @@ mode: str = "release"
 """``"debug"`` turns out-of-bounds array accesses into ``IndexError`` after the launch, naming kernel,
 file and line (release: reads are clamped, writes dropped). Other values raise ``ValueError``."""
 verify_fp: bool = False
-"""Raise ``FloatingPointError`` after a launch whose written arrays hold NaN or Inf, naming the kernel
-and the array (Warp aborts in that case); nothing is written back."""
+"""After each launch, print (to stdout, as Warp's checked builds do) every written array that holds
+NaN or Inf, naming the kernel, the array and the counts; the launch's results are kept."""
 verify_cuda: bool = False
 """Accepted for Warp compatibility (no CUDA error state to check)."""
 verify_autograd_array_access: bool = False

@@ -162,13 +162,7 @@ class PreparedLaunch:
                 where = location.format().replace("Error while parsing function", "in function")
                 raise IndexError(f"Out-of-bounds array access in kernel '{self.kernel.key}' {where}")
         if config.verify_fp:
-            for index, buf in new_bases.items():
-                for part in buf if isinstance(buf, tuple) else (buf,):
-                    if np.issubdtype(part.dtype, np.floating) and not bool(jax.numpy.isfinite(part).all()):
-                        name = next((n for n, a in self.binding.arrays if a.root is self.binding.bases[index]), "?")
-                        raise FloatingPointError(
-                            f"Kernel '{self.kernel.key}' wrote a non-finite value (NaN or Inf) to array '{name}'"
-                        )
+            report_non_finite(self.kernel, self.binding, new_bases)
 
     def commit(self, new_bases: dict) -> None:
         for index, buf in new_bases.items():
@@ -176,6 +170,23 @@ class PreparedLaunch:
             if base.device is not self.device:
                 buf = _move(buf, base.device)
             base._set_buffer(buf)
+
+
+def report_non_finite(kernel: Kernel, binding: Binding, new_bases: dict) -> None:
+    """``wp.config.verify_fp``: print, as Warp does, each written array that holds NaN or Inf
+    (the launch still completes and its results are kept)."""
+    for index, buf in new_bases.items():
+        nan = inf = 0
+        for part in buf if isinstance(buf, tuple) else (buf,):
+            if np.issubdtype(part.dtype, np.floating):
+                values = np.asarray(part)
+                nan += int(np.isnan(values).sum())
+                inf += int(np.isinf(values).sum())
+        if nan or inf:
+            name = next((n for n, a in binding.arrays if a.root is binding.bases[index]), "?")
+            found = ", ".join(f"{count} {what}" for what, count in (("nan", nan), ("inf", inf)) if count)
+            print(f"Warp verify_fp: kernel '{kernel.key}' wrote non-finite values to array '{name}' ({found})",
+                  flush=True)
 
 
 def _move(buf: Any, device: Device) -> Any:
