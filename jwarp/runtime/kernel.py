@@ -115,6 +115,9 @@ class Kernel:
         digest = kernel_digest(self)
         if self._digest is not None and digest != self._digest:
             self._forget_compiled()
+        else:  # module options may have changed: launch plans re-derive their signature
+            for table in ("_launch_plans", "_layout_plans"):
+                getattr(self, table, {}).clear()
         try:
             refresh_closure(self.source)  # closure cells may have been filled or reassigned
         except Exception:
