@@ -18,6 +18,7 @@ _EXPORTS = {
                                "capture_debug_dot_print"],
     "jwarp.runtime.compile_cache": ["clear_kernel_cache", "clear_lto_cache"],
     "jwarp.config": ["DeterministicMode"],
+    "jwarp.runtime.modules": ["get_cpu_kernel_cache_key"],
     "jwarp.compat": ["transform_expand", "dtype_to_numpy"],
     "jwarp.interop.jax": ["jax_kernel", "jax_callable", "from_jax", "to_jax", "device_from_jax", "device_to_jax",
                           "dtype_from_jax", "dtype_to_jax"],

@@ -108,6 +108,12 @@ def _record(function: Any, dim: Any, inputs: Sequence, outputs: Sequence | None,
         return tape, list(outputs)
     with tape:
         result = function(*inputs)
+    for entry in tape.launches:
+        kernel = entry if isinstance(entry, Kernel) else getattr(entry, "kernel", None)
+        if kernel is None and isinstance(entry, (tuple, list)) and entry and isinstance(entry[0], Kernel):
+            kernel = entry[0]
+        if isinstance(kernel, Kernel) and not kernel.enable_backward:
+            raise ValueError("Kernel must have backward pass enabled to compute Jacobians")
     result = [result] if isinstance(result, array) else list(result)
     if metadata.is_empty:
         metadata.update_from_function(function, inputs, result)
@@ -177,12 +183,6 @@ def jacobian_fd(function: Kernel | Callable, dim: Any = None, inputs: Sequence |
             metadata.update_from_kernel(function, inputs)
         initial = [clone(o, requires_grad=False) if isinstance(o, array) else o for o in outputs]
         outputs = list(outputs)
-    else:
-        outputs = function(*inputs)
-        outputs = [outputs] if isinstance(outputs, array) else list(outputs)
-        if metadata.is_empty:
-            metadata.update_from_function(function, inputs, outputs)
-        _restore(inputs, snapshot)
 
     def evaluate() -> list:
         if is_kernel:
@@ -194,9 +194,15 @@ def jacobian_fd(function: Kernel | Callable, dim: Any = None, inputs: Sequence |
         result = [result] if isinstance(result, array) else list(result)
         return [o.numpy().reshape(-1).copy() if isinstance(o, array) else None for o in result]
 
-    mask = _resolve_mask(input_output_mask, metadata.input_labels + metadata.output_labels, len(inputs))
     jacobians = {}
-    try:
+    try:  # inputs are restored however this ends (the function or the checks may raise)
+        if not is_kernel:
+            outputs = function(*inputs)
+            outputs = [outputs] if isinstance(outputs, array) else list(outputs)
+            if metadata.is_empty:
+                metadata.update_from_function(function, inputs, outputs)
+            _restore(inputs, snapshot)
+        mask = _resolve_mask(input_output_mask, metadata.input_labels + metadata.output_labels, len(inputs))
         for i, o in itertools.product(range(len(inputs)), range(len(outputs))):
             if (mask and (i, o) not in mask) or not (_is_diff(inputs[i]) and _is_diff(outputs[o])):
                 continue

@@ -64,8 +64,8 @@ mode: str = "release"
 """``"debug"`` turns out-of-bounds array accesses into ``IndexError`` after the launch, naming kernel,
 file and line (release: reads are clamped, writes dropped). Other values raise ``ValueError``."""
 verify_fp: bool = False
-"""Raise ``FloatingPointError`` after a launch whose written arrays hold NaN or Inf, naming the kernel
-and the array (Warp aborts in that case); nothing is written back."""
+"""After each launch, print (to stdout, as Warp's checked builds do) every written array that holds
+NaN or Inf, naming the kernel, the array and the counts; the launch's results are kept."""
 verify_cuda: bool = False
 """Accepted for Warp compatibility (no CUDA error state to check)."""
 verify_autograd_array_access: bool = False
@@ -99,6 +99,21 @@ loop_unroll: int = 32
 n-body kernel (4096 bodies, 2-core CPU): 8 -> 14 ms per launch (compile 245 ms), 16 -> 11 ms
 (338 ms), 32 -> 9.3 ms (549 ms). Lower it to trade run time for compile time."""
 optimization_level = None
+"""Accepted for Warp compatibility (Warp's C++/CUDA optimisation level; XLA picks its own)."""
+cpu_compiler_flags: str | None = (
+    "-march=native -mllvm=-inline-threshold=9000 -mllvm=-inline-cold-callsite-threshold=3000 "
+    "-mllvm=-slp-recursion-max-depth=4"
+)
+"""Warp's CPU (LLVM) compiler flags; ``None`` means ``-march=native``. Accepted and reported (module
+option ``cpu_compiler_flags`` inherits it); it selects the target in ``wp.get_cpu_kernel_cache_key``."""
+cuda_arch_suffix = None
+enable_mathdx_gemm: bool = True
+enable_mathdx_solver: bool = True
+enable_mathdx_fft: bool = True
+enable_tiles_in_stack_memory: bool = True
+legacy_cpu_linker: bool = False
+llvm_cuda: bool = False
+use_precompiled_headers: bool = True
 lineinfo: bool = False
 line_directives: bool = True
 compile_time_trace: bool = False

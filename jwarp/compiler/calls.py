@@ -75,6 +75,11 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
     kernel_name = getattr(obj, "_jwarp_kernel_builtin", None)
     if kernel_name is not None:  # a Python-scope function with a kernel counterpart (wp.zeros)
         return _call_builtin(lw, BUILTINS[kernel_name], args, kwargs, node, discard)
+    if obj is py.type:  # type(x): x's Warp type, usable as a constructor (type(x)(1))
+        if len(args) != 1 or kwargs:
+            raise WarpCodegenError("type() in kernel code takes exactly one argument")
+        arg = args[0]
+        return Value(STATIC, type(arg.data) if arg.type is STATIC else arg.type)
     name = _PYTHON_BUILTINS.get(obj) if _hashable(obj) else None
     if name is not None:
         return _call_builtin(lw, BUILTINS[name], args, kwargs, node, discard)

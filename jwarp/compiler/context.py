@@ -76,6 +76,7 @@ class KernelContext:
     record_trips: bool = False
     block_dim: int = 1
     kernel_dim: int = 1
+    max_unroll: int | None = None  # constant-trip loops up to this length unroll (None: config.max_unroll)
     thread_coords: tuple | None = None  # chunked launches: wp.tid() per lane (else the lane iotas)
     accumulators: dict = field(default_factory=dict)
     sites: list = field(default_factory=list)

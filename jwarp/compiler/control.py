@@ -190,6 +190,31 @@ def _is_range_call(lw: FunctionLowerer, node: ast.expr) -> bool:
     return fn.type is STATIC and (fn.data is range or getattr(fn.data, "_jwarp_range", False))
 
 
+def _calls_static(lw: FunctionLowerer, loop: ast.For) -> bool:
+    """Whether the loop contains a ``wp.static(...)`` call (Warp unrolls such constant loops
+    whatever ``max_unroll`` says, so the expression can see each iteration's value)."""
+    from jwarp.compiler.calls import StaticMarker
+
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
+            target = node.func
+            path = []
+            while isinstance(target, ast.Attribute):
+                path.append(target.attr)
+                target = target.value
+            if not isinstance(target, ast.Name) or target.id in lw.env:
+                continue
+            try:
+                obj = lw.lookup(target.id).data
+                for attr in reversed(path):
+                    obj = getattr(obj, attr)
+            except Exception:
+                continue
+            if isinstance(obj, StaticMarker):
+                return True
+    return False
+
+
 def _is_reversed_range(lw: FunctionLowerer, node: ast.expr) -> bool:
     if not (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords):
         return False
@@ -225,7 +250,8 @@ def lower_for(lw: FunctionLowerer, node: ast.For) -> None:
         start, stop, step = _reversed_bounds(start, stop, step)
     if all(is_const(x) for x in (start, stop, step)):
         values = range(int(start), int(stop), int(step))
-        if len(values) <= config.max_unroll:
+        max_unroll = lw.ctx.max_unroll if lw.ctx.max_unroll is not None else config.max_unroll
+        if len(values) <= max_unroll or _calls_static(lw, node):  # wp.static in the body forces unrolling
             _unrolled(lw, node, [scalar_value(t, v) for v in values])
             return
     if all(jnp.ndim(x) == 0 for x in (start, stop, step)):

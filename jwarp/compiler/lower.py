@@ -13,6 +13,7 @@ lanes executing the current statement; assignments and stores outside it are mas
 from __future__ import annotations
 
 import ast
+import enum
 import builtins as py
 from dataclasses import dataclass
 from typing import Any
@@ -206,7 +207,24 @@ class FunctionLowerer:
         return self.lookup(node.id, node)
 
     def expr_Attribute(self, node: ast.Attribute) -> Value:
+        member = self._python_object(node.value)
+        if isinstance(member, enum.Enum):  # MyEnum.B.value: read on the member, not its int value
+            return lift_python(getattr(member, node.attr), node.attr)
         return operators.attribute(self, self.eval(node.value), node.attr)
+
+    def _python_object(self, node: ast.expr) -> Any:
+        """The Python object a global/closure name chain (``a.b.c``) names, else None."""
+        if isinstance(node, ast.Name):
+            if node.id in self.env:
+                return None
+            for scope in (self.src.closure, self.src.globals):
+                if node.id in scope:
+                    return scope[node.id]
+            return None
+        if isinstance(node, ast.Attribute):
+            base = self._python_object(node.value)
+            return getattr(base, node.attr, None) if base is not None else None
+        return None
 
     def expr_Subscript(self, node: ast.Subscript) -> Value:
         return lvalues.load_subscript(self, node)

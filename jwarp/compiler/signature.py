@@ -56,4 +56,5 @@ class Signature:
     loop_bounds: tuple | None = None  # sorted (key, bound) pairs for bounded-mode loops
     block_dim: int = 1
     kernel_dim: int = 1  # components returned by wp.tid() (leading grid axes)
+    max_unroll: int | None = None  # the kernel's effective max_unroll option (None: wp.config.max_unroll)
     extra: tuple = field(default=())  # options that change code generation (hashable)

@@ -22,6 +22,7 @@ else takes the full path, which also produces every error message — a plan tha
 from __future__ import annotations
 
 import sys
+import weakref
 from typing import Any
 
 import jax
@@ -88,13 +89,19 @@ def _layout_id(a: array) -> int:
 class Plan:
     """A validated launch ready to re-dispatch (see module docstring)."""
 
-    __slots__ = ("kernel", "device", "exe", "compiled", "donating", "base_pos", "values", "written", "x64", "dim",
+    __slots__ = ("_kernel", "device", "exe", "compiled", "donating", "base_pos", "values", "written", "x64", "dim",
                  "max_blocks", "block_dim", "array_pos", "tape_ok")
+
+    @property
+    def kernel(self) -> Any:
+        return self._kernel()
 
     def __init__(self, prepared: Any, args: list):
         _concrete_array_type()
         binding, compiled = prepared.binding, prepared.compiled
-        self.kernel = prepared.kernel
+        # weak: plans live on their kernel, and a strong link back would keep a discarded kernel
+        # (a factory's old closure) alive until a cyclic GC pass
+        self._kernel = weakref.ref(prepared.kernel)
         self.device = prepared.device
         self.exe = compiled.executable()
         self.compiled = compiled

@@ -25,40 +25,17 @@ import inspect
 import weakref
 from typing import Any, Callable
 
-from jwarp import config
 from jwarp.compiler.source import FunctionSource, get_source
-from jwarp.errors import WarpCodegenError
-from jwarp.lang.arrays import resolve_annotation, type_name
-
-_NO_DEFAULT = inspect.Parameter.empty
-
-
-def _annotations(func: Callable) -> dict[str, Any]:
-    try:
-        return inspect.get_annotations(func, eval_str=True)
-    except Exception:
-        return dict(getattr(func, "__annotations__", {}))
-
-
-def _param_types(func: Callable, what: str, require: bool) -> list[tuple[str, Any, Any]]:
-    sig = inspect.signature(func)
-    hints = _annotations(func)
-    params = []
-    for name, p in sig.parameters.items():
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            raise WarpCodegenError(f"{what} '{func.__qualname__}' cannot take *args or **kwargs")
-        if name not in hints:
-            if require:
-                raise WarpCodegenError(f"Incomplete argument annotations on {what.lower()} {func.__qualname__}")
-            params.append((name, None, p.default))
-            continue
-        t = resolve_annotation(hints[name])
-        if t is None:
-            raise WarpCodegenError(
-                f"{what} '{func.__qualname__}' argument '{name}' has an unsupported annotation {hints[name]!r}"
-            )
-        params.append((name, t, p.default))
-    return params
+from jwarp.runtime.functions import (  # noqa: F401  (re-exported: wp.func and friends live there)
+    Function,
+    FunctionOverload,
+    _param_types,
+    func,
+    func_grad,
+    func_replay,
+    qualified_key,
+    resolve_module,
+)
 
 
 _KERNELS: "weakref.WeakSet[Kernel]" = weakref.WeakSet()
@@ -67,39 +44,37 @@ _KERNELS: "weakref.WeakSet[Kernel]" = weakref.WeakSet()
 def forget_compiled() -> None:
     """Drop every live kernel's compiled executables and launch plans (``wp.clear_kernel_cache``)."""
     for k in list(_KERNELS):
-        k._cache.clear()
-        for table in ("_launch_plans", "_layout_plans"):
-            getattr(k, table, {}).clear()
+        k._forget_compiled()
 
 
 class Kernel:
-    """A compiled-on-demand kernel (made by ``@wp.kernel``)."""
+    """A compiled-on-demand kernel (made by ``@wp.kernel``).
+
+    ``options`` holds only the kernel's own overrides (as in Warp); the module's options apply
+    when it compiles (:func:`jwarp.runtime.modules.effective_options`)."""
 
     _jwarp_kernel = True
 
     def __init__(self, func: Callable, key: str | None = None, options: dict | None = None, module: Any = None):
         self.func = func
-        self.key = key or func.__qualname__
+        self.key = key or qualified_key(func)
         self.options = dict(options or {})
-        if self.options.get("enable_backward") is None:
-            self.options["enable_backward"] = config.enable_backward
-        from jwarp.runtime.modules import Module, get_module
-
-        if isinstance(module, Module):
-            self.module = module
-        elif module == "unique":
-            self.module = Module(f"{func.__module__}.{self.key}_unique")
-        else:
-            self.module = get_module(module if isinstance(module, str) else func.__module__)
-        self.module.register_kernel(self)
+        self.module = resolve_module(module, func)
         params = _param_types(func, "Kernel", require=True)
         self.arg_names = [p[0] for p in params]
         self.arg_types = [p[1] for p in params]
+        self.overloads: dict[str, Kernel] = {}  # generic kernels: instantiated signatures
         self._cache: dict = {}
         self._source: FunctionSource | None = None
         self._kernel_dim: int | None = None
+        self._seen_version = -1  # module version at the last content check
+        self._digest: bytes | None = None  # content digest the compiled executables were built from
         self.__name__ = func.__name__
+        self.__qualname__ = func.__qualname__
+        self.__module__ = func.__module__
         self.__doc__ = func.__doc__
+        self.__wrapped__ = func
+        self.module.register_kernel(self)
         _KERNELS.add(self)
 
     @property
@@ -110,12 +85,57 @@ class Kernel:
 
     @property
     def enable_backward(self) -> bool:
-        return bool(self.options.get("enable_backward", True))
+        """Whether the kernel has a backward pass: its own option, else its module's (at call time)."""
+        value = self.options.get("enable_backward")
+        if value is None:
+            value = self.module.options.get("enable_backward")
+        return True if value is None else bool(value)
 
     @property
     def grid_stride(self) -> bool:
         value = self.options.get("grid_stride")
-        return config.default_grid_stride if value is None else bool(value)
+        if value is None:
+            value = self.module.options.get("default_grid_stride")
+        if value is None:
+            from jwarp import config
+
+            value = config.default_grid_stride
+        return bool(value)
+
+    def check_current(self) -> None:
+        """Before a launch: if the module changed since the last check (``mark_modified``,
+        ``set_module_options``, a new registration), re-digest the kernel's content and drop its
+        compiled executables when it differs from what they were built from."""
+        version = self.module._version
+        if self._seen_version == version:
+            return
+        from jwarp.compiler.source import refresh_closure
+        from jwarp.compiler.content_hash import kernel_digest
+
+        digest = kernel_digest(self)
+        if self._digest is not None and digest != self._digest:
+            self._forget_compiled()
+        else:  # module options may have changed: launch plans re-derive their signature
+            for table in ("_launch_plans", "_layout_plans"):
+                getattr(self, table, {}).clear()
+        try:
+            refresh_closure(self.source)  # closure cells may have been filled or reassigned
+        except Exception:
+            pass  # no source: the launch reports it
+        self._digest = digest
+        self._seen_version = version
+
+    def note_overload(self, signature: str) -> None:
+        """Record an instantiated signature of a generic kernel (Warp's ``kernel.overloads``)."""
+        if signature not in self.overloads:
+            self.overloads[signature] = self
+            self.module.mark_modified()
+            self._seen_version = self.module._version  # a new overload changes no existing code
+
+    def _forget_compiled(self) -> None:
+        self._cache.clear()
+        for table in ("_launch_plans", "_layout_plans"):
+            getattr(self, table, {}).clear()
 
     @property
     def is_generic(self) -> bool:
@@ -154,164 +174,87 @@ def kernel(
     *,
     name: str | None = None,
     enable_backward: bool | None = None,
+    launch_bounds: Any = None,
+    cuda_max_registers: int | None = None,
+    enable_cuda_smem_spilling: bool | None = None,
+    cluster_dim: int | None = None,
     module: Any = None,
     module_options: dict | None = None,
+    entry_point_abi: str | None = None,
     grid_stride: bool | None = None,
-    launch_bounds: Any = None,
-    **options: Any,
 ) -> Any:
     """Decorator: make a kernel from a Python function with annotated parameters.
+
+    ``module="unique"`` gives the kernel a module of its own, named after the kernel and a hash
+    of its content and options; defining an identical kernel again returns the same object.
+    ``module_options`` (only with ``module="unique"``) sets that module's options.
 
     Example:
         >>> import jwarp as wp
         >>> @wp.kernel(enable_backward=False)
         ... def fill(a: wp.array(dtype=float), v: float):
         ...     a[wp.tid()] = v
+        >>> fill.options
+        {'enable_backward': False}
     """
-    opts = dict(options)
-    opts.update(enable_backward=enable_backward, grid_stride=grid_stride)
-    if module_options:
-        opts.update(module_options)
+    from jwarp.runtime.kernel_options import kernel_overrides
 
     def wrap(func: Callable) -> Kernel:
-        from jwarp.runtime.modules import module_options_for
+        from jwarp.runtime.modules import Module
 
-        # module="unique" gives the kernel a module of its own, so the defining module's options
-        # (wp.set_module_options) do not apply to it, as in Warp
-        merged = {} if module == "unique" else dict(module_options_for(func.__module__))
-        merged.update({k: v for k, v in opts.items() if v is not None})
-        return Kernel(func, key=name, options=merged, module=module)
-
-    return wrap(f) if f is not None else wrap
-
-
-class FunctionOverload:
-    """One signature of a ``@wp.func``."""
-
-    NO_DEFAULT = _NO_DEFAULT
-
-    def __init__(self, func: Callable):
-        self.func = func
-        self.params = _param_types(func, "Function", require=False)
-        hints = _annotations(func)
-        ret = hints.get("return")
-        self.return_type = resolve_annotation(ret) if ret is not None else None
-        self.custom_grad: Callable | None = None
-        self.custom_replay: Callable | None = None
-
-    @property
-    def concrete_types(self) -> tuple:
-        return tuple(t for _, t, _ in self.params)
-
-    def matches(self, arg_types: list, kw_types: dict) -> bool:
-        from jwarp.compiler.calls import _types_match
-
-        if len(arg_types) > len(self.params):
-            return False
-        for (name, t, default), at in zip(self.params, arg_types):
-            if t is not None and not _types_match(t, at):
-                return False
-        for name, t, default in self.params[len(arg_types):]:
-            if name in kw_types:
-                if t is not None and not _types_match(t, kw_types[name]):
-                    return False
-            elif default is _NO_DEFAULT:
-                return False
-        return all(any(p[0] == k for p in self.params) for k in kw_types)
-
-
-class Function:
-    """A user function callable from kernels (made by ``@wp.func``), with its overloads."""
-
-    _jwarp_function = True
-
-    def __init__(self, key: str, module: str):
-        self.key = key
-        self.module = module
-        self.overloads: list[FunctionOverload] = []
-        self.__name__ = key.rsplit(".", 1)[-1]
-
-    @property
-    def func(self) -> Callable:
-        return self.overloads[-1].func
-
-    def add_overload(self, func: Callable) -> None:
-        new = FunctionOverload(func)
-        for i, existing in enumerate(self.overloads):
-            if existing.concrete_types == new.concrete_types:
-                self.overloads[i] = new
-                return
-        self.overloads.append(new)
-
-    def select_overload(self, arg_types: list, kw_types: dict) -> FunctionOverload | None:
-        exact = [o for o in self.overloads if o.matches(arg_types, kw_types) and None not in o.concrete_types]
-        if exact:
-            return exact[-1]
-        for o in reversed(self.overloads):
-            if o.matches(arg_types, kw_types):
-                return o
-        return None
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Python-scope call: runs the Python function (builtins it uses work in Python too)."""
-        return self.overloads[-1].func(*args, **kwargs)
-
-    def __repr__(self) -> str:
-        sigs = ["(" + ", ".join(f"{n}: {type_name(t)}" for n, t, _ in o.params) + ")" for o in self.overloads]
-        return f"<jwarp func {self.key} {' | '.join(sigs)}>"
-
-
-_FUNCTIONS: dict[tuple[str, str], Function] = {}
-
-
-def func(f: Callable | None = None, *, name: str | None = None, module: Any = None, inline: bool | None = None):
-    """Decorator: a function that kernels can call (inlined at each call site).
-
-    Defining several ``@wp.func`` with the same name and different argument types in one
-    module makes overloads, resolved from the argument types at each call.
-    """
-
-    def wrap(fn: Callable) -> Function:
-        key = name or fn.__qualname__
-        registry_key = (fn.__module__, key)
-        existing = _FUNCTIONS.get(registry_key)
-        if existing is None:
-            existing = Function(key, fn.__module__)
-            _FUNCTIONS[registry_key] = existing
-        existing.add_overload(fn)
-        existing.__doc__ = fn.__doc__
-        return existing
+        overrides = kernel_overrides(
+            func, name=name, enable_backward=enable_backward, launch_bounds=launch_bounds,
+            cuda_max_registers=cuda_max_registers, enable_cuda_smem_spilling=enable_cuda_smem_spilling,
+            cluster_dim=cluster_dim, entry_point_abi=entry_point_abi, grid_stride=grid_stride,
+        )
+        target = Module(name or func.__name__, None) if module == "unique" else resolve_module(module, func)
+        if module_options is not None:
+            _apply_module_options(func, target, module, module_options)
+        k = Kernel(func, key=name, options=overrides, module=target)
+        if module == "unique":
+            k = _dedupe_unique(k)
+        return k
 
     return wrap(f) if f is not None else wrap
 
 
-def func_grad(forward: Function) -> Callable[[Callable], Callable]:
-    """Decorator: a custom adjoint for ``forward`` (``@wp.func_grad(f)``).
+def _apply_module_options(func: Callable, target: Any, module: Any, module_options: Any) -> None:
+    from jwarp.runtime.modules import check_max_records
 
-    The adjoint takes ``f``'s arguments followed by the adjoint of its result and
-    accumulates into ``wp.adjoint[arg]``-style outputs as in Warp.
-    """
+    if not isinstance(module_options, dict):
+        raise TypeError(
+            f"@wp.kernel for '{func.__name__}': module_options must be a dict, got {type(module_options).__name__}."
+        )
+    if module != "unique":
+        raise ValueError(
+            f"@wp.kernel for '{func.__name__}': module_options requires module=\"unique\". "
+            "Use wp.set_module_options() to set module-level options for a shared module."
+        )
+    unknown = sorted(set(module_options) - set(target.options))
+    if unknown:
+        raise ValueError(
+            f"@wp.kernel for '{func.__name__}': unknown module_options: {', '.join(repr(k) for k in unknown)}. "
+            f"Valid options are: {', '.join(repr(k) for k in sorted(target.options))}."
+        )
+    if "deterministic_max_records" in module_options:
+        check_max_records(module_options["deterministic_max_records"])
+    target.options.update(module_options)
 
-    def register(grad: Callable) -> Callable:
-        types = tuple(t for _, t, _ in _param_types(grad, "Function", require=False))
-        for overload in forward.overloads:
-            if overload.concrete_types == types[: len(overload.params)]:
-                overload.custom_grad = grad
-                return grad
-        forward.overloads[-1].custom_grad = grad
-        return grad
 
-    return register
+def _dedupe_unique(k: Kernel) -> Kernel:
+    """Name a ``module="unique"`` kernel's module after its content hash; an identical earlier
+    kernel (same content, options and module options) is returned instead of the new one."""
+    from jwarp.runtime.modules import find_module, register_unique
 
-
-def func_replay(forward: Function) -> Callable[[Callable], Callable]:
-    """Decorator: a custom replay function for ``forward`` (used by Warp's tape replays)."""
-
-    def register(replay: Callable) -> Callable:
-        forward.overloads[-1].custom_replay = replay
-        return replay
-
-    return register
+    module = k.module
+    module.name = f"{k.key}_{module.get_module_hash().hex()[:8]}"
+    existing = find_module(module.name)
+    if existing is not None and existing.kernels.get(k.key) is not None:
+        module._detach_references()
+        _KERNELS.discard(k)
+        return existing.kernels[k.key]
+    register_unique(module)
+    return k
 
 
 def overload(kernel_or_fn: Any, arg_types: Any = None) -> Any:

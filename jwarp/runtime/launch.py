@@ -91,6 +91,20 @@ def resolve_block_dim(device: Device, block_dim: int | None) -> int:
     return int(block_dim) if config.enable_cpu_blocks else 1
 
 
+def overload_signature(params: Sequence) -> str:
+    """A generic kernel's instantiated signature, from its bound parameter specs."""
+    from jwarp.lang.arrays import type_name
+
+    def describe(spec: Any) -> str:
+        if hasattr(spec, "dtype") and hasattr(spec, "shape"):
+            return f"array({type_name(spec.dtype)},{len(spec.shape)})"
+        if hasattr(spec, "dtype") and hasattr(spec, "ndim"):
+            return f"array({type_name(spec.dtype)},{spec.ndim})"
+        return type_name(getattr(spec, "type", spec))
+
+    return ",".join(describe(p) for p in params)
+
+
 def _aval_key(buf: Any) -> Any:
     if isinstance(buf, tuple):
         return tuple(_aval_key(b) for b in buf)
@@ -148,13 +162,7 @@ class PreparedLaunch:
                 where = location.format().replace("Error while parsing function", "in function")
                 raise IndexError(f"Out-of-bounds array access in kernel '{self.kernel.key}' {where}")
         if config.verify_fp:
-            for index, buf in new_bases.items():
-                for part in buf if isinstance(buf, tuple) else (buf,):
-                    if np.issubdtype(part.dtype, np.floating) and not bool(jax.numpy.isfinite(part).all()):
-                        name = next((n for n, a in self.binding.arrays if a.root is self.binding.bases[index]), "?")
-                        raise FloatingPointError(
-                            f"Kernel '{self.kernel.key}' wrote a non-finite value (NaN or Inf) to array '{name}'"
-                        )
+            report_non_finite(self.kernel, self.binding, new_bases)
 
     def commit(self, new_bases: dict) -> None:
         for index, buf in new_bases.items():
@@ -162,6 +170,23 @@ class PreparedLaunch:
             if base.device is not self.device:
                 buf = _move(buf, base.device)
             base._set_buffer(buf)
+
+
+def report_non_finite(kernel: Kernel, binding: Binding, new_bases: dict) -> None:
+    """``wp.config.verify_fp``: print, as Warp does, each written array that holds NaN or Inf
+    (the launch still completes and its results are kept)."""
+    for index, buf in new_bases.items():
+        nan = inf = 0
+        for part in buf if isinstance(buf, tuple) else (buf,):
+            if np.issubdtype(part.dtype, np.floating):
+                values = np.asarray(part)
+                nan += int(np.isnan(values).sum())
+                inf += int(np.isinf(values).sum())
+        if nan or inf:
+            name = next((n for n, a in binding.arrays if a.root is binding.bases[index]), "?")
+            found = ", ".join(f"{count} {what}" for what, count in (("nan", nan), ("inf", inf)) if count)
+            print(f"Warp verify_fp: kernel '{kernel.key}' wrote non-finite values to array '{name}' ({found})",
+                  flush=True)
 
 
 def _move(buf: Any, device: Device) -> Any:
@@ -174,16 +199,22 @@ def _move(buf: Any, device: Device) -> Any:
 def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: int = 1, max_blocks: int = 0,
             options: dict | None = None) -> PreparedLaunch:
     """Validate arguments and fetch (or compile) the executable for this launch."""
+    kernel.check_current()
     binding = bind_arguments(kernel, args, device)
+    if kernel.is_generic:
+        kernel.note_overload(overload_signature(binding.params))
     grid = launch_grid(dim, kernel.kernel_dim)
     opts = options or {}
+    module_options = kernel.module.options
+    mode = module_options.get("mode") or config.mode
     chunk = opts.get("chunk") or chunk_size(kernel, device, block_dim, max_blocks, math.prod(grid))
     sig = Signature(
         grid=grid,
         params=binding.params,
         n_bases=len(binding.bases),
         n_values=len(binding.values),
-        debug=config.mode == "debug",
+        debug=mode == "debug",
+        max_unroll=module_options.get("max_unroll") or config.max_unroll,
         record_trips=bool(opts.get("record_trips", False)),
         loop_bounds=opts.get("loop_bounds"),
         block_dim=block_dim,
@@ -237,6 +268,7 @@ def launch(
     block_dim = resolve_block_dim(device, block_dim)
     if not isinstance(kernel, Kernel):
         raise RuntimeError("Error launching kernel, can only launch functions decorated with @wp.kernel.")
+    kernel.check_current()
     if config.print_launches:
         print(f"kernel: {kernel.key} dim: {dim} inputs: {inputs} outputs: {outputs} device: {device}")
     try:

@@ -30,7 +30,6 @@ Example:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -226,12 +225,13 @@ def _element_shape(dtype: Any) -> tuple:
 
 
 def _warn_skipped(kernel: Any) -> None:
-    warnings.warn(
-        f"Running the tape backwards may produce incorrect gradients because recorded kernel {kernel.key} is "
-        "configured with the option 'enable_backward=False'.",
-        UserWarning,
-        stacklevel=5,
-    )
+    from jwarp.logger import log_warning
+
+    if kernel.options.get("enable_backward") is False:
+        where = "is configured with the option 'enable_backward=False'."
+    else:
+        where = "is defined in a module with the option 'enable_backward=False' set."
+    log_warning(f"Running the tape backwards may produce incorrect gradients because recorded kernel {kernel.key} {where}")
 
 
 __all__ = ["Tape"]
