@@ -33,15 +33,15 @@ def _operand_type(x: Any) -> tuple[type | None, str]:
     """(scalar type, name for messages) of an operand; type None when it is not a scalar."""
     if isinstance(x, scalars.scalar_base):
         return scalars.canonical_scalar(type(x)), type(x).__name__
+    if isinstance(x, np.generic):  # before float: np.float64 is a float subclass
+        t = scalars.canonical_scalar(x.dtype)
+        return t, t.__name__ if t is not None else type(x).__name__
     if isinstance(x, bool):
         return scalars.bool_, "bool"
     if isinstance(x, int):
         return scalars.int32, "int"
     if isinstance(x, float):
         return scalars.float32, "float"
-    if isinstance(x, np.generic):
-        t = scalars.canonical_scalar(x.dtype)
-        return t, t.__name__ if t is not None else type(x).__name__
     return None, type(x).__name__
 
 
