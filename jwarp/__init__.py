@@ -42,6 +42,7 @@ from jwarp.lang.scalars import (
     float16 as float16,
     float32 as float32,
     float64 as float64,
+    handle as handle,
     int8 as int8,
     int16 as int16,
     int32 as int32,
@@ -126,6 +127,6 @@ from jwarp import types as types
 from jwarp import _extensions  # noqa: F401  (optional surface: tape, interop, utils…)
 
 globals().update(_ALIASES)
-_PYTHON_SIDE = ("vector", "matrix", "zeros", "tuple")  # names whose Python-scope meaning differs
+_PYTHON_SIDE = ("vector", "matrix", "zeros", "tuple", "float", "int")  # names whose Python-scope meaning differs
 globals().update({name: b for name, b in _BUILTINS.items() if not name.startswith("_") and name not in _PYTHON_SIDE})
 _extensions.export(globals())

@@ -15,21 +15,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from jwarp.lang import composites, scalars
+from jwarp.lang.introspection import dtype_to_numpy  # noqa: F401  (public as wp.dtype_to_numpy)
 
 
 def transform_expand(t: Sequence[float]) -> Any:
     """A ``wp.transformf`` from a flat 7-element sequence ``(px, py, pz, qx, qy, qz, qw)``."""
     transform = composites.transformation(scalars.float32)
     return transform(np.asarray(t[0:3]), np.asarray(t[3:7]))
-
-
-def dtype_to_numpy(warp_dtype: Any) -> type:
-    """The numpy scalar type of a Warp scalar type (``TypeError`` for anything else, as Warp)."""
-    if warp_dtype in (bool, scalars.bool_):
-        return np.bool_
-    if scalars.is_scalar_type(warp_dtype):
-        return warp_dtype._np_dtype.type
-    raise TypeError(f"Cannot convert {warp_dtype} to a NumPy type")
 
 
 __all__ = ["transform_expand", "dtype_to_numpy"]

@@ -13,5 +13,18 @@ def init() -> None:
 
 
 def constant(x: Any) -> Any:
-    """Mark a global as a kernel constant (``wp.constant``); returns ``x`` unchanged."""
+    """Mark a global as a kernel constant (``wp.constant``); returns ``x`` unchanged.
+
+    Only values kernels can hold are accepted (numbers, bools, boxed scalars, vectors,
+    matrices…), as in Warp: ``wp.constant((1, 2, 3))`` raises ``TypeError``.
+
+    Example:
+        >>> import jwarp as wp
+        >>> wp.constant(wp.vec3(1.0, 2.0, 3.0))
+        vec3f([1.0, 2.0, 3.0])
+    """
+    from jwarp.lang.introspection import is_value
+
+    if not is_value(x):
+        raise TypeError(f"Invalid constant type: {type(x)}")
     return x

@@ -10,10 +10,6 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-
 from jwarp.lang.composites import (  # noqa: F401
     ALIASES as _ALIASES,
     composite_base,
@@ -33,6 +29,7 @@ from jwarp.lang.scalars import (  # noqa: F401
     float32,
     float64,
     float_types,
+    handle,
     int8,
     int16,
     int32,
@@ -47,73 +44,43 @@ from jwarp.lang.scalars import (  # noqa: F401
 )
 from jwarp.lang.arrays import ArrayType, resolve_annotation, type_name  # noqa: F401
 from jwarp.lang.struct import StructInstance, StructType  # noqa: F401
-from jwarp.runtime.array import array, array1d, array2d, array3d, array4d, is_array  # noqa: F401
+from jwarp.lang.introspection import (  # noqa: F401
+    dtype_to_numpy,
+    is_array,
+    is_composite,
+    is_float,
+    is_int,
+    is_matrix,
+    is_quaternion,
+    is_scalar,
+    is_struct,
+    is_tile,
+    is_transformation,
+    is_value,
+    is_vector,
+    type_ctype,
+    type_is_array,
+    type_is_composite,
+    type_is_float,
+    type_is_int,
+    type_is_matrix,
+    type_is_quaternion,
+    type_is_scalar,
+    type_is_struct,
+    type_is_tile,
+    type_is_transformation,
+    type_is_value,
+    type_is_vector,
+    type_length,
+    type_repr,
+    type_scalar_type,
+    type_size,
+    type_size_in_bytes,
+    type_to_warp,
+    types_equal,
+)
+from jwarp.runtime.array import array, array1d, array2d, array3d, array4d  # noqa: F401
 
 globals().update(_ALIASES)
 vec = vector
 mat = matrix
-
-
-def _canon(t: Any) -> Any:
-    from jwarp.lang import scalars
-
-    return scalars.canonical_scalar(t) if isinstance(t, type) and not issubclass(t, composite_base) else t
-
-
-def types_equal(a: Any, b: Any, match_generic: bool = False) -> bool:
-    return _canon(a) == _canon(b)
-
-
-def type_size_in_bytes(t: Any) -> int:
-    t = _canon(t)
-    if isinstance(t, StructType):
-        return t.numpy_dtype().itemsize
-    if hasattr(t, "_length_") and hasattr(t, "_wp_scalar_type_"):
-        return t._length_ * t._wp_scalar_type_._np_dtype.itemsize
-    return t._np_dtype.itemsize
-
-
-def type_length(t: Any) -> int:
-    t = _canon(t)
-    return getattr(t, "_length_", 1)
-
-
-def type_scalar_type(t: Any) -> Any:
-    t = _canon(t)
-    return getattr(t, "_wp_scalar_type_", t)
-
-
-def type_is_vector(t: Any) -> bool:
-    return getattr(t, "_wp_type_kind_", None) == "vector"
-
-
-def type_is_matrix(t: Any) -> bool:
-    return getattr(t, "_wp_type_kind_", None) == "matrix"
-
-
-def type_is_quaternion(t: Any) -> bool:
-    return getattr(t, "_wp_type_kind_", None) == "quaternion"
-
-
-def type_is_transformation(t: Any) -> bool:
-    return getattr(t, "_wp_type_kind_", None) == "transformation"
-
-
-def is_value(x: Any) -> bool:
-    return isinstance(x, (int, float, np.generic, scalar_base, composite_base))
-
-
-def dtype_to_numpy(t: Any) -> np.dtype:
-    return type_scalar_type(t)._np_dtype
-
-
-def is_float(t: Any) -> bool:
-    from jwarp.lang import scalars
-
-    return scalars.is_float(_canon(t))
-
-
-def is_int(t: Any) -> bool:
-    from jwarp.lang import scalars
-
-    return scalars.is_int(_canon(t))

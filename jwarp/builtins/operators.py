@@ -14,7 +14,7 @@ from typing import Callable
 from jwarp.builtins import common as c
 from jwarp.builtins.common import Call, Value
 from jwarp.compiler.registry import builtin
-from jwarp.compiler.values import Affine, leaves_of, value_from_leaves, xp
+from jwarp.compiler.values import Affine, FloatLiteral, float_literal, leaves_of, plain_const, value_from_leaves, xp
 from jwarp.lang import composites, scalars
 
 # (kind of a, kind of b) -> fn(call, a, b); filled by quaternion/transform modules.
@@ -179,13 +179,15 @@ def pow_(call: Call, a: Value, b: Value) -> Value:
 @builtin("neg", group="Operators")
 def neg(call: Call, a: Value) -> Value:
     _numeric(call, a)
+    if isinstance(a.data, FloatLiteral):  # -0.1 is still a literal (wp.float64(-0.1) is exact, as in Warp)
+        return Value(a.type, float_literal(-a.data.literal))
     return c.leafwise(c.neg, a)
 
 
 @builtin("pos", group="Operators")
 def pos(call: Call, a: Value) -> Value:
     _numeric(call, a)
-    return a
+    return Value(a.type, plain_const(a.data)) if isinstance(a.data, FloatLiteral) else a
 
 
 def _int_binary(name: str, np_name: str):

@@ -94,6 +94,27 @@ def xp(*leaves: Any):
     return np if all(is_const(x) for x in leaves) else jnp
 
 
+class FloatLiteral(np.float32):
+    """A ``float32`` constant leaf made from a Python float (a literal, a ``wp.constant``), which
+    remembers the Python value: a cast to another type (``wp.float64(0.1)``, ``wp.vec3d(x, …)``)
+    converts the full-precision value, as Warp does, instead of the rounded ``float32``."""
+
+    literal: float
+
+
+def float_literal(x: float) -> FloatLiteral:
+    """The constant leaf of Python float ``x`` (a ``float32`` that keeps ``x`` for later casts)."""
+    with np.errstate(all="ignore"):
+        leaf = FloatLiteral(x)
+    leaf.literal = float(x)
+    return leaf
+
+
+def plain_const(leaf: Any) -> Any:
+    """``leaf`` without a literal's memory (what arithmetic on it would give)."""
+    return np.float32(leaf) if isinstance(leaf, FloatLiteral) else leaf
+
+
 def const(value: Any, scalar: type) -> np.generic:
     """A constant leaf of ``scalar`` type."""
     with np.errstate(all="ignore"):
@@ -108,7 +129,9 @@ def cast_leaf(leaf: Any, scalar: type) -> Any:
     """Convert a leaf to ``scalar`` with C semantics (float→int truncates, x→bool is x != 0)."""
     target = scalar._np_dtype
     if leaf.dtype == target:
-        return leaf
+        return plain_const(leaf)
+    if isinstance(leaf, FloatLiteral):
+        leaf = np.float64(leaf.literal)  # convert the literal's full value, not its float32 rounding
     if scalar is scalars.bool_:
         return leaf != leaf.dtype.type(0) if is_const(leaf) else leaf != 0
     if is_const(leaf):
@@ -255,7 +278,7 @@ def python_to_value(obj: Any) -> Value | None:
     if isinstance(obj, int):
         return scalar_value(scalars.int32, obj)
     if isinstance(obj, float):
-        return scalar_value(scalars.float32, obj)
+        return Value(scalars.float32, float_literal(obj))
     if isinstance(obj, scalars.scalar_base):
         return scalar_value(type(obj), obj.value)
     if isinstance(obj, np.generic):

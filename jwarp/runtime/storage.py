@@ -64,7 +64,9 @@ def to_numpy_storage(data: Any, dtype: Any, shape: tuple | None) -> tuple[Any, t
     elif comp:
         k = len(comp)
         if arr.shape[arr.ndim - k :] == comp:
-            shape = arr.shape[: arr.ndim - k]
+            # one element's worth of data (``wp.array([0, 0], dtype=wp.vec2)``) is a 1-element array
+            shape = arr.shape[: arr.ndim - k] or (1,)
+            arr = arr.reshape(shape + comp)
         elif arr.size % int(np.prod(comp)) == 0 and arr.ndim >= 1:
             shape = (arr.size // int(np.prod(comp)),)
             arr = arr.reshape(shape + comp)
