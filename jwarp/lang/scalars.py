@@ -121,6 +121,10 @@ uint32 = _make("uint32", np.uint32, "u")
 uint64 = _make("uint64", np.uint64, "u")
 bool_ = _make("bool", np.bool_, "b")
 
+# Warp's ``wp.handle`` (an opaque 64-bit handle: mesh/volume ids, pointers) behaves as uint64
+# everywhere in kernels; jwarp makes it the same type so handle values and uint64 arrays mix.
+handle = uint64
+
 float_types = (float16, bfloat16, float32, float64)
 int_types = (int8, uint8, int16, uint16, int32, uint32, int64, uint64)
 scalar_types = float_types + int_types  # Warp's scalar_types excludes bool
