@@ -51,6 +51,7 @@ from jwarp.lang.scalars import (
     uint16 as uint16,
     uint32 as uint32,
     uint64 as uint64,
+    handle as handle,
 )
 from jwarp.lang.struct import struct as struct
 from jwarp.compiler.calls import static as static

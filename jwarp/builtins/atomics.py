@@ -40,7 +40,9 @@ def _atomic(op: str):
         if op in ("and", "or", "xor"):
             c.require(scalars.is_int(c.scalar_type(value)), call, *args)
         want_old = not call.discard
-        old = atomic_update(call.lowerer, arr.data.slot, indices, [(None, 0)], op, leaves_of(value), want_old)
+        leaves = leaves_of(value)
+        whole = [(None, tuple(range(len(leaves))))]
+        old = atomic_update(call.lowerer, arr.data.slot, indices, whole, op, leaves, want_old)
         return value_from_leaves(value.type, old) if want_old else None
 
     impl.__doc__ = f"Atomically combine ``value`` into ``arr[indices]`` with '{op}'; returns the old value."

@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 class LoopRetry(ControlSignal):
     """Raised from a loop body trace when the carry must grow; the loop is lowered again."""
 
-    def __init__(self, promote=(), names=(), slots=(), accs=None, ret=None, returned=False):
+    def __init__(self, promote=(), names=(), slots=(), accs=None, ret=None, returned=False, new=None):
         super().__init__("loop carry changed")
+        self.new = dict(new or {})  # locals first assigned inside the body: name -> type
         self.promote = set(promote)
         self.names = set(names)
         self.slots = set(slots)
@@ -141,6 +142,9 @@ def check_body(lw: FunctionLowerer, spec: CarrySpec, snap: Snapshot, before: dic
                     raise WarpCodegenTypeError(f"Array variable '{name}' cannot be reassigned inside a loop")
                 continue
             retry.names.add(name)
+    for name, value in lw.env.items():
+        if name not in snap.env and name not in spec.ignore and _carriable(value.type):
+            retry.new[name] = value.type
     for name in spec.names:
         now = lw.env.get(name)
         if now is not None and now.type != types[name]:
@@ -166,9 +170,33 @@ def check_body(lw: FunctionLowerer, spec: CarrySpec, snap: Snapshot, before: dic
             retry.promote.add(key)
         elif jnp.result_type(out_leaf) != jnp.result_type(in_leaf):
             raise WarpCodegenTypeError(f"Loop-carried value '{key}' changes dtype inside the loop")
-    if retry.names or retry.slots or retry.accs or retry.ret is not None or retry.returned or retry.promote:
+    if retry.names or retry.slots or retry.accs or retry.ret is not None or retry.returned or retry.promote or retry.new:
         raise retry
     return {k: jnp.broadcast_to(v, before[k].shape) for k, v in after.items()}
+
+
+def _carriable(t: Any) -> bool:
+    """Whether a local of type ``t`` first assigned in a loop body can live on after the loop."""
+    if t is STATIC or isinstance(t, ArrayType):
+        return False
+    try:
+        zeros_value(t)
+    except TypeError:
+        return False
+    return True
+
+
+def _declare_new_locals(lw: FunctionLowerer, snap: Snapshot, spec: CarrySpec, new: dict) -> None:
+    """Python scoping: a local first assigned inside a loop body is visible after the loop.
+
+    It is declared before the loop with its type's zero (the value where the body never
+    assigned it; Warp leaves it uninitialized there) and carried like any other local.
+    """
+    for name, t in new.items():
+        zero = zeros_value(t)
+        lw.env[name] = zero
+        snap.env[name] = zero
+        spec.names.add(name)
 
 
 def _grow(spec: CarrySpec, retry: LoopRetry) -> None:
@@ -217,6 +245,7 @@ def run_lax_loop(lw: FunctionLowerer, node: ast.stmt, spec: CarrySpec, emit) -> 
         except LoopRetry as retry:
             snap.restore(lw)
             _grow(spec, retry)
+            _declare_new_locals(lw, snap, spec, retry.new)
             spec.names = {n for n in spec.names if n in lw.env}
             continue
         except ControlSignal:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from jwarp.compiler import memory
+from jwarp.compiler import components, memory
 from jwarp.compiler.masks import mask_and
 from jwarp.compiler.operators import binary, call_builtin
 from jwarp.compiler.values import (
@@ -64,8 +64,10 @@ def _check_index(value: Value) -> Value:
 
 def load_subscript(lw: FunctionLowerer, node: ast.Subscript) -> Value:
     base = lw.eval(node.value)
-    if isinstance(node.slice, ast.Slice):
-        return _slice_composite(lw, base, node.slice)
+    if components.has_slice(node.slice):
+        if not composites.is_composite(base.type):
+            raise WarpCodegenTypeError(f"Slicing is not supported on values of type {type_name(base.type)}")
+        return components.load(lw, base, node.slice)
     return subscript(lw, base, _indices(lw, node.slice), node)
 
 
@@ -103,67 +105,10 @@ def array_subscript(lw: FunctionLowerer, base: Value, idx: list[Value], node: as
     return value_from_leaves(slot.dtype, leaves)
 
 
-def _normalize(k: int, n: int) -> int:
-    if not -n <= k < n:
-        raise WarpCodegenIndexError(f"Index {k} is out of range for a component of length {n}")
-    return k % n
-
-
-def _select_component(leaves: list, index: Value) -> Any:
-    """leaves[index] for a per-lane or uniform index (a chain of selects)."""
-    i = index.data
-    out = leaves[0]
-    for k in range(1, len(leaves)):
-        m = xp(i, out, leaves[k])
-        out = m.where(m.equal(i, k), leaves[k], out)
-    return out
-
-
 def _component(t: Any, base: Value, idx: list[Value]) -> Value:
-    scalar = t._wp_scalar_type_
-    if composites.is_matrix(t):
-        rows, cols = t._shape_
-        if len(idx) == 2:
-            r, c = idx
-            if is_const(r.data) and is_const(c.data):
-                flat = _normalize(int(r.data), rows) * cols + _normalize(int(c.data), cols)
-                return Value(scalar, base.data[flat])
-            row = _component(t, base, [r])
-            return _component(row.type, row, [c])
-        if len(idx) != 1:
-            raise WarpCodegenIndexError("Matrices take one (row) or two (row, column) indices")
-        r = idx[0]
-        row_type = composites.vector(cols, scalar)
-        if is_const(r.data):
-            k = _normalize(int(r.data), rows)
-            return Value(row_type, tuple(base.data[k * cols : (k + 1) * cols]))
-        rows_data = [base.data[k * cols : (k + 1) * cols] for k in range(rows)]
-        return Value(row_type, tuple(_select_component([row[c] for row in rows_data], r) for c in range(cols)))
-    if len(idx) != 1:
-        raise WarpCodegenIndexError(f"{type_name(t)} takes a single index")
-    i = idx[0]
-    if not scalars.is_int(i.type):
-        raise WarpCodegenIndexError(f"Component indices must be integers, got {type_name(i.type)}")
-    if is_const(i.data):
-        return Value(scalar, base.data[_normalize(int(i.data), t._length_)])
-    return Value(scalar, _select_component(list(base.data), i))
-
-
-def _slice_composite(lw: FunctionLowerer, base: Value, sl: ast.Slice) -> Value:
-    t = base.type
-    if not composites.is_vector_like(t):
-        raise WarpCodegenTypeError(f"Slicing is only supported on vectors, not {type_name(t)}")
-    bounds = []
-    for part in (sl.lower, sl.upper, sl.step):
-        if part is None:
-            bounds.append(None)
-            continue
-        v = lw.eval(part)
-        if not is_const(v.data):
-            raise WarpCodegenIndexError("Vector slice bounds must be compile-time constants")
-        bounds.append(int(v.data))
-    picked = list(base.data)[slice(*bounds)]
-    return Value(composites.vector(len(picked), t._wp_scalar_type_), tuple(picked))
+    sub, options = components.select_parts(None, t, idx)
+    leaves = components.pick(list(base.data), options)
+    return Value(sub, leaves[0] if scalars.is_scalar_type(sub) else tuple(leaves))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -183,17 +128,19 @@ def _split_target(target: ast.expr) -> tuple[ast.expr, list]:
     return node, steps
 
 
-def _component_path(lw: FunctionLowerer, t: Any, steps: list) -> tuple[Any, list[tuple[Any, int]]]:
-    """Resolve component steps on type ``t`` → (sub-type, [(condition, first plane)])."""
-    alternatives: list[tuple[Any, int]] = [(None, 0)]
+def _component_path(lw: FunctionLowerer, t: Any, steps: list) -> tuple[Any, list[tuple[Any, tuple]]]:
+    """Resolve component steps on type ``t`` → (sub-type, [(condition, leaf positions)])."""
+    alternatives: list[tuple[Any, tuple]] = [(None, tuple(range(leaf_count(t))))]
     for kind, arg in steps:
         if kind == "attr":
             t, offset = _attr_offset(t, arg)
-            alternatives = [(c, o + offset) for c, o in alternatives]
+            n = leaf_count(t)
+            alternatives = [(c, pos[offset : offset + n]) for c, pos in alternatives]
             continue
-        idx = _indices(lw, arg)
-        t, options = _index_offsets(t, idx)
-        alternatives = [(mask_and(c, c2), o + o2) for c, o in alternatives for c2, o2 in options]
+        t, options = components.select(lw, t, arg)
+        alternatives = [
+            (mask_and(c, c2), tuple(pos[k] for k in rel)) for c, pos in alternatives for c2, rel in options
+        ]
     return t, alternatives
 
 
@@ -212,29 +159,6 @@ def _attr_offset(t: Any, attr: str) -> tuple[Any, int]:
     if composites.is_vector_like(t) and attr in names and names[attr] < t._length_:
         return t._wp_scalar_type_, names[attr]
     raise WarpCodegenError(f"Cannot assign to attribute '{attr}' of a value of type {type_name(t)}")
-
-
-def _index_offsets(t: Any, idx: list[Value]) -> tuple[Any, list[tuple[Any, int]]]:
-    if not composites.is_composite(t):
-        raise WarpCodegenTypeError(f"Values of type {type_name(t)} cannot be indexed")
-    scalar = t._wp_scalar_type_
-    if composites.is_matrix(t):
-        rows, cols = t._shape_
-        if len(idx) == 1:
-            return composites.vector(cols, scalar), [(c, k * cols) for c, k in _options(idx[0], rows)]
-        r_opts, c_opts = _options(idx[0], rows), _options(idx[1], cols)
-        return scalar, [(mask_and(a, b), r * cols + c) for a, r in r_opts for b, c in c_opts]
-    if len(idx) != 1:
-        raise WarpCodegenIndexError(f"{type_name(t)} takes a single index")
-    return scalar, _options(idx[0], t._length_)
-
-
-def _options(index: Value, n: int) -> list[tuple[Any, int]]:
-    if not scalars.is_int(index.type):
-        raise WarpCodegenIndexError(f"Component indices must be integers, got {type_name(index.type)}")
-    if is_const(index.data):
-        return [(None, _normalize(int(index.data), n))]
-    return [(xp(index.data).equal(index.data, k), k) for k in range(n)]
 
 
 def assign(lw: FunctionLowerer, target: ast.expr, value: Value) -> None:
@@ -317,14 +241,13 @@ def _store_path(lw: FunctionLowerer, place: tuple, value: Value) -> None:
     sub_type, alternatives = _component_path(lw, slot.dtype, steps)
     _check_store_type(sub_type, value)
     leaves = leaves_of(value)
-    n = len(leaves)
     site = lw.ctx.add_site(lw.location()) if lw.ctx.debug else 0
     planes = list(slot.planes)
-    for cond, offset in alternatives:
+    for cond, positions in alternatives:
         mask = mask_and(lw.active, cond)
-        planes[offset : offset + n] = memory.store(
-            lw.ctx, planes[offset : offset + n], slot.shape, indices, leaves, mask, site
-        )
+        new = memory.store(lw.ctx, [planes[p] for p in positions], slot.shape, indices, leaves, mask, site)
+        for p, plane in zip(positions, new):
+            planes[p] = plane
     slot.planes = planes
     slot.written = True
 
@@ -336,10 +259,10 @@ def _assign_local_path(lw: FunctionLowerer, place: tuple, value: Value) -> None:
     _check_store_type(sub_type, value)
     new_leaves = leaves_of(value)
     leaves = leaves_of(old)
-    for cond, offset in alternatives:
+    for cond, positions in alternatives:
         mask = mask_and(lw.active, cond)
-        for k, leaf in enumerate(new_leaves):
-            leaves[offset + k] = leaf_where(mask, leaf, leaves[offset + k])
+        for p, leaf in zip(positions, new_leaves):
+            leaves[p] = leaf_where(mask, leaf, leaves[p])
     lw.env[name] = value_from_leaves(old.type, leaves)
 
 
@@ -373,16 +296,16 @@ def atomic_update(
 ) -> list | None:
     """Atomic ``op`` of ``leaves`` into an array element (or component run); returns old leaves."""
     slot = lw.ctx.slots[slot_id]
-    n = len(leaves)
     site = lw.ctx.add_site(lw.location()) if lw.ctx.debug else 0
     planes = list(slot.planes)
     old_out = None
-    for cond, offset in alternatives:
+    for cond, positions in alternatives:
         mask = mask_and(lw.active, cond)
         new, old = memory.atomic(
-            lw.ctx, op, planes[offset : offset + n], slot.shape, indices, leaves, mask, want_old, site
+            lw.ctx, op, [planes[p] for p in positions], slot.shape, indices, leaves, mask, want_old, site
         )
-        planes[offset : offset + n] = new
+        for p, plane in zip(positions, new):
+            planes[p] = plane
         if want_old:
             old_out = old if old_out is None else [leaf_where(cond, o, p) for o, p in zip(old, old_out)]
     slot.planes = planes

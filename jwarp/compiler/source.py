@@ -72,13 +72,7 @@ def get_source(func: Callable) -> FunctionSource:
     tree = next(n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
     if isinstance(tree, ast.AsyncFunctionDef):
         raise WarpCodegenError(f"async functions cannot be kernels ('{func.__qualname__}')")
-    closure = {}
-    if func.__closure__:
-        for name, cell in zip(func.__code__.co_freevars, func.__closure__):
-            try:
-                closure[name] = cell.cell_contents
-            except ValueError:  # empty cell (defined later)
-                pass
+    closure = closure_vars(func)
     source = FunctionSource(
         func=func,
         name=func.__name__,
@@ -93,12 +87,52 @@ def get_source(func: Callable) -> FunctionSource:
     return source
 
 
-def refresh_closure(source: FunctionSource) -> None:
-    """Re-read closure cells (their contents may change between launches)."""
-    func = source.func
+def closure_vars(func: Callable) -> dict[str, Any]:
+    """The filled closure cells of ``func`` by name (empty cells — defined later — are left out)."""
+    out: dict[str, Any] = {}
     if func.__closure__:
         for name, cell in zip(func.__code__.co_freevars, func.__closure__):
             try:
-                source.closure[name] = cell.cell_contents
-            except ValueError:
+                out[name] = cell.cell_contents
+            except ValueError:  # empty cell (defined later)
                 pass
+    return out
+
+
+def refresh_closure(source: FunctionSource) -> None:
+    """Re-read closure cells (their contents may change between launches)."""
+    source.closure.update(closure_vars(source.func))
+
+
+def function_annotations(func: Callable) -> dict[str, Any]:
+    """``func``'s annotations with string ones (``from __future__ import annotations``) evaluated.
+
+    Strings are evaluated in the function's globals with its closure variables as locals, so
+    an annotation may name a local of an enclosing factory that the body also uses
+    (``def make(foo): def fn(d: foo.Data): foo.compute() ...``). A string that cannot be
+    evaluated raises an error naming the function, the parameter and the annotation.
+
+    Example::
+
+        from __future__ import annotations
+        def fn(x: wp.vec3): ...
+        function_annotations(fn)["x"] is wp.vec3
+    """
+    raw = dict(getattr(func, "__annotations__", None) or {})
+    if not any(isinstance(a, str) for a in raw.values()):
+        return raw
+    scope = closure_vars(func)
+    out: dict[str, Any] = {}
+    for name, annotation in raw.items():
+        if not isinstance(annotation, str):
+            out[name] = annotation
+            continue
+        try:
+            out[name] = eval(annotation, func.__globals__, scope)  # noqa: S307 (the user's own annotation)
+        except Exception as exc:
+            what = "return type" if name == "return" else f"argument '{name}'"
+            raise WarpCodegenError(
+                f"Could not evaluate the annotation {annotation!r} of {what} of '{func.__qualname__}': "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
+    return out

@@ -277,6 +277,10 @@ class handle(uint64):
     """Type for object handles (Mesh, Volume, BVH ids): behaves as ``uint64``."""
 
 
+# Warp's ``wp.handle`` (an opaque 64-bit handle: mesh/volume ids, pointers) behaves as uint64
+# everywhere in kernels; jwarp makes it the same type so handle values and uint64 arrays mix.
+handle = uint64
+
 float_types = (float16, bfloat16, float32, float64)
 int_types = (int8, uint8, int16, uint16, int32, uint32, int64, uint64)
 scalar_types = int_types + float_types  # Warp's order; excludes bool

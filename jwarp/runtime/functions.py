@@ -18,22 +18,16 @@ import inspect
 import re
 from typing import Any, Callable
 
+from jwarp.compiler.source import function_annotations
 from jwarp.errors import WarpCodegenError
 from jwarp.lang.arrays import resolve_annotation, type_name
 
 _NO_DEFAULT = inspect.Parameter.empty
 
 
-def _annotations(func: Callable) -> dict[str, Any]:
-    try:
-        return inspect.get_annotations(func, eval_str=True)
-    except Exception:
-        return dict(getattr(func, "__annotations__", {}))
-
-
 def _param_types(func: Callable, what: str, require: bool) -> list[tuple[str, Any, Any]]:
     sig = inspect.signature(func)
-    hints = _annotations(func)
+    hints = function_annotations(func)
     params = []
     for name, p in sig.parameters.items():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -60,7 +54,7 @@ class FunctionOverload:
     def __init__(self, func: Callable):
         self.func = func
         self.params = _param_types(func, "Function", require=False)
-        hints = _annotations(func)
+        hints = function_annotations(func)
         ret = hints.get("return")
         self.return_type = resolve_annotation(ret) if ret is not None else None
         self.custom_grad: Callable | None = None
