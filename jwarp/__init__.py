@@ -108,6 +108,7 @@ from jwarp.runtime.kernel import (
     Kernel as Kernel,
     func as func,
     func_grad as func_grad,
+    func_native as func_native,
     func_replay as func_replay,
     kernel as kernel,
     overload as overload,

@@ -230,10 +230,16 @@ class Function:
         self.module = module
         self.overloads: list[FunctionOverload] = []
         self.__name__ = key.rsplit(".", 1)[-1]
+        self.native_snippet: str | None = None  # set by @wp.func_native (not runnable in jwarp)
 
     @property
     def func(self) -> Callable:
         return self.overloads[-1].func
+
+    @property
+    def __wrapped__(self) -> Callable:
+        """The decorated Python function (``inspect.signature`` reads its parameters)."""
+        return self.func
 
     def add_overload(self, func: Callable) -> None:
         new = FunctionOverload(func)
@@ -283,6 +289,28 @@ def func(f: Callable | None = None, *, name: str | None = None, module: Any = No
         return existing
 
     return wrap(f) if f is not None else wrap
+
+
+def func_native(snippet: str, adj_snippet: str | None = None, replay_snippet: str | None = None):
+    """Decorator: Warp's function made of a C++/CUDA ``snippet``. Decorating works; calling the
+    function from a kernel raises :class:`NotImplementedError` (jwarp runs no native code).
+
+    Example:
+        >>> import jwarp as wp
+        >>> @wp.func_native("return a + 2.0f;")
+        ... def add_two(a: float) -> float: ...
+        >>> add_two.native_snippet
+        'return a + 2.0f;'
+    """
+
+    def wrap(fn: Callable) -> Function:
+        out = func(fn)
+        out.native_snippet = snippet
+        out.native_adj_snippet = adj_snippet
+        out.native_replay_snippet = replay_snippet
+        return out
+
+    return wrap
 
 
 def func_grad(forward: Function) -> Callable[[Callable], Callable]:
