@@ -64,6 +64,13 @@ from jwarp.runtime.array import (
     array3d as array3d,
     array4d as array4d,
 )
+from jwarp.runtime.indexed import (
+    indexedarray as indexedarray,
+    indexedarray1d as indexedarray1d,
+    indexedarray2d as indexedarray2d,
+    indexedarray3d as indexedarray3d,
+    indexedarray4d as indexedarray4d,
+)
 from jwarp.runtime.creation import (
     clone as clone,
     copy as copy,
@@ -110,6 +117,7 @@ from jwarp.runtime.kernel import (
     Kernel as Kernel,
     func as func,
     func_grad as func_grad,
+    func_native as func_native,
     func_replay as func_replay,
     kernel as kernel,
     overload as overload,

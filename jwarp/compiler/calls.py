@@ -169,6 +169,12 @@ def _types_match(expected: Any, actual: Any) -> bool:
 
 def inline_function(lw: FunctionLowerer, fn: Any, args: list[Value], kwargs: dict[str, Value], node: ast.Call):
     """Lower a call to a ``@wp.func`` by inlining its body."""
+    snippet = getattr(fn, "native_snippet", None)
+    if snippet is not None:  # @wp.func_native: CUDA/C++ source, which jwarp cannot run
+        raise NotImplementedError(
+            f"Function '{fn.key}' is a @wp.func_native snippet of C++/CUDA code; native snippets are not "
+            "implemented in jwarp (write the function in Python with @wp.func)"
+        )
     overload = fn.select_overload([a.type for a in args], {k: v.type for k, v in kwargs.items()})
     if overload is None:
         types = ", ".join(type_name(a.type) for a in args)

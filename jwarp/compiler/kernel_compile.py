@@ -26,7 +26,7 @@ from jwarp.compiler.lower import Frame, FunctionLowerer
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, Signature, StructSpec, ValueSpec
 from jwarp.compiler.source import FunctionSource
 from jwarp.compiler.values import ArrayRef, Value, value_from_leaves
-from jwarp.compiler.views import apply_chain, write_back
+from jwarp.compiler.views import apply_chain, gather_indexed, scatter_indexed, write_back
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, dtype_leaf_shapes
 
@@ -59,13 +59,18 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
         slot_index: dict[tuple, int] = {}
 
         def array_value(spec: ArraySpec) -> Value:
-            key = (spec.base, spec.chain)
+            key = (spec.base, spec.chain, spec.indices)
             if key not in slot_index:
                 buf = apply_chain(bases[spec.base], spec.chain)
+                if spec.indices:
+                    buf = gather_indexed(buf, index_buffers(spec))
                 slots.append(SlotState(spec.dtype, spec.shape, split_planes(buf, spec.dtype, spec.shape)))
                 slot_specs.append(spec)
                 slot_index[key] = len(slots) - 1
             return Value(ArrayType(spec.dtype, len(spec.shape)), ArrayRef(slot_index[key]))
+
+        def index_buffers(spec: ArraySpec) -> tuple:
+            return tuple(None if i is None else apply_chain(bases[i.base], i.chain) for i in spec.indices)
 
         def build(spec: Any) -> Value:
             if isinstance(spec, ArraySpec):
@@ -113,7 +118,10 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
         for spec, slot in zip(slot_specs, slots):
             if slot.written and spec is not None:
                 current = new_bases.get(spec.base, bases[spec.base])
-                new_bases[spec.base] = write_back(current, spec.chain, join_planes(slot.planes, spec.dtype, spec.shape))
+                contents = join_planes(slot.planes, spec.dtype, spec.shape)
+                if spec.indices:  # scatter through the index arrays into the viewed data
+                    contents = scatter_indexed(apply_chain(current, spec.chain), index_buffers(spec), contents)
+                new_bases[spec.base] = write_back(current, spec.chain, contents)
         diagnostics = {k: v for k, v in ctx.accumulators.items() if k == "oob" or k.startswith("trip:")}
         return new_bases, diagnostics, tuple(ctx.sites)
 

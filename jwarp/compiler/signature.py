@@ -13,12 +13,16 @@ from typing import Any
 
 @dataclass(frozen=True)
 class ArraySpec:
-    """A kernel-visible array: element dtype, view shape, which base buffer, and the view chain."""
+    """A kernel-visible array: element dtype, view shape, which base buffer, and the view chain.
+
+    For an indexed array (``wp.indexedarray``), ``indices`` holds one entry per dimension of the
+    viewed data: None, or the ArraySpec of the 1-d int32 index array that selects along it."""
 
     dtype: Any
     shape: tuple[int, ...]
     base: int
     chain: tuple = ()
+    indices: tuple = ()
 
 
 @dataclass(frozen=True)

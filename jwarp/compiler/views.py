@@ -90,3 +90,38 @@ def write_back(buf: Any, chain: Chain, new: Any) -> Any:
         return new
     child = apply_op(buf, chain[0])
     return invert_op(buf, chain[0], write_back(child, chain[1:], new))
+
+
+def _index_grids(shape: tuple, indices: tuple, write: bool = False) -> tuple:
+    """Broadcasting index grids selecting the outer product of ``indices`` (None = whole axis).
+    Out-of-range entries read a clamped element and, for writes, point past the end (dropped)."""
+    n = len(indices)
+    grids = []
+    for axis, idx in enumerate(indices):
+        if idx is None:
+            idx = jnp.arange(shape[axis])
+        elif write:
+            idx = idx.astype(jnp.int32)
+            idx = jnp.where((idx < 0) | (idx >= shape[axis]), shape[axis], idx)
+        else:
+            idx = jnp.clip(idx.astype(jnp.int32), 0, max(shape[axis] - 1, 0))
+        grids.append(idx.reshape((1,) * axis + (-1,) + (1,) * (n - axis - 1)))
+    return tuple(grids)
+
+
+def gather_indexed(buf: Any, indices: tuple) -> Any:
+    """The elements of an indexed array (Warp's ``wp.indexedarray``): along each axis with an
+    index buffer, the entries it lists (outer product over axes); other axes whole.
+
+    >>> import jax.numpy as jnp
+    >>> gather_indexed(jnp.arange(6.0).reshape(2, 3), (None, jnp.array([2, 0])))
+    Array([[2., 0.],
+           [5., 3.]], dtype=float32)
+    """
+    return _map(buf, lambda b: b[_index_grids(b.shape, indices)])
+
+
+def scatter_indexed(buf: Any, indices: tuple, new: Any) -> Any:
+    """New buffer whose indexed elements (see :func:`gather_indexed`) are ``new``."""
+    return _map2(buf, new, lambda b, n: b.at[_index_grids(b.shape, indices, True)].set(n.astype(b.dtype), mode="drop"))
+

@@ -38,15 +38,22 @@ class _Generic:
 ANY = _Generic("Any")
 
 
+INDEXED = "indexedarray"
+
+
 @dataclass(frozen=True)
 class ArrayType:
-    """Kernel-side type of an array parameter: element dtype and number of dimensions."""
+    """Kernel-side type of an array parameter: element dtype, number of dimensions, and the
+    array kind a launch accepts for it (``"array"``, or ``"indexedarray"`` for
+    ``wp.indexedarray`` parameters; inside kernel code both behave alike)."""
 
     dtype: Any
     ndim: int = 1
+    kind: str = "array"
 
     def __repr__(self) -> str:
-        return f"ArrayType(dtype={type_name(self.dtype)}, ndim={self.ndim})"
+        kind = "" if self.kind == "array" else f", kind={self.kind}"
+        return f"ArrayType(dtype={type_name(self.dtype)}, ndim={self.ndim}{kind})"
 
     @property
     def is_generic(self) -> bool:
@@ -56,7 +63,7 @@ class ArrayType:
 def type_name(t: Any) -> str:
     """Warp-style short name of a type, used in error messages."""
     if isinstance(t, ArrayType):
-        return f"array(ndim={t.ndim}, dtype={type_name(t.dtype)})"
+        return f"{t.kind}(ndim={t.ndim}, dtype={type_name(t.dtype)})"
     if isinstance(t, StructType):
         return t.key
     if isinstance(t, tuple):
@@ -75,17 +82,30 @@ def resolve_annotation(annotation: Any) -> Any:
     if isinstance(annotation, (ArrayType, StructType, _Generic)):
         return annotation
     if isinstance(annotation, type) and getattr(annotation, "_jwarp_array_class", False):
-        return ArrayType(ANY, getattr(annotation, "_default_ndim", 1))
+        return ArrayType(ANY, getattr(annotation, "_default_ndim", 1), getattr(annotation, "_array_kind", "array"))
     if getattr(annotation, "_jwarp_array", False):
         # an annotation-only runtime array (``wp.array(dtype=float)``) or a real array
         dtype = resolve_dtype(annotation.dtype)
-        return ArrayType(dtype, annotation.ndim)
+        return ArrayType(dtype, annotation.ndim, getattr(annotation, "_array_kind", "array"))
     scalar = scalars.canonical_scalar(annotation) if isinstance(annotation, type) else None
     if scalar is not None:
         return scalar
     if composites.is_composite(annotation):
         return annotation
     return None
+
+
+def parse_subscript(params: Any) -> tuple[Any, int | None]:
+    """``wp.array[dtype]`` / ``wp.array[dtype, Literal[ndim]]`` (also a plain int) → (dtype, ndim)."""
+    if not isinstance(params, tuple):
+        return params, None
+    if len(params) != 2:
+        raise TypeError(f"Array subscripts take a dtype and optionally a Literal[ndim], got {params!r}")
+    dtype, ndim = params
+    args = typing.get_args(ndim) if typing.get_origin(ndim) is typing.Literal else (ndim,)
+    if len(args) != 1 or not isinstance(args[0], int) or not 1 <= args[0] <= 4:
+        raise TypeError(f"Array dimension count must be Literal[1..4], got {ndim!r}")
+    return dtype, args[0]
 
 
 def resolve_dtype(dtype: Any) -> Any:

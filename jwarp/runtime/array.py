@@ -29,7 +29,7 @@ import numpy as np
 
 from jwarp.compiler.views import apply_chain, write_back
 from jwarp.lang import composites
-from jwarp.lang.arrays import ANY, ArrayType, _Generic, resolve_dtype, type_name
+from jwarp.lang.arrays import ANY, ArrayType, _Generic, parse_subscript, resolve_dtype, type_name
 from jwarp.lang.struct import StructType
 from jwarp.runtime import storage
 from jwarp.runtime.device import Device, get_device
@@ -136,8 +136,9 @@ class array:
         self._buffer = x if keep else _device_put(x, self.device)  # copy=False wraps without copying
 
     @classmethod
-    def __class_getitem__(cls, dtype: Any) -> array:
-        return cls(dtype=dtype)
+    def __class_getitem__(cls, params: Any) -> array:
+        dtype, ndim = parse_subscript(params)
+        return cls(dtype=dtype, ndim=ndim)
 
     # -- buffer access ---------------------------------------------------------------------------
     @property
@@ -359,6 +360,10 @@ class array:
         key = key if isinstance(key, tuple) else (key,)
         if len(key) > self.ndim:
             raise RuntimeError(f"Too many indices for an array of {self.ndim} dimensions")
+        if any(isinstance(k, array) for k in key):  # index arrays: a wp.indexedarray
+            from jwarp.runtime.indexed import index_with_arrays
+
+            return index_with_arrays(self, key)
         if len(key) == self.ndim and all(isinstance(k, (int, np.integer)) for k in key):
             raise RuntimeError("Item indexing is not supported on wp.array objects")
         shape, norm = [], []
@@ -507,7 +512,8 @@ class array4d(array):
 
 
 def is_array(x: Any) -> bool:
-    return isinstance(x, array)
+    """Whether ``x`` is a jwarp array of any kind (``wp.array`` or ``wp.indexedarray``)."""
+    return isinstance(x, array) or getattr(type(x), "_array_kind", None) == "indexedarray"
 
 
 def _deferred(target: array, step: Any, others: list | None = None) -> bool:

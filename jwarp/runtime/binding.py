@@ -16,12 +16,13 @@ import numpy as np
 
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, StructSpec, ValueSpec
 from jwarp.lang import composites, scalars
-from jwarp.lang.arrays import ANY, ArrayType, _Generic, type_name
+from jwarp.lang.arrays import ANY, INDEXED, ArrayType, _Generic, type_name
 from jwarp.lang.struct import StructInstance, StructType
 from jwarp.runtime import storage
 from jwarp.runtime.access import check_array_access
 from jwarp.runtime.array import array
 from jwarp.runtime.device import Device
+from jwarp.runtime.indexed import indexedarray
 
 
 @dataclass
@@ -60,14 +61,16 @@ class _Packer:
     def pack_array(self, name: str, t: ArrayType, value: Any) -> Any:
         if value is None:
             return NoneArraySpec(t.dtype, t.ndim)
-        if not isinstance(value, array):
-            if isinstance(value, jax.Array):
-                value = array(value)
-            else:
-                raise self.fail(
-                    name,
-                    f"expects an array of type {type_name(t)}, but passed value has type {type(value).__name__}.",
-                )
+        if isinstance(value, jax.Array) and t.kind == "array":
+            value = array(value)
+        kind = INDEXED if isinstance(value, indexedarray) else "array" if isinstance(value, array) else None
+        if kind != t.kind:
+            raise self.fail(
+                name,
+                f"expects an array of type {type_name(t)}, but passed value has type {type(value).__name__}.",
+            )
+        if kind == INDEXED:
+            return self.pack_indexed(name, t, value)
         if value._buffer is None and value._base is None:
             raise self.fail(name, "was passed an array that has no data (freed, or an annotation)")
         if not isinstance(t.dtype, _Generic) and value.dtype != t.dtype:
@@ -93,6 +96,18 @@ class _Packer:
         self.arrays.append((name, value))
         return ArraySpec(value.dtype, value.shape, index, value._chain)
 
+    def pack_indexed(self, name: str, t: ArrayType, value: indexedarray) -> ArraySpec:
+        """An indexed array: its data array's spec with one index-array spec per indexed axis."""
+        if value.data is None:
+            raise self.fail(name, "was passed an indexed array that has no data (an annotation)")
+        n_arrays = len(self.arrays)
+        data = self.pack_array(name, ArrayType(t.dtype, t.ndim), value.data)
+        index_type = ArrayType(scalars.int32, 1)
+        indices = tuple(None if idx is None else self.pack_array(f"{name}.indices[{axis}]", index_type, idx)
+                        for axis, idx in enumerate(value.indices[: value.ndim]))
+        del self.arrays[n_arrays + 1 :]  # the argument's array is its data (index arrays are read-only)
+        return ArraySpec(data.dtype, value.shape, data.base, data.chain, indices)
+
     def pack_struct(self, name: str, t: StructType, value: Any) -> Any:
         if value is None:
             raise self.fail(name, f"expects {t.key} but got None")
@@ -113,6 +128,8 @@ class _Packer:
 
 
 def _infer_type(value: Any, name: str, packer: _Packer) -> Any:
+    if isinstance(value, indexedarray):
+        return ArrayType(value.dtype, value.ndim, INDEXED)
     if isinstance(value, array):
         return ArrayType(value.dtype, value.ndim)
     if isinstance(value, bool):

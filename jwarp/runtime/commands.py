@@ -202,7 +202,7 @@ class Launch:
             return True
         if not (isinstance(old, ArraySpec) and isinstance(spec, ArraySpec)):
             return False
-        if (old.dtype, old.shape, old.chain) != (spec.dtype, spec.shape, spec.chain):
+        if old.indices or spec.indices or (old.dtype, old.shape, old.chain) != (spec.dtype, spec.shape, spec.chain):
             return False
         root, current = packer.bases[0], self._roots[old.base]
         if root.device is not self.device or root.shape != current.shape or root.dtype != current.dtype:

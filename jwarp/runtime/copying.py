@@ -6,12 +6,13 @@ import jax
 
 from jwarp.lang.arrays import type_name
 from jwarp.runtime import storage
-from jwarp.runtime.array import array
+from jwarp.runtime.array import array, is_array
 from jwarp.runtime.tape_state import copy_gradients
 
 
 def copy_elements(dest: array, src: array, dest_offset: int, src_offset: int, count: int) -> None:
-    if not isinstance(dest, array) or not isinstance(src, array):
+    """Flat-order element copy; either side may be a ``wp.indexedarray``."""
+    if not is_array(dest) or not is_array(src):
         raise RuntimeError("wp.copy() expects two arrays")
     if dest.dtype != src.dtype:
         raise RuntimeError(f"Incompatible array types in wp.copy(): {type_name(src.dtype)} and {type_name(dest.dtype)}")

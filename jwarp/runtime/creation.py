@@ -67,9 +67,12 @@ def ones(shape: Any = None, dtype: Any = float, device: Any = None, requires_gra
     return full(shape, 1, dtype, device, requires_grad, pinned, **kwargs)
 
 
+def _requires_grad(src: Any, requires_grad: bool | None) -> bool:
+    return getattr(src, "requires_grad", False) if requires_grad is None else requires_grad  # indexed: none
+
+
 def zeros_like(src: array, device: Any = None, requires_grad: bool | None = None, pinned: bool | None = None) -> array:
-    return zeros(src.shape, src.dtype, device if device is not None else src.device,
-                 src.requires_grad if requires_grad is None else requires_grad)
+    return zeros(src.shape, src.dtype, device if device is not None else src.device, _requires_grad(src, requires_grad))
 
 
 def empty_like(src: array, device: Any = None, requires_grad: bool | None = None, pinned: bool | None = None) -> array:
@@ -77,18 +80,21 @@ def empty_like(src: array, device: Any = None, requires_grad: bool | None = None
 
 
 def ones_like(src: array, device: Any = None, requires_grad: bool | None = None, pinned: bool | None = None) -> array:
-    return ones(src.shape, src.dtype, device if device is not None else src.device,
-                src.requires_grad if requires_grad is None else requires_grad)
+    return ones(src.shape, src.dtype, device if device is not None else src.device, _requires_grad(src, requires_grad))
 
 
 def full_like(src: array, value: Any, device: Any = None, requires_grad: bool | None = None,
               pinned: bool | None = None) -> array:
     return full(src.shape, value, src.dtype, device if device is not None else src.device,
-                src.requires_grad if requires_grad is None else requires_grad)
+                _requires_grad(src, requires_grad))
 
 
 def clone(src: array, device: Any = None, requires_grad: bool | None = None, pinned: bool | None = None) -> array:
-    """A copy of ``src`` (contiguous, on ``device`` or src's device)."""
+    """A copy of ``src`` (contiguous, on ``device`` or src's device; also of a ``wp.indexedarray``)."""
+    if not isinstance(src, array):  # an indexed array: a new array of the selected elements
+        out = zeros(src.shape, src.dtype, device if device is not None else src.device, _requires_grad(src, requires_grad))
+        copy(out, src)
+        return out
     out = array(src, device=device if device is not None else src.device, copy=True)
     out.requires_grad = src.requires_grad if requires_grad is None else requires_grad
     copy_gradients(out, src, 0, 0, src.size, (out._buffer, src.root._buffer))  # Warp: clone = empty_like + copy

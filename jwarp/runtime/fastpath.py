@@ -114,6 +114,8 @@ class Plan:
         values: list = [None] * len(binding.values)
         for pos, (name, t, spec) in enumerate(zip(self.kernel.arg_names, self.kernel.arg_types, binding.params)):
             if isinstance(spec, ArraySpec):
+                if spec.indices:  # an indexed array: its bases are not the arguments themselves
+                    raise ValueError("not plannable")
                 if base_pos[spec.base] is None:
                     base_pos[spec.base] = pos
             elif isinstance(spec, ValueSpec):

@@ -90,6 +90,7 @@ class Function:
         self.key = key
         self.module = module  # the wp.Module it is registered in
         self.overloads: list[FunctionOverload] = []
+        self.native_snippet: str | None = None  # set by @wp.func_native (not runnable in jwarp)
         self.__name__ = python_function.__name__ if python_function is not None else key
         if python_function is not None:
             self.__qualname__ = python_function.__qualname__
@@ -195,6 +196,28 @@ def func(f: Callable | None = None, *, name: str | None = None, module: Any = No
         return result
 
     return wrap(f) if f is not None else wrap
+
+
+def func_native(snippet: str, adj_snippet: str | None = None, replay_snippet: str | None = None):
+    """Decorator: Warp's function made of a C++/CUDA ``snippet``. Decorating works; calling the
+    function from a kernel raises :class:`NotImplementedError` (jwarp runs no native code).
+
+    Example:
+        >>> import jwarp as wp
+        >>> @wp.func_native("return a + 2.0f;")
+        ... def add_two(a: float) -> float: ...
+        >>> add_two.native_snippet
+        'return a + 2.0f;'
+    """
+
+    def wrap(fn: Callable) -> Function:
+        out = func(fn)
+        out.native_snippet = snippet
+        out.native_adj_snippet = adj_snippet
+        out.native_replay_snippet = replay_snippet
+        return out
+
+    return wrap
 
 
 def func_grad(forward: Function) -> Callable[[Callable], Callable]:

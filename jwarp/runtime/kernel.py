@@ -32,6 +32,7 @@ from jwarp.runtime.functions import (  # noqa: F401  (re-exported: wp.func and f
     _param_types,
     func,
     func_grad,
+    func_native,
     func_replay,
     qualified_key,
     resolve_module,

@@ -185,7 +185,8 @@ def fill_value_storage(value: Any, dtype: Any) -> np.ndarray:
     comp = element_shape(dtype)
     arr = np.asarray(_plain(value), dtype=scalar_of(dtype)._np_dtype)
     if comp and arr.shape != comp:
-        arr = np.broadcast_to(arr, comp)
+        # a flat list of a matrix's components, else a scalar broadcast to every component
+        arr = arr.reshape(comp) if arr.size == int(np.prod(comp)) else np.broadcast_to(arr, comp)
     return arr
 
 
