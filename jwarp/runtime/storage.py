@@ -74,6 +74,9 @@ def to_numpy_storage(data: Any, dtype: Any, shape: tuple | None) -> tuple[Any, t
             )
     else:
         shape = arr.shape
+    if shape == ():  # a single value (a vec3 for a vec3 array, a 0-d numpy array): one element, as Warp
+        shape = (1,)
+        arr = arr.reshape(shape + comp)
     return np.ascontiguousarray(arr), tuple(shape), dtype
 
 
