@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import builtins
+import ctypes
 from typing import Any, TypeVar
 
 import ml_dtypes
@@ -102,8 +103,21 @@ def _c_int_div(a, b):
     return q if (a >= 0) == (b >= 0) else -q
 
 
+def _ctype(np_dtype: np.dtype) -> type:
+    """The ctypes type Warp gives a scalar (``_type_``); 16-bit floats are stored as uint16."""
+    if np_dtype.kind == "b":
+        return ctypes.c_bool
+    if np_dtype.kind not in "iu" and np_dtype.itemsize == 2:
+        return ctypes.c_uint16
+    if np_dtype.kind == "f":
+        return ctypes.c_float if np_dtype.itemsize == 4 else ctypes.c_double
+    return getattr(ctypes, f"c_{'u' if np_dtype.kind == 'u' else ''}int{np_dtype.itemsize * 8}")
+
+
 def _make(name: str, np_type: type, kind: str) -> type:
-    cls = type(name, (scalar_base,), {"_np_dtype": np.dtype(np_type), "_kind": kind, "__module__": __name__})
+    dtype = np.dtype(np_type)
+    cls = type(name, (scalar_base,), {"_np_dtype": dtype, "_kind": kind, "_type_": _ctype(dtype),
+                                      "__module__": __name__})
     return cls
 
 

@@ -456,7 +456,10 @@ def _view_probe(shape: tuple, chain: tuple) -> np.ndarray | None:
             if not probe.flags.c_contiguous:
                 return None  # (never copy the probe: its memory is not real)
             new_shape, old_ndim = arg
-            probe = probe.reshape(tuple(new_shape) + probe.shape[old_ndim:])
+            try:
+                probe = probe.reshape(tuple(new_shape) + probe.shape[old_ndim:])
+            except ValueError:  # a reshape of the components (a dtype reinterpretation): dense
+                return None
     return probe
 
 
