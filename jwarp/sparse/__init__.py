@@ -17,4 +17,13 @@ from jwarp.sparse.kernel_funcs import bsr_block_index as bsr_block_index
 from jwarp.sparse.kernel_funcs import bsr_row_index as bsr_row_index
 from jwarp.unavailable import module_getattr
 
-__getattr__ = module_getattr("warp.sparse", "this part of warp.sparse is not available")
+# Warp's public names in this module (each a stand-in unless defined above)
+_WARP_NAMES = """
+    BSR_STATUS_ROW_CAPACITY_EXCEEDED BSR_STATUS_SUCCESS BsrMatrix BsrTripletMap bsr_assign bsr_axpy
+    bsr_axpy_work_arrays bsr_block_index bsr_compress bsr_copy bsr_diag bsr_from_triplets bsr_get_diag
+    bsr_identity bsr_matrix_t bsr_mm bsr_mm_work_arrays bsr_mv bsr_row_index bsr_scale bsr_set_diag
+    bsr_set_from_mapped_values bsr_set_from_triplets bsr_set_identity bsr_set_transpose bsr_set_zero
+    bsr_transposed bsr_zeros
+"""
+
+__getattr__ = module_getattr("warp.sparse", _WARP_NAMES, "this part of warp.sparse is not available")
