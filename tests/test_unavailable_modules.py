@@ -95,6 +95,15 @@ def test_func_native_decorates_and_raises_in_kernels(tmp_path):
 def test_only_warp_names_are_stand_ins():
     import jwarp.sparse as sparse
 
-    with pytest.raises(NotImplementedError, match="warp.sparse.bsr_mm"):
-        sparse.bsr_mm(None, None)
+    with pytest.raises(NotImplementedError, match="warp.sparse.bsr_compress"):
+        sparse.bsr_compress(None)
     assert not hasattr(fem, "pytest_plugins") and not hasattr(sparse, "not_a_warp_name")
+
+
+def test_sparse_padded_topology_is_not_implemented():
+    import jwarp.sparse as sparse
+
+    with pytest.raises(NotImplementedError, match="topology='padded'"):
+        sparse.bsr_zeros(2, 2, wp.float32, topology="padded")
+    with pytest.raises(NotImplementedError, match="warp.sparse.BsrTripletMap"):
+        sparse.BsrTripletMap()

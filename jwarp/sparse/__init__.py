@@ -1,8 +1,11 @@
 """``warp.sparse``: block sparse row (BSR) matrices.
 
-The kernel-side helpers (``bsr_row_index``, ``bsr_block_index``) are provided; the names
-of Warp's sparse API that jwarp does not implement yet are stand-ins that raise
-:class:`NotImplementedError` naming them when used.
+:class:`BsrMatrix` with Warp's construction, arithmetic and products (``bsr_zeros``,
+``bsr_from_triplets``/``bsr_set_from_triplets``, ``bsr_mv``, ``bsr_mm``, ``bsr_transposed``,
+``bsr_copy``, ``bsr_assign``, ``bsr_diag``, ``bsr_identity``, ``bsr_get_diag``, ``bsr_axpy``,
+``bsr_scale``, ``bsr_set_zero``; compact topology), and the kernel-side helpers
+(``bsr_row_index``, ``bsr_block_index``). The other names of Warp's sparse API (work arrays,
+triplet maps, padded/masked topologies) are stand-ins that raise :class:`NotImplementedError`.
 
 Example:
     >>> import inspect
@@ -13,6 +16,23 @@ Example:
 
 from __future__ import annotations
 
+from jwarp.sparse.bsr import (  # noqa: F401
+    BsrMatrix,
+    bsr_assign,
+    bsr_axpy,
+    bsr_copy,
+    bsr_diag,
+    bsr_from_triplets,
+    bsr_get_diag,
+    bsr_identity,
+    bsr_mm,
+    bsr_mv,
+    bsr_scale,
+    bsr_set_from_triplets,
+    bsr_set_zero,
+    bsr_transposed,
+    bsr_zeros,
+)
 from jwarp.sparse.kernel_funcs import bsr_block_index as bsr_block_index
 from jwarp.sparse.kernel_funcs import bsr_row_index as bsr_row_index
 from jwarp.unavailable import module_getattr
