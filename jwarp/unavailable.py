@@ -77,11 +77,14 @@ def missing_decorator(qualname: str, hint: str = "") -> Callable:
     return decorator
 
 
-def module_getattr(module_name: str, hint: str = "") -> Callable[[str], Any]:
-    """A module ``__getattr__``: every public name the module does not define is a stand-in."""
+def module_getattr(module_name: str, names: str, hint: str = "") -> Callable[[str], Any]:
+    """A module ``__getattr__``: each of Warp's public ``names`` (space-separated) that the module
+    does not define is a stand-in; any other name is a plain ``AttributeError`` (tools probe
+    modules for hooks such as ``pytest_plugins``)."""
+    known = frozenset(names.split())
 
     def __getattr__(name: str) -> Any:
-        if name.startswith("_"):
+        if name not in known:
             raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
         return MissingFeature(f"{module_name}.{name}", hint)
 

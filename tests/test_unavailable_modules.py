@@ -90,3 +90,20 @@ def test_func_native_decorates_and_raises_in_kernels(tmp_path):
     prelude = '@wp.func_native("return a + 2.0f;")\ndef add_two(a: float) -> float:\n    ...\n'
     message = launch_error(tmp_path, "out[0] = add_two(1.0)", prelude=prelude, exc_type=NotImplementedError)
     assert "add_two" in message and "func_native" in message and "error_kernel.py" in message
+
+
+def test_only_warp_names_are_stand_ins():
+    import jwarp.sparse as sparse
+
+    with pytest.raises(NotImplementedError, match="warp.sparse.bsr_compress"):
+        sparse.bsr_compress(None)
+    assert not hasattr(fem, "pytest_plugins") and not hasattr(sparse, "not_a_warp_name")
+
+
+def test_sparse_padded_topology_is_not_implemented():
+    import jwarp.sparse as sparse
+
+    with pytest.raises(NotImplementedError, match="topology='padded'"):
+        sparse.bsr_zeros(2, 2, wp.float32, topology="padded")
+    with pytest.raises(NotImplementedError, match="warp.sparse.BsrTripletMap"):
+        sparse.BsrTripletMap()

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 
-ViewOp = tuple  # ("index", key) | ("reshape", (new_shape, old_ndim)) | ("transpose", axes)
+ViewOp = tuple  # ("index", key) | ("reshape", (new_shape, old_ndim)) | ("transpose", axes) | ("bitcast", dtype)
 Chain = tuple
 
 
@@ -56,7 +57,18 @@ def apply_op(buf: Any, op: ViewOp) -> Any:
         return _map(buf, lambda b: b.reshape(tuple(new_shape) + b.shape[old_ndim:]))
     if kind == "transpose":
         return _map(buf, lambda b: jnp.transpose(b, arg + tuple(range(len(arg), b.ndim))))
+    if kind == "bitcast":
+        return _map(buf, lambda b: _bitcast(b, jnp.dtype(arg)))
     raise ValueError(f"unknown view op {kind}")
+
+
+def _bitcast(x: Any, dtype: Any) -> Any:
+    """The same bytes seen as ``dtype`` (same item size; bool <-> 8-bit integers by value)."""
+    if x.dtype == dtype:
+        return x
+    if x.dtype == jnp.bool_ or dtype == jnp.bool_:
+        return x.astype(dtype)
+    return jax.lax.bitcast_convert_type(x, dtype)
 
 
 def invert_op(buf: Any, op: ViewOp, new_child: Any) -> Any:
@@ -75,6 +87,8 @@ def invert_op(buf: Any, op: ViewOp, new_child: Any) -> Any:
             return jnp.transpose(n, inverse)
 
         return _map2(buf, new_child, undo)
+    if kind == "bitcast":
+        return _map2(buf, new_child, lambda b, n: _bitcast(n, b.dtype))
     raise ValueError(f"unknown view op {kind}")
 
 

@@ -61,4 +61,29 @@ class Sample_f64:
 
 integrand = missing_decorator("warp.fem.integrand", _HINT)
 
-__getattr__ = module_getattr("warp.fem", _HINT)
+# Warp's public names in this module (each a stand-in unless defined above)
+_WARP_NAMES = """
+    AdaptiveNanogrid BasisSpace BoundarySides CellBasedGeometryPartition Cells Coords Coords_f64 D
+    DiscreteField DofMapper Domain Element ElementBasis ElementIndex ElementKind
+    ExplicitGeometryPartition ExplicitQuadrature Field FieldLike FrontierSides FunctionSpace Geometry
+    GeometryDomain GeometryField GeometryPartition Grid2D Grid3D Hexmesh ImplicitField Integrand
+    LinearGeometryPartition NULL_ELEMENT_INDEX NULL_NODE_INDEX NULL_QP_INDEX Nanogrid NodalQuadrature
+    NodeIndex NonconformingField OUTSIDE Operator PicQuadrature PointBasisSpace Polynomial Quadmesh2D
+    Quadmesh3D Quadrature QuadraturePointIndex RegularQuadrature Sample Sample_f64 ShapeBasisSpace
+    ShapeFunction Sides SkewSymmetricTensorMapper SpacePartition SpaceRestriction SpaceTopology
+    Subdomain SymmetricTensorMapper Temporary TemporaryStore Tetmesh Trimesh2D Trimesh3D UniformField
+    adaptive_nanogrid_from_field adaptive_nanogrid_from_hierarchy at_node average borrow_temporary
+    borrow_temporary_like cells curl deformation_gradient degree div div_outer element_closest_point
+    element_coordinates element_index element_partition_index environment_index grad grad_average
+    grad_jump grad_outer inner integrand integrate interpolate jump lookup
+    make_collocated_function_space make_contravariant_function_space make_covariant_function_space
+    make_discrete_field make_element_based_space_topology make_element_shape_function make_free_sample
+    make_polynomial_basis_space make_polynomial_space make_restriction make_space_partition
+    make_space_restriction make_test make_trial measure measure_ratio node_count node_index
+    node_inner_weight node_inner_weight_gradient node_outer_weight node_outer_weight_gradient
+    node_partition_index normal normalize_dirichlet_projector outer partition_lookup position
+    project_linear_system project_system_matrix project_system_rhs scalar_type
+    set_default_temporary_store to_cell_side to_inner_cell to_outer_cell
+"""
+
+__getattr__ = module_getattr("warp.fem", _WARP_NAMES, _HINT)

@@ -252,6 +252,7 @@ def _make_composite(kind: str, shape: tuple[int, ...], scalar: type) -> type:
         "_shape_": shape,
         "_length_": math.prod(shape),
         "_wp_scalar_type_": scalar,
+        "_type_": scalar._type_,  # the scalar's ctypes type, as Warp's composites carry it
         "_wp_type_kind_": kind,
         "_wp_generic_type_str_": generic,
         "__slots__": (),

@@ -22,4 +22,10 @@ for _name in ("FSAI", "BiCGSTAB", "CG", "CR", "GMRES", "LinearOperator", "Linear
     globals()[_name] = missing(f"warp.optim.linear.{_name}", _HINT)
 del _name
 
-__getattr__ = module_getattr("warp.optim.linear", _HINT)
+# Warp's public names in this module (each a stand-in unless defined above)
+_WARP_NAMES = """
+    BiCGSTAB CG CR FSAI GMRES LinearOperator LinearSolverState aslinearoperator bicgstab cg cr gmres
+    preconditioner
+"""
+
+__getattr__ = module_getattr("warp.optim.linear", _WARP_NAMES, _HINT)

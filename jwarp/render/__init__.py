@@ -20,4 +20,9 @@ _HINT = "warp.render is not available"
 OpenGLRenderer = missing("warp.render.OpenGLRenderer", _HINT)
 UsdRenderer = missing("warp.render.UsdRenderer", _HINT)
 
-__getattr__ = module_getattr("warp.render", _HINT)
+# Warp's public names in this module (each a stand-in unless defined above)
+_WARP_NAMES = """
+    OpenGLRenderer UsdRenderer
+"""
+
+__getattr__ = module_getattr("warp.render", _WARP_NAMES, _HINT)

@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jwarp.compiler.views import apply_chain, write_back
-from jwarp.lang import composites
+from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ANY, ArrayType, _Generic, parse_subscript, resolve_dtype, type_name
 from jwarp.lang.struct import StructType
 from jwarp.runtime import storage
@@ -43,6 +43,7 @@ class array:
     _jwarp_array = True
     _jwarp_array_class = True
     _default_ndim = 1
+    _host_mirror: np.ndarray | None = None  # a numpy array passed to a launch: writes land in it
 
     def __init__(
         self,
@@ -88,12 +89,12 @@ class array:
         elif data is None:
             shape = tuple(int(s) for s in ((shape,) if np.isscalar(shape) else shape))
             if isinstance(dtype, _Generic):
-                from jwarp.lang import scalars
-
                 dtype = scalars.float32
             self.dtype, self.shape = dtype, shape
             self._buffer = storage.device_zeros(shape, dtype, self.device)
         else:
+            if isinstance(data, (int, float, complex, np.generic, scalars.scalar_base)):
+                raise RuntimeError(f"Data must be a sequence or array, got scalar {data}")
             np_storage, shape, dtype = storage.to_numpy_storage(data, dtype, shape)
             self.dtype, self.shape = dtype, shape
             self._buffer = storage.put(np_storage, self.device)
@@ -119,8 +120,6 @@ class array:
         self._buffer = _device_put(buf, self.device) if copy or other.device is not self.device else buf
 
     def _init_from_jax(self, x: jax.Array, dtype: Any, shape: Any, device: Any, copy: bool = True) -> None:
-        from jwarp.lang import scalars
-
         if isinstance(dtype, _Generic):
             dtype = scalars.canonical_scalar(x.dtype)
         comp = storage.element_shape(dtype)
@@ -164,6 +163,8 @@ class array:
         if self._base is None:
             self._buffer = new
             self._version += 1
+            if self._host_mirror is not None and not isinstance(new, jax.core.Tracer):
+                np.copyto(self._host_mirror, np.asarray(new).reshape(self._host_mirror.shape))
             return
         base = self._base
         with storage.x64():
@@ -455,7 +456,10 @@ def _view_probe(shape: tuple, chain: tuple) -> np.ndarray | None:
             if not probe.flags.c_contiguous:
                 return None  # (never copy the probe: its memory is not real)
             new_shape, old_ndim = arg
-            probe = probe.reshape(tuple(new_shape) + probe.shape[old_ndim:])
+            try:
+                probe = probe.reshape(tuple(new_shape) + probe.shape[old_ndim:])
+            except ValueError:  # a reshape of the components (a dtype reinterpretation): dense
+                return None
     return probe
 
 

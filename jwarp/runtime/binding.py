@@ -63,6 +63,8 @@ class _Packer:
             return NoneArraySpec(t.dtype, t.ndim)
         if isinstance(value, jax.Array) and t.kind == "array":
             value = array(value)
+        elif isinstance(value, np.ndarray) and t.kind == "array" and value.dtype.names is None:
+            value = self.wrap_numpy(t, value)
         kind = INDEXED if isinstance(value, indexedarray) else "array" if isinstance(value, array) else None
         if kind != t.kind:
             raise self.fail(
@@ -95,6 +97,20 @@ class _Packer:
             self.traced = self.traced or isinstance(buf[0] if isinstance(buf, tuple) else buf, jax.core.Tracer)
         self.arrays.append((name, value))
         return ArraySpec(value.dtype, value.shape, index, value._chain)
+
+    def wrap_numpy(self, t: ArrayType, value: np.ndarray) -> array:
+        """A numpy argument, as Warp takes it on the CPU: an array over its contents (same scalar
+        type required) whose writes land back in the numpy array."""
+        dtype = storage.infer_dtype(value) if isinstance(t.dtype, _Generic) else t.dtype
+        if value.dtype != np.dtype(storage.scalar_of(dtype)._np_dtype):
+            raise RuntimeError(
+                f"Could not convert array interface with typestr='{value.dtype.str}' to Warp array with "
+                f"dtype={type_name(dtype)}"
+            )
+        wrapped = array(value, dtype=dtype, device="cpu")
+        if value.flags.writeable:
+            wrapped._host_mirror = value
+        return wrapped
 
     def pack_indexed(self, name: str, t: ArrayType, value: indexedarray) -> ArraySpec:
         """An indexed array: its data array's spec with one index-array spec per indexed axis."""

@@ -32,6 +32,8 @@ def zeros(shape: Any = None, dtype: Any = float, device: Any = None, requires_gr
     """A new array filled with zeros."""
     from jwarp.runtime import capture
 
+    if shape is None and "n" in kwargs:  # Warp's older keyword for a 1-d length
+        shape = kwargs["n"]
     out = array(shape=_shape(shape), dtype=dtype, device=device, requires_grad=requires_grad, pinned=pinned,
                 retain_grad=bool(kwargs.get("retain_grad", False)))
     capture.deferred(out.device, out.zero_, [out])  # inside a capture the zero-fill replays, as in Warp
@@ -54,6 +56,8 @@ def full(shape: Any = None, value: Any = 0, dtype: Any = Any, device: Any = None
         dtype = storage.dtype_for_value(value)
         if isinstance(dtype, _Generic):
             raise RuntimeError(f"Cannot infer an array dtype from fill value {value!r}; pass dtype=")
+    if shape is None and "n" in kwargs:
+        shape = kwargs["n"]
     out = zeros(shape, dtype, device, False, pinned)
     out.fill_(value)
     out.requires_grad = requires_grad

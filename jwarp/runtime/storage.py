@@ -76,6 +76,9 @@ def to_numpy_storage(data: Any, dtype: Any, shape: tuple | None) -> tuple[Any, t
             )
     else:
         shape = arr.shape
+    if shape == ():  # a single value (a vec3 for a vec3 array, a 0-d numpy array): one element, as Warp
+        shape = (1,)
+        arr = arr.reshape(shape + comp)
     return np.ascontiguousarray(arr), tuple(shape), dtype
 
 
@@ -148,19 +151,34 @@ def _full_maker(shape: tuple, jax_device: Any):
     return jax.jit(lambda element: jax.numpy.broadcast_to(element, shape + element.shape), out_shardings=sharding)
 
 
+_SMALL_HOST_BYTES = 1 << 20
+
+
+def _zeros_part(shape: tuple, np_dtype: np.dtype, device: Any) -> Any:
+    """Zeros of ``shape`` on ``device``: small CPU buffers are copied from the host (compiling
+    a maker costs ~0.1 s per new shape and dtype), others made on the device by a cached maker."""
+    if device.is_cpu and int(np.prod(shape)) * np_dtype.itemsize <= _SMALL_HOST_BYTES:
+        return jax.device_put(np.zeros(shape, np_dtype), device.jax_device)
+    return _zeros_maker(shape, np_dtype, device.jax_device)()
+
+
 def device_zeros(shape: tuple, dtype: Any, device: Any) -> Any:
-    """Zero storage created directly on ``device`` by a cached jitted maker (no host buffer)."""
+    """Zero storage created on ``device`` (no large host buffer)."""
     with x64():
         if isinstance(dtype, StructType):
-            return tuple(_zeros_maker(shape + comp, np.dtype(s._np_dtype), device.jax_device)()
+            return tuple(_zeros_part(tuple(shape) + comp, np.dtype(s._np_dtype), device)
                          for comp, s in dtype_leaf_shapes(dtype))
         np_dtype = np.dtype(scalar_of(dtype)._np_dtype)
-        return _zeros_maker(tuple(shape) + element_shape(dtype), np_dtype, device.jax_device)()
+        return _zeros_part(tuple(shape) + element_shape(dtype), np_dtype, device)
 
 
 def device_full(shape: tuple, element: np.ndarray, device: Any) -> Any:
-    """Storage of ``shape`` with every element equal to ``element``, created on ``device``."""
+    """Storage of ``shape`` with every element equal to ``element``, created on ``device``
+    (small CPU buffers from the host, as :func:`_zeros_part`)."""
     with x64():
+        if device.is_cpu and int(np.prod(shape)) * element.nbytes <= _SMALL_HOST_BYTES:
+            host = np.broadcast_to(element, tuple(shape) + element.shape)
+            return jax.device_put(np.ascontiguousarray(host), device.jax_device)
         return _full_maker(tuple(shape), device.jax_device)(element)
 
 
