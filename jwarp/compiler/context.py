@@ -31,6 +31,9 @@ class SlotState:
     shape: tuple[int, ...]
     planes: list
     written: bool = False
+    # how the kernel writes it: "store" for plain stores, else the atomic op ("add", "max", "cas", ...);
+    # an indexed array's write-back combines duplicate index entries by these (views.scatter_indexed)
+    write_ops: set = field(default_factory=set)
 
 
 def split_planes(buffer: Any, dtype: Any, shape: tuple[int, ...]) -> list:

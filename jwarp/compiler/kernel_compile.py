@@ -49,6 +49,17 @@ def _value_leaves(t: Any, x: Any) -> list:
     return [flat[k] for k in range(t._length_)]
 
 
+def _indexed_combine(write_ops: set) -> str:
+    """How an indexed array's elements go back when index entries repeat (two kernel elements are
+    one data element): atomic adds/subs add their deltas and min/max combine, so no update is
+    lost; a kernel with plain stores (a race on repeated entries in Warp too) keeps one value."""
+    if write_ops and write_ops <= {"add", "sub"}:
+        return "add"
+    if write_ops in ({"max"}, {"min"}):
+        return next(iter(write_ops))
+    return "set"
+
+
 def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) -> Callable:
     """The kernel as a pure function of its buffers, for one signature."""
 
@@ -120,7 +131,8 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
                 current = new_bases.get(spec.base, bases[spec.base])
                 contents = join_planes(slot.planes, spec.dtype, spec.shape)
                 if spec.indices:  # scatter through the index arrays into the viewed data
-                    contents = scatter_indexed(apply_chain(current, spec.chain), index_buffers(spec), contents)
+                    contents = scatter_indexed(apply_chain(current, spec.chain), index_buffers(spec), contents,
+                                               combine=_indexed_combine(slot.write_ops))
                 new_bases[spec.base] = write_back(current, spec.chain, contents)
         diagnostics = {k: v for k, v in ctx.accumulators.items() if k == "oob" or k.startswith("trip:")}
         return new_bases, diagnostics, tuple(ctx.sites)

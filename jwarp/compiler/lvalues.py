@@ -250,6 +250,7 @@ def _store_path(lw: FunctionLowerer, place: tuple, value: Value) -> None:
             planes[p] = plane
     slot.planes = planes
     slot.written = True
+    slot.write_ops.add("store")
 
 
 def _assign_local_path(lw: FunctionLowerer, place: tuple, value: Value) -> None:
@@ -310,6 +311,7 @@ def atomic_update(
             old_out = old if old_out is None else [leaf_where(cond, o, p) for o, p in zip(old, old_out)]
     slot.planes = planes
     slot.written = True
+    slot.write_ops.add(op)
     return old_out
 
 
