@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from jwarp.compiler.grad_call import GradOf, lower_grad_call
 from jwarp.compiler.registry import BUILTINS, Builtin, Call
 from jwarp.compiler.source import get_source, refresh_closure
-from jwarp.compiler.values import STATIC, TupleType, Value, python_to_value
+from jwarp.compiler.values import STATIC, Value, python_to_value
 from jwarp.errors import WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, type_name
@@ -78,28 +78,20 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
     name = _PYTHON_BUILTINS.get(obj) if _hashable(obj) else None
     if name is not None:
         return _call_builtin(lw, BUILTINS[name], args, kwargs, node, discard)
-    if obj in _TYPE_FACTORIES:  # wp.types.vector(length=3, dtype=float) etc.: evaluated while compiling
-        return _static_factory(obj, args, kwargs)
+    if obj in _TYPE_FACTORIES:  # wp.types.vector(...) in kernel code is the `vector` builtin, as in Warp
+        return _call_builtin(lw, BUILTINS[_TYPE_FACTORIES[obj]], args, kwargs, node, discard)
     if _is_constructible(obj):
         construct = BUILTINS["_construct"]
         return _call_builtin(lw, construct, [Value(STATIC, obj), *args], kwargs, node, discard)
     raise WarpCodegenError(f"'{getattr(obj, '__name__', obj)!s}' is not a Warp builtin or @wp.func")
 
 
-_TYPE_FACTORIES = (composites.vector, composites.matrix, composites.quaternion, composites.transformation)
-
-
-def _static_factory(factory: Any, args: list[Value], kwargs: dict[str, Value]) -> Value:
-    from jwarp.compiler.values import is_constant_value, value_to_python
-
-    def plain(v: Value) -> Any:
-        if v.type is STATIC:
-            return v.data
-        if isinstance(v.type, TupleType) or is_constant_value(v):
-            return value_to_python(v)
-        raise WarpCodegenTypeError(f"{factory.__name__}() arguments must be compile-time constants")
-
-    return Value(STATIC, factory(*[plain(a) for a in args], **{k: plain(v) for k, v in kwargs.items()}))
+_TYPE_FACTORIES = {
+    composites.vector: "vector",
+    composites.matrix: "matrix",
+    composites.quaternion: "quaternion",
+    composites.transformation: "transformation",
+}
 
 
 def _hashable(obj: Any) -> bool:
@@ -158,7 +150,9 @@ def _types_match(expected: Any, actual: Any) -> bool:
     if isinstance(expected, ArrayType):
         if not isinstance(actual, ArrayType) or actual.ndim != expected.ndim:
             return False
-        return isinstance(expected.dtype, _Generic) or expected.dtype == actual.dtype
+        if isinstance(expected.dtype, _Generic):
+            return expected.dtype.accepts(actual.dtype)
+        return expected.dtype == actual.dtype
     return expected == actual
 
 
