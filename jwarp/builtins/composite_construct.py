@@ -332,7 +332,7 @@ def _transform_pq(call: Call, args: list[Value], kwargs: dict[str, Value], dtype
 # -- a call of a concrete composite type ------------------------------------------------------------
 def construct_composite(call: Call, t: type, args: list[Value], kwargs: dict[str, Value] | None = None) -> Value:
     """``T(*args)`` for a concrete composite type ``T`` (``wp.vec3(...)``, ``wp.transform(p, q)``)."""
-    kwargs = dict(kwargs or {})
+    kwargs = _drop_type_args(call, t, dict(kwargs or {}))
     scalar = t._wp_scalar_type_
     kind = t._wp_type_kind_
     if kind == "transformation":
@@ -344,6 +344,23 @@ def construct_composite(call: Call, t: type, args: list[Value], kwargs: dict[str
     if kind == "matrix":
         return build_matrix(call, args, t._shape_, scalar)
     return build_quaternion(call, args, scalar)
+
+
+def _drop_type_args(call: Call, t: type, kwargs: dict[str, Value]) -> dict[str, Value]:
+    """``wp.mat22(m, shape=(2, 2))``: a keyword repeating the type's own parameter is allowed
+    when equal (Warp keeps that form for compatibility), and an error otherwise."""
+    readers = {"length": static_length, "shape": static_shape, "dtype": static_dtype}
+    for name, expected in t._wp_type_args_.items():
+        if name in kwargs:
+            value = kwargs.pop(name)
+            readers[name](call, value)  # validates
+            given = value.data if name == "dtype" else readers[name](call, value)  # `float` is not float32 here
+            if given != (tuple(expected) if name == "shape" else expected):
+                raise RuntimeError(
+                    f"Remove the extraneous `{name}` parameter when calling the templated version of "
+                    f"`wp.{t._wp_generic_type_str_}()`"
+                )
+    return kwargs
 
 
 # -- the generic builtins ---------------------------------------------------------------------------

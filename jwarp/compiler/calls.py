@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from jwarp.compiler.grad_call import GradOf, lower_grad_call
 from jwarp.compiler.registry import BUILTINS, Builtin, Call
 from jwarp.compiler.source import get_source, refresh_closure
-from jwarp.compiler.values import STATIC, Value, python_to_value
+from jwarp.compiler.values import STATIC, TupleType, Value, python_to_value
 from jwarp.errors import WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, type_name
@@ -66,6 +66,10 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
     kwargs = {k.arg: lw.eval(k.value) for k in node.keywords}
     if None in kwargs:
         raise WarpCodegenError("**kwargs are not supported in kernel calls")
+    if obj is py.type:  # type(x): the static type of a value (generic code: type(a)(0), type(a).dtype)
+        if len(args) != 1 or kwargs:
+            raise WarpCodegenError("type() takes exactly one argument in kernels")
+        return Value(STATIC, args[0].type)
     if getattr(obj, "_jwarp_function", False):
         return inline_function(lw, obj, args, kwargs, node)
     if isinstance(obj, GradOf):  # wp.grad(f)(...)
@@ -120,7 +124,7 @@ def _static(lw: FunctionLowerer, node: ast.Call) -> Value:
 
     if len(node.args) != 1 or node.keywords:
         raise WarpCodegenError("wp.static() takes exactly one expression")
-    expr = ast.Expression(node.args[0])
+    expr = ast.Expression(_StaticLengths(lw).visit(node.args[0]))
     ast.fix_missing_locations(expr)
     scope = dict(lw.src.globals)
     scope.update(lw.src.closure)
@@ -132,6 +136,30 @@ def _static(lw: FunctionLowerer, node: ast.Call) -> Value:
     except Exception as exc:
         raise WarpCodegenError(f"Error evaluating wp.static() expression: {exc}") from None
     return lift_python(result)
+
+
+class _StaticLengths(ast.NodeTransformer):
+    """``len(x)`` of a local composite or tuple inside ``wp.static()`` is its length (as in Warp)."""
+
+    def __init__(self, lw: FunctionLowerer):
+        self.lw = lw
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        node = self.generic_visit(node)
+        if (
+            isinstance(node.func, ast.Name)
+            and node.func.id == "len"
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id in self.lw.env
+        ):
+            t = self.lw.env[node.args[0].id].type
+            if composites.is_composite(t):
+                return ast.copy_location(ast.Constant(t._shape_[0]), node)
+            if isinstance(t, TupleType):
+                return ast.copy_location(ast.Constant(len(t.types)), node)
+        return node
 
 
 def _constant_python(value: Value) -> Any:

@@ -21,6 +21,7 @@ from jwarp import config
 from jwarp.compiler import calls, control, lvalues, operators
 from jwarp.compiler.context import KernelContext
 from jwarp.compiler.masks import Mask
+from jwarp.compiler.names import warp_namespace_lookup
 from jwarp.compiler.source import FunctionSource
 from jwarp.compiler.values import (
     STATIC,
@@ -32,7 +33,14 @@ from jwarp.compiler.values import (
     select_value,
     scalar_value,
 )
-from jwarp.errors import ControlSignal, WarpCodegenError, WarpCodegenTypeError, _Located, with_location
+from jwarp.errors import (
+    ControlSignal,
+    WarpCodegenError,
+    WarpCodegenKeyError,
+    WarpCodegenTypeError,
+    _Located,
+    with_location,
+)
 from jwarp.lang import scalars
 from jwarp.lang.arrays import ArrayType, type_name
 
@@ -118,7 +126,10 @@ class FunctionLowerer:
                 return lift_python(scope[name], name)
         if hasattr(py, name):
             return Value(STATIC, getattr(py, name))
-        raise WarpCodegenError(f"Unknown name '{name}' in kernel or function '{self.src.name}'")
+        found = warp_namespace_lookup(name)  # Warp: a bare `vec3`/`expect_eq` is `warp.vec3`/`warp.expect_eq`
+        if found is not None:
+            return lift_python(found, name)
+        raise WarpCodegenKeyError(f"Referencing undefined symbol: {name} (in kernel or function '{self.src.name}')")
 
     def bind(self, name: str, value: Value) -> None:
         """Assign a local under the active mask (lanes outside it keep the old value)."""

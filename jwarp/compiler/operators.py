@@ -207,6 +207,9 @@ def attribute(lw: FunctionLowerer, base: Value, attr: str) -> Value:
     from jwarp.compiler.lower import lift_python
 
     t = base.type
+    type_attribute = _type_attribute(t if t is not STATIC else base.data, attr)
+    if type_attribute is not None:
+        return type_attribute
     if t is STATIC:
         obj = base.data
         if not hasattr(obj, attr) and getattr(obj, "__name__", None) == "jwarp" and attr in BUILTINS:
@@ -232,6 +235,21 @@ def attribute(lw: FunctionLowerer, base: Value, attr: str) -> Value:
         if index < t._length_:
             return Value(t._wp_scalar_type_, base.data[index])
     raise WarpCodegenAttributeError(f"Value of type {type_name(t)} has no attribute '{attr}'")
+
+
+def _type_attribute(t: Any, attr: str) -> Value | None:
+    """Warp's type attributes: ``.dtype`` of a composite (its scalar type) or array (its element
+    type), ``.length`` of a composite (its number of components); on values and on types."""
+    if attr == "dtype":
+        if composites.is_composite(t):
+            return Value(STATIC, t._wp_scalar_type_)
+        if scalars.is_scalar_type(t):
+            return Value(STATIC, t)
+        if isinstance(t, ArrayType):
+            return Value(STATIC, t.dtype)
+    if attr == "length" and composites.is_composite(t):
+        return scalar_value(scalars.int32, t._length_)
+    return None
 
 
 def _array_attribute(lw: FunctionLowerer, base: Value, attr: str) -> Value:

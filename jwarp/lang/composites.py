@@ -107,6 +107,8 @@ class composite_base:
         return f"{type(self).__name__}({self._v.tolist()})"
 
     def __str__(self) -> str:
+        if self._v.ndim == 2:  # Warp prints one matrix row per line
+            return "[" + ",\n ".join(str(row) for row in self._v.tolist()) + "]"
         return str(self._v.tolist())
 
     def __eq__(self, other: object) -> bool:
@@ -143,13 +145,24 @@ class composite_base:
 
     def __mul__(self, y):
         if isinstance(y, composite_base):
+            product = _PRODUCTS.get((self._wp_type_kind_, y._wp_type_kind_))
+            if product is not None:
+                return type(self)(product(self._v, y._v))
             return self.__matmul__(y)
         return self._wrap(self._v * self._operand(y))
 
     def __rmul__(self, x):
         if isinstance(x, composite_base):
-            return x.__matmul__(self)
+            return x.__mul__(self)
         return self._wrap(self._operand(x) * self._v)
+
+    def __mod__(self, y):
+        with np.errstate(all="ignore"):  # C's fmod: the sign follows the dividend
+            return self._wrap(np.fmod(self._v, self._operand(y)))
+
+    def __rmod__(self, x):
+        with np.errstate(all="ignore"):
+            return self._wrap(np.fmod(self._operand(x), self._v))
 
     def __truediv__(self, y):
         return self._wrap(self._v / self._operand(y))
@@ -174,6 +187,27 @@ class composite_base:
 
     def __rmatmul__(self, x):
         return vector(self._shape_[-1], self._wp_scalar_type_)(np.asarray(x) @ self._v)
+
+
+def _quat_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hamilton product of (x, y, z, w) quaternions."""
+    av, aw, bv, bw = a[:3], a[3], b[:3], b[3]
+    return np.concatenate([aw * bv + bw * av + np.cross(av, bv), [aw * bw - av @ bv]]).astype(a.dtype)
+
+
+def _quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    conj = np.concatenate([-q[:3], q[3:]])
+    return _quat_product(_quat_product(q, np.concatenate([v, [0]]).astype(q.dtype)), conj)[:3]
+
+
+def _transform_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a * b`` of (p, q) transforms: apply ``b`` then ``a``."""
+    p = a[:3] + _quat_rotate(a[3:], b[:3])
+    return np.concatenate([p, _quat_product(a[3:], b[3:])]).astype(a.dtype)
+
+
+# Python-scope products of two composites that are not matrix products
+_PRODUCTS = {("quaternion", "quaternion"): _quat_product, ("transformation", "transformation"): _transform_product}
 
 
 def _scalar_value(x: Any) -> Any:

@@ -57,6 +57,8 @@ class scalar_base:
         return hash(self.value)
 
     def _binary(self, other: Any, op, reverse: builtins.bool = False):
+        if hasattr(other, "_wp_type_kind_"):  # a vector/matrix: its reflected operator handles it
+            return NotImplemented
         other_value = other.value if isinstance(other, scalar_base) else other
         a, b = self._np_dtype.type(self.value), self._np_dtype.type(other_value)
         with np.errstate(all="ignore"):
