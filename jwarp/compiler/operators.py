@@ -62,7 +62,31 @@ def binary(lw: FunctionLowerer, op: type, a: Value, b: Value) -> Value:
     name = _BINARY.get(op)
     if name is None:
         raise WarpCodegenError(f"Operator {op.__name__} is not supported in kernels")
+    user = _user_operator(lw, name, a, b)
+    if user is not None:
+        return user
     return call_builtin(lw, name, a, b)
+
+
+def _user_operator(lw: FunctionLowerer | None, name: str, a: Value, b: Value) -> Value | None:
+    """Warp's operator overloading: a ``@wp.func`` named like the operator's builtin (``add``,
+    ``mul``...) in the function's scope takes the operator when one of its overloads matches."""
+    if lw is None:
+        return None
+    fn = lw.src.closure.get(name, lw.src.globals.get(name))
+    if not getattr(fn, "_jwarp_function", False) or fn.select_overload([a.type, b.type], {}) is None:
+        return None
+    from jwarp.compiler.calls import inline_function
+
+    node = lw._node if isinstance(lw._node, ast.AST) else ast.Call(func=ast.Name(name), args=[], keywords=[])
+    return inline_function(lw, fn, [a, b], {}, _site(node))
+
+
+def _site(node: ast.AST) -> ast.AST:
+    """A node with a source position for the inlined call's site."""
+    if not hasattr(node, "lineno"):
+        node.lineno, node.col_offset = 0, 0
+    return node
 
 
 def unary(lw: FunctionLowerer, op: type, a: Value) -> Value:

@@ -98,6 +98,7 @@ class Kernel:
         self._cache: dict = {}
         self._source: FunctionSource | None = None
         self._kernel_dim: int | None = None
+        self.overloads: dict[tuple, Kernel] = {}  # declared with wp.overload (launches specialise anyway)
         self.__name__ = func.__name__
         self.__doc__ = func.__doc__
         _KERNELS.add(self)
@@ -322,12 +323,3 @@ def func_replay(forward: Function) -> Callable[[Callable], Callable]:
         return replay
 
     return register
-
-
-def overload(kernel_or_fn: Any, arg_types: Any = None) -> Any:
-    """Warp's explicit overload declaration; jwarp specialises generic kernels at launch."""
-    if isinstance(kernel_or_fn, Kernel):
-        return kernel_or_fn
-    if callable(kernel_or_fn):
-        return kernel_or_fn
-    raise RuntimeError("wp.overload() called with invalid argument!")
