@@ -52,7 +52,7 @@ static = StaticMarker()
 
 
 def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Value | None:
-    fn = lw.eval(node.func)
+    fn = lw.lookup_in_call(node.func.id) if isinstance(node.func, ast.Name) else lw.eval(node.func)
     if fn.type is not STATIC:
         raise WarpCodegenTypeError(f"A value of type {type_name(fn.type)} is not callable")
     obj = fn.data
@@ -60,10 +60,10 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
         return _static(lw, node)
     if getattr(obj, "_jwarp_kernel", False):
         raise WarpCodegenError(f"Kernel '{obj.key}' cannot be called from kernel code; use a @wp.func instead")
-    args = [lw.eval(a) for a in node.args if not isinstance(a, ast.Starred)]
+    args = [lw.eval_call_argument(a) for a in node.args if not isinstance(a, ast.Starred)]
     if any(isinstance(a, ast.Starred) for a in node.args):
         raise WarpCodegenError("Star-arguments are not supported in kernel calls")
-    kwargs = {k.arg: lw.eval(k.value) for k in node.keywords}
+    kwargs = {k.arg: lw.eval_call_argument(k.value) for k in node.keywords}
     if None in kwargs:
         raise WarpCodegenError("**kwargs are not supported in kernel calls")
     if obj is py.type:  # type(x): the static type of a value (generic code: type(a)(0), type(a).dtype)

@@ -126,10 +126,20 @@ class FunctionLowerer:
                 return lift_python(scope[name], name)
         if hasattr(py, name):
             return Value(STATIC, getattr(py, name))
-        found = warp_namespace_lookup(name)  # Warp: a bare `vec3`/`expect_eq` is `warp.vec3`/`warp.expect_eq`
-        if found is not None:
-            return lift_python(found, name)
         raise WarpCodegenKeyError(f"Referencing undefined symbol: {name} (in kernel or function '{self.src.name}')")
+
+    def lookup_in_call(self, name: str, argument: bool = False) -> Value:
+        """A name in a call (the callee, or with ``argument`` a bare argument): as :meth:`lookup`,
+        then Warp's namespace, as Warp resolves calls (``vec3(...)``, ``wp.sin(half_pi)``)."""
+        known = name in self.env or name in self.src.closure or name in self.src.globals or hasattr(py, name)
+        found = None if known else warp_namespace_lookup(name, constants_too=argument)
+        return lift_python(found, name) if found is not None else self.lookup(name)
+
+    def eval_call_argument(self, node: ast.expr) -> Value:
+        if isinstance(node, ast.Name):
+            self._node = node
+            return self.lookup_in_call(node.id, argument=True)
+        return self.eval(node)
 
     def bind(self, name: str, value: Value) -> None:
         """Assign a local under the active mask (lanes outside it keep the old value)."""
