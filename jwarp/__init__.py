@@ -120,7 +120,6 @@ from jwarp.runtime.kernel import (
     func_native as func_native,
     func_replay as func_replay,
     kernel as kernel,
-    overload as overload,
 )
 from jwarp.runtime.modules import (
     Module as Module,
@@ -131,6 +130,7 @@ from jwarp.runtime.modules import (
     set_module_options as set_module_options,
 )
 from jwarp.runtime.launch import launch as launch
+from jwarp.runtime.overloads import overload as overload
 from jwarp.runtime.commands import Launch as Launch
 from jwarp import types as types
 from jwarp import _extensions  # noqa: F401  (optional surface: tape, interop, utils…)

@@ -132,7 +132,8 @@ def _scalar_div(leaf_a, leaf_b, t):
 
 @builtin("div", group="Operators")
 def div(call: Call, a: Value, b: Value) -> Value:
-    """Quotient: scalars (integers truncate, x / 0 == 0), composite / scalar, scalar / vector."""
+    """Quotient: scalars (integers truncate, x / 0 == 0), composite / scalar, scalar / composite
+    (elementwise)."""
     _numeric(call, a, b)
     if c.is_scalar(a) and c.is_scalar(b):
         c.same_types(call, a, b)
@@ -143,7 +144,7 @@ def div(call: Call, a: Value, b: Value) -> Value:
         return c.broadcast_scalar(lambda x, s: _scalar_div(x, s, t), a, b.data)
     if c.is_scalar(a) and c.is_composite(b):
         t = b.type._wp_scalar_type_
-        c.require(t is a.type and not c.is_matrix(b), call, a, b)
+        c.require(t is a.type, call, a, b)
         return c.broadcast_scalar(lambda s, x: _scalar_div(s, x, t), b, a.data, scalar_first=True)
     raise call.no_overload(a, b)
 

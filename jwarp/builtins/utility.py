@@ -194,7 +194,13 @@ def expect_eq(call: Call, a: Value, b: Value) -> None:
     from jwarp.compiler.operators import compare
     import ast
 
+    _same_composite_types(a, b)
     _expect(call, compare(ast.Eq, a, b).data, [a, b], "expect_eq")
+
+
+def _same_composite_types(a: Value, b: Value) -> None:
+    if (c.is_composite(a) or c.is_composite(b)) and a.type != b.type:
+        raise RuntimeError("Can't test equality for objects with different types")
 
 
 @builtin("expect_neq", group="Utility")
@@ -202,6 +208,7 @@ def expect_neq(call: Call, a: Value, b: Value) -> None:
     from jwarp.compiler.operators import compare
     import ast
 
+    _same_composite_types(a, b)
     _expect(call, compare(ast.NotEq, a, b).data, [a, b], "expect_neq")
 
 

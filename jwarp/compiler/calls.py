@@ -52,7 +52,7 @@ static = StaticMarker()
 
 
 def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Value | None:
-    fn = lw.eval(node.func)
+    fn = lw.lookup_in_call(node.func.id) if isinstance(node.func, ast.Name) else lw.eval(node.func)
     if fn.type is not STATIC:
         raise WarpCodegenTypeError(f"A value of type {type_name(fn.type)} is not callable")
     obj = fn.data
@@ -60,12 +60,16 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
         return _static(lw, node)
     if getattr(obj, "_jwarp_kernel", False):
         raise WarpCodegenError(f"Kernel '{obj.key}' cannot be called from kernel code; use a @wp.func instead")
-    args = [lw.eval(a) for a in node.args if not isinstance(a, ast.Starred)]
+    args = [lw.eval_call_argument(a) for a in node.args if not isinstance(a, ast.Starred)]
     if any(isinstance(a, ast.Starred) for a in node.args):
         raise WarpCodegenError("Star-arguments are not supported in kernel calls")
-    kwargs = {k.arg: lw.eval(k.value) for k in node.keywords}
+    kwargs = {k.arg: lw.eval_call_argument(k.value) for k in node.keywords}
     if None in kwargs:
         raise WarpCodegenError("**kwargs are not supported in kernel calls")
+    if obj is py.type:  # type(x): the static type of a value (generic code: type(a)(0), type(a).dtype)
+        if len(args) != 1 or kwargs:
+            raise WarpCodegenError("type() takes exactly one argument in kernels")
+        return Value(STATIC, args[0].type)
     if getattr(obj, "_jwarp_function", False):
         return inline_function(lw, obj, args, kwargs, node)
     if isinstance(obj, GradOf):  # wp.grad(f)(...)
@@ -83,28 +87,20 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
     name = _PYTHON_BUILTINS.get(obj) if _hashable(obj) else None
     if name is not None:
         return _call_builtin(lw, BUILTINS[name], args, kwargs, node, discard)
-    if obj in _TYPE_FACTORIES:  # wp.types.vector(length=3, dtype=float) etc.: evaluated while compiling
-        return _static_factory(obj, args, kwargs)
+    if obj in _TYPE_FACTORIES:  # wp.types.vector(...) in kernel code is the `vector` builtin, as in Warp
+        return _call_builtin(lw, BUILTINS[_TYPE_FACTORIES[obj]], args, kwargs, node, discard)
     if _is_constructible(obj):
         construct = BUILTINS["_construct"]
         return _call_builtin(lw, construct, [Value(STATIC, obj), *args], kwargs, node, discard)
     raise WarpCodegenError(f"'{getattr(obj, '__name__', obj)!s}' is not a Warp builtin or @wp.func")
 
 
-_TYPE_FACTORIES = (composites.vector, composites.matrix, composites.quaternion, composites.transformation)
-
-
-def _static_factory(factory: Any, args: list[Value], kwargs: dict[str, Value]) -> Value:
-    from jwarp.compiler.values import is_constant_value, value_to_python
-
-    def plain(v: Value) -> Any:
-        if v.type is STATIC:
-            return v.data
-        if isinstance(v.type, TupleType) or is_constant_value(v):
-            return value_to_python(v)
-        raise WarpCodegenTypeError(f"{factory.__name__}() arguments must be compile-time constants")
-
-    return Value(STATIC, factory(*[plain(a) for a in args], **{k: plain(v) for k, v in kwargs.items()}))
+_TYPE_FACTORIES = {
+    composites.vector: "vector",
+    composites.matrix: "matrix",
+    composites.quaternion: "quaternion",
+    composites.transformation: "transformation",
+}
 
 
 def _hashable(obj: Any) -> bool:
@@ -133,7 +129,7 @@ def _static(lw: FunctionLowerer, node: ast.Call) -> Value:
 
     if len(node.args) != 1 or node.keywords:
         raise WarpCodegenError("wp.static() takes exactly one expression")
-    expr = ast.Expression(node.args[0])
+    expr = ast.Expression(_StaticLengths(lw).visit(node.args[0]))
     ast.fix_missing_locations(expr)
     scope = dict(lw.src.globals)
     scope.update(lw.src.closure)
@@ -145,6 +141,30 @@ def _static(lw: FunctionLowerer, node: ast.Call) -> Value:
     except Exception as exc:
         raise WarpCodegenError(f"Error evaluating wp.static() expression: {exc}") from None
     return lift_python(result)
+
+
+class _StaticLengths(ast.NodeTransformer):
+    """``len(x)`` of a local composite or tuple inside ``wp.static()`` is its length (as in Warp)."""
+
+    def __init__(self, lw: FunctionLowerer):
+        self.lw = lw
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        node = self.generic_visit(node)
+        if (
+            isinstance(node.func, ast.Name)
+            and node.func.id == "len"
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id in self.lw.env
+        ):
+            t = self.lw.env[node.args[0].id].type
+            if composites.is_composite(t):
+                return ast.copy_location(ast.Constant(t._shape_[0]), node)
+            if isinstance(t, TupleType):
+                return ast.copy_location(ast.Constant(len(t.types)), node)
+        return node
 
 
 def _constant_python(value: Value) -> Any:
@@ -163,7 +183,9 @@ def _types_match(expected: Any, actual: Any) -> bool:
     if isinstance(expected, ArrayType):
         if not isinstance(actual, ArrayType) or actual.ndim != expected.ndim:
             return False
-        return isinstance(expected.dtype, _Generic) or expected.dtype == actual.dtype
+        if isinstance(expected.dtype, _Generic):
+            return expected.dtype.accepts(actual.dtype)
+        return expected.dtype == actual.dtype
     return expected == actual
 
 

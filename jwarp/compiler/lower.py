@@ -22,6 +22,7 @@ from jwarp import config
 from jwarp.compiler import calls, control, lvalues, operators
 from jwarp.compiler.context import KernelContext
 from jwarp.compiler.masks import Mask
+from jwarp.compiler.names import warp_namespace_lookup
 from jwarp.compiler.source import FunctionSource
 from jwarp.compiler.values import (
     STATIC,
@@ -33,7 +34,14 @@ from jwarp.compiler.values import (
     select_value,
     scalar_value,
 )
-from jwarp.errors import ControlSignal, WarpCodegenError, WarpCodegenTypeError, _Located, with_location
+from jwarp.errors import (
+    ControlSignal,
+    WarpCodegenError,
+    WarpCodegenKeyError,
+    WarpCodegenTypeError,
+    _Located,
+    with_location,
+)
 from jwarp.lang import scalars
 from jwarp.lang.arrays import ArrayType, type_name
 
@@ -119,7 +127,20 @@ class FunctionLowerer:
                 return lift_python(scope[name], name)
         if hasattr(py, name):
             return Value(STATIC, getattr(py, name))
-        raise WarpCodegenError(f"Unknown name '{name}' in kernel or function '{self.src.name}'")
+        raise WarpCodegenKeyError(f"Referencing undefined symbol: {name} (in kernel or function '{self.src.name}')")
+
+    def lookup_in_call(self, name: str, argument: bool = False) -> Value:
+        """A name in a call (the callee, or with ``argument`` a bare argument): as :meth:`lookup`,
+        then Warp's namespace, as Warp resolves calls (``vec3(...)``, ``wp.sin(half_pi)``)."""
+        known = name in self.env or name in self.src.closure or name in self.src.globals or hasattr(py, name)
+        found = None if known else warp_namespace_lookup(name, constants_too=argument)
+        return lift_python(found, name) if found is not None else self.lookup(name)
+
+    def eval_call_argument(self, node: ast.expr) -> Value:
+        if isinstance(node, ast.Name):
+            self._node = node
+            return self.lookup_in_call(node.id, argument=True)
+        return self.eval(node)
 
     def bind(self, name: str, value: Value) -> None:
         """Assign a local under the active mask (lanes outside it keep the old value)."""

@@ -62,7 +62,31 @@ def binary(lw: FunctionLowerer, op: type, a: Value, b: Value) -> Value:
     name = _BINARY.get(op)
     if name is None:
         raise WarpCodegenError(f"Operator {op.__name__} is not supported in kernels")
+    user = _user_operator(lw, name, a, b)
+    if user is not None:
+        return user
     return call_builtin(lw, name, a, b)
+
+
+def _user_operator(lw: FunctionLowerer | None, name: str, a: Value, b: Value) -> Value | None:
+    """Warp's operator overloading: a ``@wp.func`` named like the operator's builtin (``add``,
+    ``mul``...) in the function's scope takes the operator when one of its overloads matches."""
+    if lw is None:
+        return None
+    fn = lw.src.closure.get(name, lw.src.globals.get(name))
+    if not getattr(fn, "_jwarp_function", False) or fn.select_overload([a.type, b.type], {}) is None:
+        return None
+    from jwarp.compiler.calls import inline_function
+
+    node = lw._node if isinstance(lw._node, ast.AST) else ast.Call(func=ast.Name(name), args=[], keywords=[])
+    return inline_function(lw, fn, [a, b], {}, _site(node))
+
+
+def _site(node: ast.AST) -> ast.AST:
+    """A node with a source position for the inlined call's site."""
+    if not hasattr(node, "lineno"):
+        node.lineno, node.col_offset = 0, 0
+    return node
 
 
 def unary(lw: FunctionLowerer, op: type, a: Value) -> Value:
@@ -207,6 +231,9 @@ def attribute(lw: FunctionLowerer, base: Value, attr: str) -> Value:
     from jwarp.compiler.lower import lift_python
 
     t = base.type
+    type_attribute = _type_attribute(t if t is not STATIC else base.data, attr)
+    if type_attribute is not None:
+        return type_attribute
     if t is STATIC:
         obj = base.data
         if not hasattr(obj, attr) and getattr(obj, "__name__", None) == "jwarp" and attr in BUILTINS:
@@ -232,6 +259,21 @@ def attribute(lw: FunctionLowerer, base: Value, attr: str) -> Value:
         if index < t._length_:
             return Value(t._wp_scalar_type_, base.data[index])
     raise WarpCodegenAttributeError(f"Value of type {type_name(t)} has no attribute '{attr}'")
+
+
+def _type_attribute(t: Any, attr: str) -> Value | None:
+    """Warp's type attributes: ``.dtype`` of a composite (its scalar type) or array (its element
+    type), ``.length`` of a composite (its number of components); on values and on types."""
+    if attr == "dtype":
+        if composites.is_composite(t):
+            return Value(STATIC, t._wp_scalar_type_)
+        if scalars.is_scalar_type(t):
+            return Value(STATIC, t)
+        if isinstance(t, ArrayType):
+            return Value(STATIC, t.dtype)
+    if attr == "length" and composites.is_composite(t):
+        return scalar_value(scalars.int32, t._length_)
+    return None
 
 
 def _array_attribute(lw: FunctionLowerer, base: Value, attr: str) -> Value:

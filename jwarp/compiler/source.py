@@ -136,3 +136,24 @@ def function_annotations(func: Callable) -> dict[str, Any]:
                 f"{type(exc).__name__}: {exc}"
             ) from None
     return out
+
+
+def check_stub_body(stub: Callable) -> None:
+    """A ``@wp.overload`` stub may only hold ``...``, ``pass`` or a docstring (Warp's rule)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(stub)))
+    except (OSError, TypeError):  # no source (an interactive session): nothing to check
+        return
+    fn = tree.body[0] if tree.body else None
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise RuntimeError(f"Kernel overload '{stub.__name__}' must begin with a function definition")
+    for node in fn.body:
+        if isinstance(node, ast.Pass):
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            if isinstance(node.value.value, str) or node.value.value is ...:
+                continue
+        raise RuntimeError(
+            "Illegal statement in kernel overload definition.  Only pass, ellipsis (...), comments, or "
+            "docstrings are allowed"
+        )

@@ -22,17 +22,25 @@ from jwarp.lang.struct import StructType
 
 
 class _Generic:
-    """Marker for a generic (``typing.Any`` / TypeVar) annotation, resolved from launch arguments."""
+    """Marker for a generic annotation (``typing.Any``, a TypeVar, or a generic composite such as
+    ``wp.types.vector(length=Any, dtype=wp.Float)``), resolved from launch/call arguments."""
 
-    def __init__(self, name: str, allowed: tuple = ()):
+    def __init__(self, name: str, allowed: tuple = (), template: Any = None):
         self.name = name
         self.allowed = allowed
+        self.template = template  # a generic composite type, or None
 
     def __repr__(self) -> str:
         return self.name
 
     def accepts(self, t: Any) -> bool:
+        if self.template is not None:
+            return composites.matches_template(self.template, t)
         return not self.allowed or t in self.allowed
+
+
+def _generic_composite(t: type) -> _Generic:
+    return _Generic(t.__name__, template=t)
 
 
 ANY = _Generic("Any")
@@ -92,6 +100,8 @@ def resolve_annotation(annotation: Any) -> Any:
         return scalar
     if composites.is_composite(annotation):
         return annotation
+    if composites.is_generic_composite(annotation):
+        return _generic_composite(annotation)
     return None
 
 
@@ -114,6 +124,8 @@ def resolve_dtype(dtype: Any) -> Any:
         return ANY
     if isinstance(dtype, (StructType, _Generic)) or composites.is_composite(dtype):
         return dtype
+    if isinstance(dtype, typing.TypeVar) or composites.is_generic_composite(dtype):
+        return resolve_annotation(dtype)
     scalar = scalars.canonical_scalar(dtype)
     if scalar is None:
         raise TypeError(f"Unsupported array dtype {dtype!r}")

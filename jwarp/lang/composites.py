@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -37,10 +37,13 @@ class composite_base:
     _wp_scalar_type_: type = scalars.float32
     _wp_type_kind_: str = "vector"
     _wp_generic_type_str_: str = "vec_t"
+    _wp_generic_: bool = False
 
     __slots__ = ("_v",)
 
     def __init__(self, *args: Any):
+        if self._wp_generic_:
+            raise TypeError(f"Cannot create an instance of the generic type {type(self).__name__}")
         dtype = self._wp_scalar_type_._np_dtype
         n = self._length_
         if len(args) == 0:
@@ -104,6 +107,8 @@ class composite_base:
         return f"{type(self).__name__}({self._v.tolist()})"
 
     def __str__(self) -> str:
+        if self._v.ndim == 2:  # Warp prints one matrix row per line
+            return "[" + ",\n ".join(str(row) for row in self._v.tolist()) + "]"
         return str(self._v.tolist())
 
     def __eq__(self, other: object) -> bool:
@@ -140,13 +145,24 @@ class composite_base:
 
     def __mul__(self, y):
         if isinstance(y, composite_base):
+            product = _PRODUCTS.get((self._wp_type_kind_, y._wp_type_kind_))
+            if product is not None:
+                return type(self)(product(self._v, y._v))
             return self.__matmul__(y)
         return self._wrap(self._v * self._operand(y))
 
     def __rmul__(self, x):
         if isinstance(x, composite_base):
-            return x.__matmul__(self)
+            return x.__mul__(self)
         return self._wrap(self._operand(x) * self._v)
+
+    def __mod__(self, y):
+        with np.errstate(all="ignore"):  # C's fmod: the sign follows the dividend
+            return self._wrap(np.fmod(self._v, self._operand(y)))
+
+    def __rmod__(self, x):
+        with np.errstate(all="ignore"):
+            return self._wrap(np.fmod(self._operand(x), self._v))
 
     def __truediv__(self, y):
         return self._wrap(self._v / self._operand(y))
@@ -171,6 +187,27 @@ class composite_base:
 
     def __rmatmul__(self, x):
         return vector(self._shape_[-1], self._wp_scalar_type_)(np.asarray(x) @ self._v)
+
+
+def _quat_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hamilton product of (x, y, z, w) quaternions."""
+    av, aw, bv, bw = a[:3], a[3], b[:3], b[3]
+    return np.concatenate([aw * bv + bw * av + np.cross(av, bv), [aw * bw - av @ bv]]).astype(a.dtype)
+
+
+def _quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    conj = np.concatenate([-q[:3], q[3:]])
+    return _quat_product(_quat_product(q, np.concatenate([v, [0]]).astype(q.dtype)), conj)[:3]
+
+
+def _transform_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a * b`` of (p, q) transforms: apply ``b`` then ``a``."""
+    p = a[:3] + _quat_rotate(a[3:], b[:3])
+    return np.concatenate([p, _quat_product(a[3:], b[3:])]).astype(a.dtype)
+
+
+# Python-scope products of two composites that are not matrix products
+_PRODUCTS = {("quaternion", "quaternion"): _quat_product, ("transformation", "transformation"): _transform_product}
 
 
 def _scalar_value(x: Any) -> Any:
@@ -230,62 +267,167 @@ _SUFFIX = {
 }
 
 
-def _resolve_dtype(dtype: Any) -> type:
+def _is_generic_scalar(dtype: Any) -> bool:
+    return dtype is Any or isinstance(dtype, TypeVar)
+
+
+def _resolve_dtype(dtype: Any) -> Any:
+    """Canonical scalar class of ``dtype``; ``Any`` and the TypeVars (``wp.Float`` ...) stay generic."""
+    if _is_generic_scalar(dtype):
+        return dtype
     scalar = canonical_scalar(dtype)
     if scalar is None:
         raise TypeError(f"Invalid scalar type {dtype!r} for a composite type")
     return scalar
 
 
-@functools.lru_cache(maxsize=None)
-def _make_composite(kind: str, shape: tuple[int, ...], scalar: type) -> type:
+def _resolve_dim(n: Any, what: str) -> int:
+    """A composite dimension: a positive int, or 0 for ``Any`` (a generic dimension, as in Warp)."""
+    if n is Any:
+        return 0
+    try:
+        value = int(n)
+    except (TypeError, ValueError):
+        raise TypeError(f"Invalid {what} {n!r} for a composite type: expected an int or typing.Any") from None
+    if value <= 0:
+        raise TypeError(f"Invalid {what} {n!r} for a composite type: expected a positive int")
+    return value
+
+
+_KIND_NAMES = {
+    "vector": ("vec_t", "vector", _vector_instance),
+    "matrix": ("mat_t", "matrix", composite_base),
+    "quaternion": ("quat_t", "quaternion", _vector_instance),
+    "transformation": ("transform_t", "transformation", _transform_instance),
+}
+
+
+def _type_args(kind: str, shape: tuple[int, ...], scalar: Any) -> dict[str, Any]:
+    dims = tuple(Any if d == 0 else d for d in shape)
+    if kind == "vector":
+        return {"length": dims[0], "dtype": scalar}
+    if kind == "matrix":
+        return {"shape": dims, "dtype": scalar}
+    return {"dtype": scalar}
+
+
+def _type_name(kind: str, shape: tuple[int, ...], scalar: Any, generic: bool) -> str:
+    if generic:  # e.g. "vector(length=Any, dtype=Float)", "matrix(shape=(Any, Any), dtype=float32)"
+
+        def show(x: Any) -> str:
+            if isinstance(x, tuple):
+                return "(" + ", ".join(show(d) for d in x) + ")"
+            return "Any" if x is Any else getattr(x, "__name__", str(x))
+
+        args = ", ".join(f"{k}={show(v)}" for k, v in _type_args(kind, shape, scalar).items())
+        return f"{_KIND_NAMES[kind][1]}({args})"
     suffix = _SUFFIX[scalar.__name__]
     if kind == "vector":
-        name, base, generic = f"vec{shape[0]}{suffix}", _vector_instance, "vec_t"
-    elif kind == "matrix":
-        name, base, generic = f"mat{shape[0]}{shape[1]}{suffix}", composite_base, "mat_t"
-    elif kind == "quaternion":
-        name, base, generic = f"quat{suffix}", _vector_instance, "quat_t"
-    else:
-        name, base, generic = f"transform{suffix}", _transform_instance, "transform_t"
+        return f"vec{shape[0]}{suffix}"
+    if kind == "matrix":
+        return f"mat{shape[0]}{shape[1]}{suffix}"
+    return ("quat" if kind == "quaternion" else "transform") + suffix
+
+
+@functools.lru_cache(maxsize=None)
+def _make_composite(kind: str, shape: tuple[int, ...], scalar: Any) -> type:
+    generic = 0 in shape or _is_generic_scalar(scalar)
+    generic_str, constructor, base = _KIND_NAMES[kind]
+    type_args = _type_args(kind, shape, scalar)
     attrs = {
         "_shape_": shape,
-        "_length_": math.prod(shape),
+        "_length_": 0 if 0 in shape else math.prod(shape),
         "_wp_scalar_type_": scalar,
-        "_type_": scalar._type_,  # the scalar's ctypes type, as Warp's composites carry it
+        "_type_": getattr(scalar, "_type_", None),  # the scalar's ctypes type (generic composites: None)
         "_wp_type_kind_": kind,
-        "_wp_generic_type_str_": generic,
+        "_wp_generic_type_str_": generic_str,
+        "_wp_constructor_": constructor,
+        "_wp_type_args_": type_args,
+        "_wp_type_params_": tuple(type_args["shape"]) + (scalar,) if kind == "matrix" else tuple(type_args.values()),
+        "_wp_generic_": generic,
         "__slots__": (),
         "__module__": "jwarp.types",
     }
     if kind == "matrix":
         attrs["_wp_row_type_"] = _make_composite("vector", (shape[1],), scalar)
         attrs["_wp_col_type_"] = _make_composite("vector", (shape[0],), scalar)
-    return type(name, (base,), attrs)
+    return type(_type_name(kind, shape, scalar, generic), (base,), attrs)
 
 
-def vector(length: int, dtype: Any = float) -> type:
-    """The vector type of ``length`` components of scalar ``dtype`` (``wp.types.vector``)."""
-    return _make_composite("vector", (int(length),), _resolve_dtype(dtype))
+def vector(length: Any, dtype: Any = float) -> type:
+    """The vector type of ``length`` components of scalar ``dtype`` (``wp.types.vector``).
+
+    ``length=typing.Any`` or a generic ``dtype`` (``typing.Any``, ``wp.Float``, ``wp.Int``,
+    ``wp.Scalar``) make a generic type, usable only as an annotation:
+
+        >>> import jwarp as wp
+        >>> from typing import Any, TypeVar
+        >>> wp.types.vector(length=Any, dtype=wp.Float)
+        <class 'jwarp.types.vector(length=Any, dtype=Float)'>
+    """
+    return _make_composite("vector", (_resolve_dim(length, "vector length"),), _resolve_dtype(dtype))
 
 
-def matrix(shape: tuple[int, int], dtype: Any = float) -> type:
-    """The matrix type of ``shape`` (rows, cols) with scalar ``dtype`` (``wp.types.matrix``)."""
-    return _make_composite("matrix", (int(shape[0]), int(shape[1])), _resolve_dtype(dtype))
+def matrix(shape: tuple[Any, Any], dtype: Any = float) -> type:
+    """The matrix type of ``shape`` (rows, cols) with scalar ``dtype`` (``wp.types.matrix``);
+    ``typing.Any`` dimensions or dtype make a generic annotation type."""
+    if len(shape) != 2:
+        label = "dimension" if len(shape) == 1 else "dimensions"
+        raise ValueError(
+            f"Matrix shape must have exactly two dimensions, got {len(shape)} {label} in shape {tuple(shape)!r}"
+        )
+    dims = (_resolve_dim(shape[0], "matrix rows"), _resolve_dim(shape[1], "matrix cols"))
+    if 0 in dims:
+        dims = (0, 0)  # as Warp: one generic dimension makes the whole shape generic
+    return _make_composite("matrix", dims, _resolve_dtype(dtype))
 
 
-def quaternion(dtype: Any = float) -> type:
+def quaternion(dtype: Any = Any) -> type:
     """The quaternion type (x, y, z, w) with scalar ``dtype``."""
     return _make_composite("quaternion", (4,), _resolve_dtype(dtype))
 
 
-def transformation(dtype: Any = float) -> type:
+def transformation(dtype: Any = Any) -> type:
     """The rigid transform type (p: vec3, q: quat; 7 components) with scalar ``dtype``."""
     return _make_composite("transformation", (7,), _resolve_dtype(dtype))
 
 
+def is_generic_composite(t: Any) -> bool:
+    """A composite annotation with a generic dimension or dtype (``vector(Any, wp.Float)``)."""
+    return isinstance(t, type) and issubclass(t, composite_base) and getattr(t, "_wp_generic_", False)
+
+
+def scalar_matches_template(template: Any, scalar: Any) -> bool:
+    """Whether a concrete scalar type matches a (possibly generic) scalar template."""
+    if template is Any:
+        return True
+    if isinstance(template, TypeVar):
+        allowed = tuple(canonical_scalar(c) for c in template.__constraints__)
+        return not allowed or scalar in allowed
+    return canonical_scalar(template) is scalar
+
+
+def matches_template(template: type, t: Any) -> bool:
+    """Whether concrete composite ``t`` matches generic composite ``template`` (Warp's rule: same
+    number of axes, equal non-generic dimensions, scalar type accepted by the template's dtype)."""
+    if not is_composite(t):
+        return False
+    if len(template._shape_) != len(t._shape_):
+        return False
+    if any(d != 0 and d != n for d, n in zip(template._shape_, t._shape_)):
+        return False
+    return scalar_matches_template(template._wp_scalar_type_, t._wp_scalar_type_)
+
+
 def is_composite(t: Any) -> bool:
-    return isinstance(t, type) and issubclass(t, composite_base) and t is not composite_base and t._length_ > 0
+    """A concrete composite type (generic annotation types excluded)."""
+    return (
+        isinstance(t, type)
+        and issubclass(t, composite_base)
+        and t is not composite_base
+        and t._length_ > 0
+        and not t._wp_generic_
+    )
 
 
 def is_vector_like(t: Any) -> bool:

@@ -55,7 +55,13 @@ class _Packer:
         if isinstance(t, StructType):
             return self.pack_struct(name, t, value)
         if isinstance(t, _Generic):
-            return self.pack(name, _infer_type(value, name, self), value)
+            inferred = _infer_type(value, name, self)
+            if t.template is not None and not t.accepts(inferred):
+                raise TypeError(
+                    f"Kernel {self.kernel.key} argument '{name}' type mismatch: expected {t.name}, "
+                    f"got {type_name(inferred)}"
+                )
+            return self.pack(name, inferred, value)
         return self.pack_value(name, t, value)
 
     def pack_array(self, name: str, t: ArrayType, value: Any) -> Any:
@@ -75,7 +81,7 @@ class _Packer:
             return self.pack_indexed(name, t, value)
         if value._buffer is None and value._base is None:
             raise self.fail(name, "was passed an array that has no data (freed, or an annotation)")
-        if not isinstance(t.dtype, _Generic) and value.dtype != t.dtype:
+        if not (t.dtype.accepts(value.dtype) if isinstance(t.dtype, _Generic) else value.dtype == t.dtype):
             raise self.fail(
                 name,
                 f"expects an array with dtype={type_name(t.dtype)} but passed array has dtype={type_name(value.dtype)}.",

@@ -64,6 +64,16 @@ class FunctionOverload:
     def concrete_types(self) -> tuple:
         return tuple(t for _, t, _ in self.params)
 
+    @property
+    def is_generic(self) -> bool:
+        """Has an unannotated, ``Any``/TypeVar or generic-composite parameter (concrete overloads win)."""
+        from jwarp.lang.arrays import ArrayType, _Generic
+
+        return any(
+            t is None or isinstance(t, _Generic) or (isinstance(t, ArrayType) and t.is_generic)
+            for t in self.concrete_types
+        )
+
     def matches(self, arg_types: list, kw_types: dict) -> bool:
         from jwarp.compiler.calls import _types_match
 
@@ -110,7 +120,7 @@ class Function:
         self.overloads.append(new)
 
     def select_overload(self, arg_types: list, kw_types: dict) -> FunctionOverload | None:
-        exact = [o for o in self.overloads if o.matches(arg_types, kw_types) and None not in o.concrete_types]
+        exact = [o for o in self.overloads if o.matches(arg_types, kw_types) and not o.is_generic]
         if exact:
             return exact[-1]
         for o in reversed(self.overloads):

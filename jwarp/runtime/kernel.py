@@ -256,12 +256,3 @@ def _dedupe_unique(k: Kernel) -> Kernel:
         return existing.kernels[k.key]
     register_unique(module)
     return k
-
-
-def overload(kernel_or_fn: Any, arg_types: Any = None) -> Any:
-    """Warp's explicit overload declaration; jwarp specialises generic kernels at launch."""
-    if isinstance(kernel_or_fn, Kernel):
-        return kernel_or_fn
-    if callable(kernel_or_fn):
-        return kernel_or_fn
-    raise RuntimeError("wp.overload() called with invalid argument!")

@@ -1,0 +1,124 @@
+"""``wp.overload``: declare a concrete signature of a generic kernel, as Warp does.
+
+jwarp specialises generic kernels at launch from the arguments' types, so a declaration is not
+needed to launch; it is checked as Warp checks it and recorded in ``kernel.overloads``. Both
+forms work: ``wp.overload(kernel, [wp.vec3, float])`` (or a ``{name: type}`` dict) and the
+decorator on a stub with the kernel's name whose body is only ``...``/``pass``/a docstring.
+
+Example:
+    >>> import jwarp as wp
+    >>> from typing import Any
+    >>> @wp.kernel
+    ... def scale(a: wp.array(dtype=Any), s: Any):
+    ...     a[wp.tid()] = a[wp.tid()] * s
+    >>> @wp.overload
+    ... def scale(a: wp.array(dtype=wp.vec3), s: float): ...
+    >>> len(scale.overloads)
+    1
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from typing import Any, Callable
+
+from jwarp.compiler.source import check_stub_body
+from jwarp.lang.arrays import resolve_annotation, type_name
+from jwarp.runtime.kernel import Kernel
+from jwarp.runtime.launch import overload_signature
+from jwarp.runtime.modules import get_module
+
+
+def overload(kernel: Any, arg_types: list | dict | None = None) -> Kernel:
+    """Overload generic ``kernel`` with concrete ``arg_types`` (or decorate a typed stub)."""
+    if isinstance(kernel, Kernel):
+        _require_generic(kernel)
+        return _add_overload(kernel, _arg_list(kernel, arg_types))
+    if isinstance(kernel, types.FunctionType):
+        stub = kernel
+        kernel = _find_kernel(stub)
+        _require_generic(kernel)
+        check_stub_body(stub)
+        _add_overload(kernel, _stub_types(stub))
+        return kernel  # the decorator gives back the generic kernel, as Warp's does
+    raise RuntimeError("wp.overload() called with invalid argument!")
+
+
+def _require_generic(kernel: Kernel) -> None:
+    if not kernel.is_generic:
+        raise RuntimeError(f"Only generic kernels can be overloaded.  Kernel {kernel.key} is not generic")
+
+
+def _arg_list(kernel: Kernel, arg_types: list | dict | None) -> list:
+    if isinstance(arg_types, list):
+        return list(arg_types)
+    if isinstance(arg_types, dict):
+        out = list(kernel.arg_types)
+        for name, t in arg_types.items():
+            if name not in kernel.arg_names:
+                raise RuntimeError(f"Invalid argument name '{name}' in overload of kernel {kernel.key}")
+            out[kernel.arg_names.index(name)] = t
+        return out
+    if arg_types is None:
+        return []
+    raise TypeError("Kernel overload types must be given in a list or dict")
+
+
+def _add_overload(kernel: Kernel, arg_list: list) -> Kernel:
+    if len(arg_list) != len(kernel.arg_types):
+        raise RuntimeError(
+            f"Kernel {kernel.key} takes {len(kernel.arg_types)} arguments but the overload gives {len(arg_list)} types"
+        )
+    resolved = []
+    for name, template, t in zip(kernel.arg_names, kernel.arg_types, arg_list):
+        concrete = resolve_annotation(t)
+        if concrete is None:
+            raise TypeError(f"Kernel {kernel.key} overload: unsupported type {t!r} for argument '{name}'")
+        if not _matches(template, concrete):
+            raise TypeError(
+                f"Kernel {kernel.key} argument '{name}' type mismatch: expected {type_name(template)}, "
+                f"got {type_name(concrete)}"
+            )
+        resolved.append(concrete)
+    kernel.note_overload(overload_signature(resolved))
+    return kernel
+
+
+def _matches(template: Any, concrete: Any) -> bool:
+    from jwarp.compiler.calls import _types_match
+
+    return _types_match(template, concrete)
+
+
+def _find_kernel(stub: Callable) -> Kernel:
+    module = get_module(stub.__module__)
+    kernel = module.kernels.get(stub.__qualname__)
+    if kernel is not None:
+        return kernel
+    matches = [k for k in module.kernels.values() if k.func.__qualname__ == stub.__qualname__]
+    if len(matches) > 1:
+        keys = ", ".join(repr(k.key) for k in matches)
+        raise RuntimeError(
+            f"Ambiguous kernel lookup for '{stub.__qualname__}': it matches several custom-named kernels ({keys}). "
+            "Pass the kernel object to wp.overload() instead of using the decorator form."
+        )
+    if not matches:
+        raise RuntimeError(f"Failed to find a kernel named '{stub.__name__}' in module {stub.__module__}")
+    return matches[0]
+
+
+def _stub_types(stub: Callable) -> list:
+    annotations = inspect.get_annotations(stub, eval_str=True)
+    params = list(inspect.signature(stub).parameters)
+    if any(p not in annotations for p in params):
+        raise RuntimeError(f"Incomplete argument annotations on kernel overload {stub.__name__}")
+    ret = annotations.get("return", None)
+    if "return" in annotations and ret is not None and ret is not type(None):
+        raise TypeError(
+            "Return annotations are not allowed on @wp.overload stubs; omit the return annotation or use `-> None`."
+        )
+    return [annotations[p] for p in params]
+
+
+__all__ = ["overload"]
