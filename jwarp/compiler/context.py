@@ -76,6 +76,7 @@ class KernelContext:
     record_trips: bool = False
     block_dim: int = 1
     kernel_dim: int = 1
+    enable_backward: bool = True  # the kernel's option (calls to wp.ref functions need it off)
     thread_coords: tuple | None = None  # chunked launches: wp.tid() per lane (else the lane iotas)
     accumulators: dict = field(default_factory=dict)
     sites: list = field(default_factory=list)

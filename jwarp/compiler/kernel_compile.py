@@ -97,6 +97,7 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
                 record_trips=sig.record_trips,
                 block_dim=sig.block_dim,
                 kernel_dim=sig.kernel_dim,
+                enable_backward=dict(sig.extra).get("backward", True),
             )
 
         def run_body(ctx: KernelContext, active: Any) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jwarp.lang import composites, scalars
+from jwarp.lang.refs import Reference
 from jwarp.lang.struct import StructType
 
 
@@ -69,6 +70,9 @@ def resolve_annotation(annotation: Any) -> Any:
     ArrayType, or a generic marker). Returns None when the annotation is not understood."""
     if annotation is typing.Any or annotation is None:
         return ANY if annotation is typing.Any else None
+    if isinstance(annotation, Reference):
+        inner = resolve_annotation(annotation.value_type)
+        return None if inner is None else Reference(inner)
     if isinstance(annotation, typing.TypeVar):
         allowed = tuple(canonical for c in annotation.__constraints__ if (canonical := scalars.canonical_scalar(c)))
         return _Generic(annotation.__name__, allowed)

@@ -29,6 +29,7 @@ from jwarp import config
 from jwarp.compiler.source import FunctionSource, function_annotations, get_source
 from jwarp.errors import WarpCodegenError
 from jwarp.lang.arrays import resolve_annotation, type_name
+from jwarp.lang.refs import is_reference, strip_reference
 
 _NO_DEFAULT = inspect.Parameter.empty
 
@@ -86,6 +87,12 @@ class Kernel:
             self.module = get_module(module if isinstance(module, str) else func.__module__)
         self.module.register_kernel(self)
         params = _param_types(func, "Kernel", require=True)
+        for name, t, _ in params:
+            if is_reference(t):
+                raise WarpCodegenError(
+                    f"Kernel '{self.key}' parameter '{name}': {t!r} is not allowed in @wp.kernel signatures; "
+                    "pass addressable values to @wp.func helpers instead"
+                )
         self.arg_names = [p[0] for p in params]
         self.arg_types = [p[1] for p in params]
         self._cache: dict = {}
@@ -189,6 +196,7 @@ class FunctionOverload:
         hints = function_annotations(func)
         ret = hints.get("return")
         self.return_type = resolve_annotation(ret) if ret is not None else None
+        self.ref_params = frozenset(name for name, t, _ in self.params if is_reference(t))
         self.custom_grad: Callable | None = None
         self.custom_replay: Callable | None = None
 
@@ -234,6 +242,13 @@ class Function:
             if existing.concrete_types == new.concrete_types:
                 self.overloads[i] = new
                 return
+        stripped = tuple(strip_reference(t) for t in new.concrete_types)
+        for existing in self.overloads:
+            if tuple(strip_reference(t) for t in existing.concrete_types) == stripped:
+                raise RuntimeError(
+                    f"Cannot overload Warp function '{self.key}' with signatures that differ only by "
+                    "`wp.ref[T]`; use distinct value types or a different function name."
+                )
         self.overloads.append(new)
 
     def select_overload(self, arg_types: list, kw_types: dict) -> FunctionOverload | None:
