@@ -18,7 +18,7 @@ from jwarp.compiler.source import get_source, refresh_closure
 from jwarp.compiler.values import STATIC, TupleType, Value, python_to_value
 from jwarp.errors import WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang import composites, scalars
-from jwarp.lang.arrays import ArrayType, type_name
+from jwarp.lang.arrays import FUNCTION, ArrayType, type_name
 from jwarp.lang.refs import address_of, strip_reference
 from jwarp.lang.struct import StructType
 
@@ -166,6 +166,8 @@ def _types_match(expected: Any, actual: Any) -> bool:
     from jwarp.lang.arrays import _Generic
 
     expected = strip_reference(expected)
+    if expected is FUNCTION:
+        return actual is STATIC
     if isinstance(expected, _Generic):
         return expected.accepts(actual)
     if isinstance(expected, ArrayType):

@@ -39,6 +39,19 @@ class _Generic:
 ANY = _Generic("Any")
 
 
+class FunctionParamType:
+    """Type of a ``g: wp.Function`` parameter of a ``@wp.func``: a ``@wp.func`` or builtin passed
+    as an argument and called inside (``def apply(g: wp.Function, x: float): return g(x)``)."""
+
+    __name__ = "Function"
+
+    def __repr__(self) -> str:
+        return "wp.Function"
+
+
+FUNCTION = FunctionParamType()
+
+
 @dataclass(frozen=True)
 class ArrayType:
     """Kernel-side type of an array parameter: element dtype and number of dimensions."""
@@ -70,6 +83,8 @@ def resolve_annotation(annotation: Any) -> Any:
     ArrayType, or a generic marker). Returns None when the annotation is not understood."""
     if annotation is typing.Any or annotation is None:
         return ANY if annotation is typing.Any else None
+    if getattr(annotation, "_jwarp_function_annotation", False):
+        return FUNCTION
     if isinstance(annotation, Reference):
         inner = resolve_annotation(annotation.value_type)
         return None if inner is None else Reference(inner)

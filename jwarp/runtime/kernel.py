@@ -225,6 +225,7 @@ class Function:
     """A user function callable from kernels (made by ``@wp.func``), with its overloads."""
 
     _jwarp_function = True
+    _jwarp_function_annotation = True  # ``g: wp.Function`` annotates a function-valued parameter
 
     def __init__(self, key: str, module: str):
         self.key = key
