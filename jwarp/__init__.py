@@ -61,6 +61,7 @@ import jwarp.builtins as _builtins  # noqa: F401  (registers the builtins)
 from jwarp.runtime.array import (
     array as array,
     array1d as array1d,
+    fixedarray as fixedarray,
     array2d as array2d,
     array3d as array3d,
     array4d as array4d,

@@ -221,6 +221,12 @@ def _inline_body(lw: FunctionLowerer, fn: Any, overload: Any, bound: dict[str, V
     if overload.ref_params:
         refs.copy_out(lw, refs.argument_nodes(overload, node), entry, child.env)
     ret = frame.ret
+    declared = overload.return_type
+    if isinstance(declared, ArrayType) and not declared.fixed and ret is not None and isinstance(ret.type, ArrayType):
+        raise WarpCodegenError(
+            f"The function `{fn.__name__}` returns a fixed-size array whereas it has its return type annotated as "
+            f"`Array[{type_name(declared.dtype)}]`."
+        )
     if overload.return_type is not None and ret is not None and not _types_match(overload.return_type, ret.type):
         raise WarpCodegenTypeError(
             f"Function '{fn.key}' is annotated to return {type_name(overload.return_type)} but returns "

@@ -31,6 +31,7 @@ class SlotState:
     shape: tuple[int, ...]
     planes: list
     written: bool = False
+    local: bool = False  # a thread's own fixed-size array (wp.zeros in kernel code)
 
 
 def split_planes(buffer: Any, dtype: Any, shape: tuple[int, ...]) -> list:

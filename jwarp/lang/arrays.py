@@ -14,7 +14,7 @@ Example:
 from __future__ import annotations
 
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from jwarp.lang import composites, scalars
@@ -58,6 +58,7 @@ class ArrayType:
 
     dtype: Any
     ndim: int = 1
+    fixed: bool = field(default=False, compare=False)  # annotated wp.fixedarray (a thread's own array)
 
     def __repr__(self) -> str:
         return f"ArrayType(dtype={type_name(self.dtype)}, ndim={self.ndim})"
@@ -98,7 +99,7 @@ def resolve_annotation(annotation: Any) -> Any:
     if getattr(annotation, "_jwarp_array", False):
         # an annotation-only runtime array (``wp.array(dtype=float)``) or a real array
         dtype = resolve_dtype(annotation.dtype)
-        return ArrayType(dtype, annotation.ndim)
+        return ArrayType(dtype, annotation.ndim, fixed=bool(getattr(annotation, "_jwarp_fixed", False)))
     scalar = scalars.canonical_scalar(annotation) if isinstance(annotation, type) else None
     if scalar is not None:
         return scalar

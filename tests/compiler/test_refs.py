@@ -80,3 +80,4 @@ def test_overloads_differing_only_by_refness_rejected():
         @wp.func
         def twice(x: wp.ref[float]):  # noqa: F811
             x += 1.0
+
