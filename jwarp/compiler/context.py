@@ -81,6 +81,7 @@ class KernelContext:
     thread_coords: tuple | None = None  # chunked launches: wp.tid() per lane (else the lane iotas)
     accumulators: dict = field(default_factory=dict)
     sites: list = field(default_factory=list)
+    finish_hooks: dict = field(default_factory=dict)  # name -> callable run once after the body is lowered
 
     def __post_init__(self) -> None:
         self.tid = tuple(self._iota(axis) for axis in range(len(self.grid)))

@@ -46,6 +46,9 @@ class scalar_base:
             raise TypeError(f"{type(self).__name__} cannot be used as an index")
         return int(self.value)
 
+    def __str__(self) -> str:
+        return str(self.value)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.value})"
 
