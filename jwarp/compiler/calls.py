@@ -168,6 +168,12 @@ def _types_match(expected: Any, actual: Any) -> bool:
     expected = strip_reference(expected)
     if expected is FUNCTION:
         return actual is STATIC
+    if isinstance(expected, TupleType):
+        return (
+            isinstance(actual, TupleType)
+            and len(actual.types) == len(expected.types)
+            and all(_types_match(e, a) for e, a in zip(expected.types, actual.types))
+        )
     if isinstance(expected, _Generic):
         return expected.accepts(actual)
     if isinstance(expected, ArrayType):

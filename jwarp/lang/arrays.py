@@ -53,6 +53,18 @@ FUNCTION = FunctionParamType()
 
 
 @dataclass(frozen=True)
+class TupleType:
+    """Type of a tuple value (``wp.tid()`` in 2-D, a ``wp.func`` returning several values, a
+    ``tuple[float, int]`` annotation)."""
+
+    types: tuple
+
+    @property
+    def __name__(self) -> str:
+        return "tuple(" + ", ".join(type_name(t) for t in self.types) + ")"
+
+
+@dataclass(frozen=True)
 class ArrayType:
     """Kernel-side type of an array parameter: element dtype and number of dimensions."""
 
@@ -86,6 +98,12 @@ def resolve_annotation(annotation: Any) -> Any:
         return ANY if annotation is typing.Any else None
     if getattr(annotation, "_jwarp_function_annotation", False):
         return FUNCTION
+    if typing.get_origin(annotation) is tuple:
+        items = typing.get_args(annotation)
+        if not items or Ellipsis in items:
+            return None
+        resolved = tuple(resolve_annotation(t) for t in items)
+        return None if None in resolved else TupleType(resolved)
     if isinstance(annotation, Reference):
         inner = resolve_annotation(annotation.value_type)
         return None if inner is None else Reference(inner)
