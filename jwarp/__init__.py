@@ -54,12 +54,15 @@ from jwarp.lang.scalars import (
     handle as handle,
 )
 from jwarp.lang.struct import struct as struct
+from jwarp.lang.refs import address_of as address_of, ref as ref
+from jwarp.runtime.native import func_native as func_native
 from jwarp.compiler.calls import static as static
 from jwarp.compiler.registry import BUILTINS as _BUILTINS
 import jwarp.builtins as _builtins  # noqa: F401  (registers the builtins)
 from jwarp.runtime.array import (
     array as array,
     array1d as array1d,
+    fixedarray as fixedarray,
     array2d as array2d,
     array3d as array3d,
     array4d as array4d,

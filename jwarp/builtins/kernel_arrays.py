@@ -32,7 +32,10 @@ def _static_shape(call: Call, shape: Value) -> tuple[int, ...]:
     else:
         items = [shape.data]
     if not all(c.is_const(x) for x in items):
-        raise TypeError("wp.zeros() in a kernel needs a compile-time shape")
+        raise RuntimeError(
+            "wp.zeros() in a kernel makes a fixed-size array: the `shape` argument must be specified as a constant "
+            "when zero-initializing an array"
+        )
     return tuple(int(x) for x in items)
 
 
@@ -49,7 +52,7 @@ def zeros(call: Call, shape: Value, dtype: Value | None = None) -> Value:
     for comp_shape, scalar in dtype_leaf_shapes(t):
         n = int(np.prod(comp_shape)) if comp_shape else 1
         planes.extend(jnp.zeros(ctx.grid + dims, scalar._np_dtype) for _ in range(n))
-    ctx.slots.append(SlotState(t, ctx.grid + dims, planes, written=False))
+    ctx.slots.append(SlotState(t, ctx.grid + dims, planes, written=False, local=True))
     lanes = tuple(Value(scalars.int32, ctx.tid[g], Affine(g, 0)) for g in range(len(ctx.grid)))
     return Value(ArrayType(t, len(dims)), ArrayRef(len(ctx.slots) - 1, lanes))
 

@@ -1,11 +1,15 @@
 """Utility group: ``tid``, ``block_dim``, ``len``, ``where``/``select``, ``print``/``printf``,
 ``lerp``, ``smoothstep``, ``expect_*``, ``breakpoint``.
 
-``print`` and ``printf`` are best-effort host prints (one line per active thread, in
-thread order) through ``jax.debug.callback``.
+``print`` and ``printf`` write to ``sys.stdout`` on the host through ordered
+``jax.debug.callback``s. As on Warp's CPU backend, a launch's output comes in thread order:
+all of thread 0's prints (in program order), then thread 1's, and so on — each print appends
+its lines to a buffer that the kernel's last callback writes out.
 """
 
 from __future__ import annotations
+
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -81,8 +85,18 @@ def select(call: Call, cond: Value, value_if_false: Value, value_if_true: Value)
     return select_value(leaf, value_if_true, value_if_false)
 
 
+_PENDING: list[tuple[int, int, str]] = []  # (lane, order, text) of the launch being run
+
+
+def _flush_prints() -> None:
+    lines = sorted(_PENDING, key=lambda p: (p[0], p[1]))
+    _PENDING.clear()
+    sys.stdout.write("".join(text for _, _, text in lines))
+    sys.stdout.flush()
+
+
 def _host_print(call: Call, render, values: list[Value]) -> None:
-    """Print one line per active lane, in thread order, on the host."""
+    """Print ``render(...)`` (text with its newline) for each active lane, in thread order."""
     leaves = [jnp.asarray(x) for v in values for x in leaves_of(v)]
     mask = call.mask
     grid = call.ctx.grid if call.ctx is not None else ()
@@ -98,13 +112,15 @@ def _host_print(call: Call, render, values: list[Value]) -> None:
             for v, n in zip(values, shapes):
                 parts.append([flat[k + j][lane] for j in range(n)])
                 k += n
-            print(render(parts), flush=True)
+            _PENDING.append((lane, len(_PENDING), render(parts)))
 
     if call.ctx is None:
         emit(np.asarray(True), *leaves)
+        _flush_prints()
         return
     m = jnp.asarray(True) if mask is None else jnp.asarray(mask)
-    jax.debug.callback(emit, m, *leaves, ordered=False)
+    jax.debug.callback(emit, m, *leaves, ordered=True)
+    call.ctx.finish_hooks.setdefault("print", lambda: jax.debug.callback(_flush_prints, ordered=True))
 
 
 def _format(v: Value, comps: list) -> str:
@@ -134,7 +150,7 @@ def print_(call: Call, *args: Value) -> None:
             else:
                 texts.append(_format(a, parts[k]))
                 k += 1
-        return " ".join(texts)
+        return " ".join(texts) + "\n"
 
     del statics
     _host_print(call, render, values)
@@ -150,9 +166,9 @@ def printf(call: Call, fmt: Value, *args: Value) -> None:
     def render(parts):
         vals = tuple(np.asarray(p[0]).item() for p in parts)
         try:
-            return fmt.data % vals
+            return fmt.data % vals  # C printf: no newline of its own
         except (TypeError, ValueError):
-            return fmt.data + " " + " ".join(map(str, vals))
+            return fmt.data + " " + " ".join(map(str, vals)) + "\n"
 
     _host_print(call, render, list(args))
     return None

@@ -11,13 +11,15 @@ import ast
 import builtins as py
 from typing import TYPE_CHECKING, Any
 
+from jwarp.compiler import refs
 from jwarp.compiler.grad_call import GradOf, lower_grad_call
 from jwarp.compiler.registry import BUILTINS, Builtin, Call
 from jwarp.compiler.source import get_source, refresh_closure
 from jwarp.compiler.values import STATIC, TupleType, Value, python_to_value
 from jwarp.errors import WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang import composites, scalars
-from jwarp.lang.arrays import ArrayType, type_name
+from jwarp.lang.arrays import FUNCTION, ArrayType, type_name
+from jwarp.lang.refs import address_of, strip_reference
 from jwarp.lang.struct import StructType
 
 if TYPE_CHECKING:
@@ -60,6 +62,16 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
         return _static(lw, node)
     if getattr(obj, "_jwarp_kernel", False):
         raise WarpCodegenError(f"Kernel '{obj.key}' cannot be called from kernel code; use a @wp.func instead")
+    if getattr(obj, "_jwarp_native", False):
+        raise WarpCodegenError(obj.unsupported_message())
+    if obj is address_of:
+        if len(node.args) != 1 or node.keywords:
+            raise WarpCodegenError("wp.address_of() takes exactly one argument")
+        refs.check_addressable(lw, node.args[0], "The argument of wp.address_of()")
+        raise WarpCodegenError(
+            "wp.address_of(): jwarp kernels are XLA programs and have no memory addresses; pointers are only "
+            "meaningful to @wp.func_native C++ snippets, which jwarp cannot run"
+        )
     args = [lw.eval_call_argument(a) for a in node.args if not isinstance(a, ast.Starred)]
     if any(isinstance(a, ast.Starred) for a in node.args):
         raise WarpCodegenError("Star-arguments are not supported in kernel calls")
@@ -178,6 +190,15 @@ def _constant_python(value: Value) -> Any:
 def _types_match(expected: Any, actual: Any) -> bool:
     from jwarp.lang.arrays import _Generic
 
+    expected = strip_reference(expected)
+    if expected is FUNCTION:
+        return actual is STATIC
+    if isinstance(expected, TupleType):
+        return (
+            isinstance(actual, TupleType)
+            and len(actual.types) == len(expected.types)
+            and all(_types_match(e, a) for e, a in zip(expected.types, actual.types))
+        )
     if isinstance(expected, _Generic):
         return expected.accepts(actual)
     if isinstance(expected, ArrayType):
@@ -204,6 +225,14 @@ def inline_function(lw: FunctionLowerer, fn: Any, args: list[Value], kwargs: dic
             f"Couldn't find function overload for '{fn.key}' that matched inputs with types: [{types}]"
         )
     bound = _bind(fn.key, overload, args, kwargs)
+    if overload.ref_params:
+        targets = refs.check_call(lw, fn.key, overload, node)
+        value_refs = [n for n in targets if not isinstance(bound[n].type, ArrayType)]
+        if overload.custom_grad is not None and value_refs:
+            raise WarpCodegenError(
+                f"Function '{fn.key}' has a @wp.func_grad adjoint and wp.ref value parameters {value_refs}; "
+                "jwarp supports custom adjoints only with wp.ref array parameters"
+            )
     if overload.custom_grad is not None:  # @wp.func_grad: the derivative comes from the user's adjoint
         from jwarp.compiler.custom_grad import lower_custom_grad
 
@@ -226,8 +255,17 @@ def _inline_body(lw: FunctionLowerer, fn: Any, overload: Any, bound: dict[str, V
     site = (code.co_filename, code.co_firstlineno, node.lineno, node.col_offset)
     child = FunctionLowerer(lw.ctx, source, bound, lw.active, frame, lw.call_stack + (site,))
     child.parent = lw
+    entry = dict(bound)
     child.run()
+    if overload.ref_params:
+        refs.copy_out(lw, refs.argument_nodes(overload, node), entry, child.env)
     ret = frame.ret
+    declared = overload.return_type
+    if isinstance(declared, ArrayType) and not declared.fixed and ret is not None and isinstance(ret.type, ArrayType):
+        raise WarpCodegenError(
+            f"The function `{fn.__name__}` returns a fixed-size array whereas it has its return type annotated as "
+            f"`Array[{type_name(declared.dtype)}]`."
+        )
     if overload.return_type is not None and ret is not None and not _types_match(overload.return_type, ret.type):
         raise WarpCodegenTypeError(
             f"Function '{fn.key}' is annotated to return {type_name(overload.return_type)} but returns "

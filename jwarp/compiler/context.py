@@ -34,6 +34,7 @@ class SlotState:
     # how the kernel writes it: "store" for plain stores, else the atomic op ("add", "max", "cas", ...);
     # an indexed array's write-back combines duplicate index entries by these (views.scatter_indexed)
     write_ops: set = field(default_factory=set)
+    local: bool = False  # a thread's own fixed-size array (wp.zeros in kernel code)
 
 
 def split_planes(buffer: Any, dtype: Any, shape: tuple[int, ...]) -> list:
@@ -80,9 +81,11 @@ class KernelContext:
     block_dim: int = 1
     kernel_dim: int = 1
     max_unroll: int | None = None  # constant-trip loops up to this length unroll (None: config.max_unroll)
+    enable_backward: bool = True  # the kernel's option (calls to wp.ref functions need it off)
     thread_coords: tuple | None = None  # chunked launches: wp.tid() per lane (else the lane iotas)
     accumulators: dict = field(default_factory=dict)
     sites: list = field(default_factory=list)
+    finish_hooks: dict = field(default_factory=dict)  # name -> callable run once after the body is lowered
 
     def __post_init__(self) -> None:
         self.tid = tuple(self._iota(axis) for axis in range(len(self.grid)))

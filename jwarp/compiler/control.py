@@ -128,7 +128,7 @@ def lower_return(lw: FunctionLowerer, node: ast.Return) -> None:
         raise WarpCodegenError("Kernels cannot return values")
     if value is not None:
         if isinstance(value.type, ArrayType):
-            raise WarpCodegenTypeError("Functions cannot return arrays")
+            _check_array_return(lw, frame, value)
         if frame.ret is None:
             frame.ret = value
         elif frame.ret.type != value.type:
@@ -140,6 +140,17 @@ def lower_return(lw: FunctionLowerer, node: ast.Return) -> None:
             frame.ret = select_value(lw.active, value, frame.ret)
     frame.returned = exits_or(frame.returned, _as_exit(lw.active))
     lw.active = _FALSE
+
+
+def _check_array_return(lw: FunctionLowerer, frame: Any, value: Value) -> None:
+    """Functions may return a fixed-size array of their own (``wp.zeros`` in kernel code), from one
+    place: the caller gets that array."""
+    if not lw.ctx.slots[value.data.slot].local:
+        raise WarpCodegenTypeError("Functions cannot return arrays passed to them (only fixed-size arrays made by wp.zeros)")
+    if frame.ret is not None and frame.ret.data != value.data:
+        raise WarpCodegenTypeError(f"Function '{frame.name}' returns different fixed-size arrays on different paths")
+    if lw.active is not None and not is_const(lw.active):
+        raise WarpCodegenTypeError(f"Function '{frame.name}' returns a fixed-size array under a per-thread condition")
 
 
 def lower_break(lw: FunctionLowerer, node: ast.Break) -> None:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import jax
 import jax.numpy as jnp
 
-from jwarp.compiler.values import TupleType, Value, leaves_of, value_from_leaves
+from jwarp.compiler.values import STATIC, TupleType, Value, leaves_of, value_from_leaves
 from jwarp.errors import WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import type_name
@@ -68,16 +68,22 @@ def lower_grad_call(lw: FunctionLowerer, grad: GradOf, args: list[Value], kwargs
         raise WarpCodegenError(f"wp.{grad.__name__}(...) takes positional arguments only")
     if not args:
         raise WarpCodegenError(f"wp.{grad.__name__}() needs the function's arguments")
+    all_args = args
+    args = [a for a in all_args if a.type is not STATIC]  # function-valued arguments are not differentiated
     _float_args(grad.__name__, args)
     grid = lw.ctx.grid
     counts = [len(leaves_of(a)) for a in args]
     flat = [jnp.broadcast_to(jnp.asarray(x), grid) for a in args for x in leaves_of(a)]
 
     def forward(*leaves: Any) -> Any:
-        values, k = [], 0
-        for a, n in zip(args, counts):
+        values, k, j = [], 0, 0
+        for a in all_args:
+            if a.type is STATIC:
+                values.append(a)
+                continue
+            n = counts[j]
             values.append(value_from_leaves(a.type, list(leaves[k : k + n])))
-            k += n
+            k, j = k + n, j + 1
         if isinstance(grad.func, Builtin):
             out = _call_builtin(lw, grad.func, values, {}, node, False)
         else:

@@ -114,10 +114,13 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
                 block_dim=sig.block_dim,
                 kernel_dim=sig.kernel_dim,
                 max_unroll=sig.max_unroll,
+                enable_backward=dict(sig.extra).get("backward", True),
             )
 
         def run_body(ctx: KernelContext, active: Any) -> None:
             FunctionLowerer(ctx, source, dict(env), active, Frame(source.name, is_kernel=True)).run()
+            for hook in ctx.finish_hooks.values():
+                hook()
 
         chunk = dict(sig.extra).get("chunk", 0)
         if chunk:  # max_blocks: a loop over chunks of the grid (see chunking.py)

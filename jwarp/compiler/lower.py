@@ -146,7 +146,7 @@ class FunctionLowerer:
         """Assign a local under the active mask (lanes outside it keep the old value)."""
         if value is None:
             raise WarpCodegenTypeError(f"Cannot assign the result of a call that returns nothing to '{name}'")
-        if value.type is STATIC and not isinstance(value.data, (str, tuple)):
+        if value.type is STATIC and not isinstance(value.data, (str, tuple)) and not _is_function(value.data):
             raise WarpCodegenTypeError(f"Cannot assign {value.data!r} to a local variable '{name}'")
         old = self.env.get(name)
         if old is not None and old.type != value.type and old.type is not STATIC and value.type is not STATIC:
@@ -276,6 +276,13 @@ class FunctionLowerer:
         return Value(TupleType(tuple(i.type for i in items)), tuple(items))
 
     expr_List = expr_Tuple
+
+
+def _is_function(obj: Any) -> bool:
+    """A @wp.func or builtin: may be bound to a local (``f = g``) and called through it."""
+    from jwarp.compiler.registry import Builtin
+
+    return getattr(obj, "_jwarp_function", False) or isinstance(obj, Builtin)
 
 
 def lift_python(obj: Any, name: str = "") -> Value:

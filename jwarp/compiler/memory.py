@@ -33,6 +33,31 @@ from jwarp.compiler.values import Value, is_const
 Index = tuple  # ("lane", grid_axis, offset, scale) | ("uniform", leaf) | ("gather", leaf)
 
 
+def wrap_negative(ctx: KernelContext, indices: list[Value], shape: tuple, keep_lanes: bool) -> list[Value]:
+    """Indices with Warp's rule for negative ones applied: ``-n <= k < 0`` addresses ``k + n``
+    (``a[-1]`` is the last element). Lane indices (``tid + c``) that can go negative stay affine when
+    ``keep_lanes`` (loads wrap them on the shifted copy) and become explicit otherwise."""
+    out = []
+    for index, n in zip(indices, shape):
+        leaf = index.data
+        if index.affine is not None:
+            if index.affine.offset >= 0 or keep_lanes:
+                out.append(index)
+                continue
+            a = index.affine
+            leaf = ctx.tid[a.axis] * a.scale + a.offset
+        if is_const(leaf):
+            k = int(leaf)
+            out.append(Value(index.type, type(leaf)(k + n)) if -n <= k < 0 else index)
+            continue
+        leaf = jnp.asarray(leaf)
+        if jnp.issubdtype(leaf.dtype, jnp.unsignedinteger):
+            out.append(Value(index.type, leaf))
+            continue
+        out.append(Value(index.type, jnp.where(leaf < 0, leaf + jnp.asarray(n, leaf.dtype), leaf)))
+    return out
+
+
 def classify(index: Value) -> Index:
     leaf = index.data
     if index.affine is not None:
@@ -107,8 +132,10 @@ def _lane_valid(ctx: KernelContext, kinds: list[Index], shape: tuple[int, ...]) 
             g, c, scale = k[1], k[2], k[3]
             if 0 <= c and scale * (ctx.grid[g] - 1) + c < n:
                 continue
+            if -n <= c and scale * (ctx.grid[g] - 1) + c < n:
+                continue  # lanes below 0 wrap (Warp's negative index rule)
             t = ctx.tid[g] * scale + c
-            ok = (t >= 0) & (t < n)
+            ok = (t >= -n) & (t < n)
         else:
             leaf = k[1]
             if is_const(leaf) and 0 <= int(leaf) < n:
@@ -156,12 +183,13 @@ def _dynamic_slice_uniform(plane: Any, kinds: list[Index]) -> tuple[Any, list]:
 
 def load(ctx: KernelContext, planes: list, shape: tuple, indices: list[Value], site: int, mask: Any) -> list:
     """Load every plane at ``indices``; returns one leaf per plane."""
-    kinds = [classify(i) for i in indices]
+    kinds = [classify(i) for i in wrap_negative(ctx, indices, shape, keep_lanes=True)]
     _check(ctx, site, kinds, shape, mask)
     lane_axes = _fast_layout(kinds, ctx.grid)
     if lane_axes is not None:
         return [_load_fast(ctx, p, kinds, lane_axes) for p in planes]
-    full = [jnp.clip(i, 0, n - 1) for i, n in zip(_full_indices(ctx, kinds, shape), shape)]
+    full = [jnp.where(i < 0, i + n, i) for i, n in zip(_full_indices(ctx, kinds, shape), shape)]
+    full = [jnp.clip(i, 0, n - 1) for i, n in zip(full, shape)]
     return packing.gather(planes, tuple(full), ctx.num_threads)
 
 
@@ -174,6 +202,11 @@ def _load_fast(ctx: KernelContext, plane: Any, kinds: list[Index], lane_axes: li
     sub = sub.reshape([sub.shape[a] for a in keep])
     for pos, a in enumerate(keep):
         _, g, c, scale = kinds[a]
+        if c < 0:  # lanes at negative indices read from the end: put the tail in front
+            n = sub.shape[pos]
+            p = min(-c, n)
+            sub = jnp.concatenate([lax.slice_in_dim(sub, n - p, n, axis=pos), sub], axis=pos)
+            c += p
         sub = _shift(sub, pos, ctx.grid[g], c) if scale == 1 else _shift_strided(sub, pos, ctx.grid[g], c, scale)
     if not lane_axes:
         return sub.reshape(())
@@ -193,7 +226,7 @@ def store(
     ctx: KernelContext, planes: list, shape: tuple, indices: list[Value], leaves: list, mask: Any, site: int
 ) -> list:
     """Plain store of ``leaves`` into ``planes`` at ``indices`` under ``mask``; returns new planes."""
-    kinds = [classify(i) for i in indices]
+    kinds = [classify(i) for i in wrap_negative(ctx, indices, shape, keep_lanes=False)]
     valid = _check(ctx, site, kinds, shape, mask)
     lane_axes = _fast_layout(kinds, ctx.grid)
     if lane_axes is not None and _is_bijective(ctx, kinds):
@@ -321,7 +354,7 @@ def atomic(
     site: int,
 ) -> tuple[list, list | None]:
     """Atomic read-modify-write; returns (new planes, old values per plane or None)."""
-    kinds = [classify(i) for i in indices]
+    kinds = [classify(i) for i in wrap_negative(ctx, indices, shape, keep_lanes=False)]
     valid = _check(ctx, site, kinds, shape, mask)
     keep = _and(mask, valid)
     lane_axes = _fast_layout(kinds, ctx.grid)
@@ -470,7 +503,7 @@ def exchange(
     compare: list | None = None,
 ) -> tuple[list, list]:
     """``atomic_exch`` (compare None) and ``atomic_cas``, in thread order; returns (planes, olds)."""
-    kinds = [classify(i) for i in indices]
+    kinds = [classify(i) for i in wrap_negative(ctx, indices, shape, keep_lanes=False)]
     valid = _check(ctx, site, kinds, shape, mask)
     keep = _and(mask, valid)
     idx = _scatter_indices(ctx, kinds, shape, keep)

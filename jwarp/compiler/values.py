@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jwarp.lang import composites, scalars
-from jwarp.lang.arrays import ArrayType, type_name
+from jwarp.lang.arrays import ArrayType, TupleType, type_name
 from jwarp.lang.struct import StructType
 
 
@@ -36,17 +36,6 @@ class StaticType:
 
 
 STATIC = StaticType()
-
-
-@dataclass(frozen=True)
-class TupleType:
-    """Type of a tuple value (``wp.tid()`` in 2-D, a ``wp.func`` returning several values)."""
-
-    types: tuple
-
-    @property
-    def __name__(self) -> str:
-        return "tuple(" + ", ".join(type_name(t) for t in self.types) + ")"
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,11 @@ Example:
 from __future__ import annotations
 
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from jwarp.lang import composites, scalars
+from jwarp.lang.refs import Reference
 from jwarp.lang.struct import StructType
 
 
@@ -49,6 +50,31 @@ ANY = _Generic("Any")
 INDEXED = "indexedarray"
 
 
+class FunctionParamType:
+    """Type of a ``g: wp.Function`` parameter of a ``@wp.func``: a ``@wp.func`` or builtin passed
+    as an argument and called inside (``def apply(g: wp.Function, x: float): return g(x)``)."""
+
+    __name__ = "Function"
+
+    def __repr__(self) -> str:
+        return "wp.Function"
+
+
+FUNCTION = FunctionParamType()
+
+
+@dataclass(frozen=True)
+class TupleType:
+    """Type of a tuple value (``wp.tid()`` in 2-D, a ``wp.func`` returning several values, a
+    ``tuple[float, int]`` annotation)."""
+
+    types: tuple
+
+    @property
+    def __name__(self) -> str:
+        return "tuple(" + ", ".join(type_name(t) for t in self.types) + ")"
+
+
 @dataclass(frozen=True)
 class ArrayType:
     """Kernel-side type of an array parameter: element dtype, number of dimensions, and the
@@ -58,6 +84,7 @@ class ArrayType:
     dtype: Any
     ndim: int = 1
     kind: str = "array"
+    fixed: bool = field(default=False, compare=False)  # annotated wp.fixedarray (a thread's own array)
 
     def __repr__(self) -> str:
         kind = "" if self.kind == "array" else f", kind={self.kind}"
@@ -84,6 +111,17 @@ def resolve_annotation(annotation: Any) -> Any:
     ArrayType, or a generic marker). Returns None when the annotation is not understood."""
     if annotation is typing.Any or annotation is None:
         return ANY if annotation is typing.Any else None
+    if getattr(annotation, "_jwarp_function_annotation", False):
+        return FUNCTION
+    if typing.get_origin(annotation) is tuple:
+        items = typing.get_args(annotation)
+        if not items or Ellipsis in items:
+            return None
+        resolved = tuple(resolve_annotation(t) for t in items)
+        return None if None in resolved else TupleType(resolved)
+    if isinstance(annotation, Reference):
+        inner = resolve_annotation(annotation.value_type)
+        return None if inner is None else Reference(inner)
     if isinstance(annotation, typing.TypeVar):
         allowed = tuple(canonical for c in annotation.__constraints__ if (canonical := scalars.canonical_scalar(c)))
         return _Generic(annotation.__name__, allowed)
@@ -94,7 +132,8 @@ def resolve_annotation(annotation: Any) -> Any:
     if getattr(annotation, "_jwarp_array", False):
         # an annotation-only runtime array (``wp.array(dtype=float)``) or a real array
         dtype = resolve_dtype(annotation.dtype)
-        return ArrayType(dtype, annotation.ndim, getattr(annotation, "_array_kind", "array"))
+        return ArrayType(dtype, annotation.ndim, getattr(annotation, "_array_kind", "array"),
+                         fixed=bool(getattr(annotation, "_jwarp_fixed", False)))
     scalar = scalars.canonical_scalar(annotation) if isinstance(annotation, type) else None
     if scalar is not None:
         return scalar

@@ -503,6 +503,27 @@ class array1d(array):
     _default_ndim = 1
 
 
+class fixedarray(array):
+    """Type of a fixed-size array that kernel code makes with ``wp.zeros(shape, dtype)``: used in
+    annotations (``-> wp.fixedarray(shape=(2, 3), dtype=int)``), not to hold data in Python.
+
+    Example::
+
+        @wp.func
+        def table() -> wp.fixedarray(shape=(2, 3), dtype=int):
+            t = wp.zeros(shape=(2, 3), dtype=int)
+            t[1, 2] = 5
+            return t
+    """
+
+    _jwarp_fixed = True
+
+    def __init__(self, dtype: Any = Any, shape: Any = None):
+        shape = (0,) if shape is None else ((int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape))
+        super().__init__(dtype=dtype, ndim=len(shape))
+        self.shape = shape
+
+
 class array2d(array):
     _default_ndim = 2
 

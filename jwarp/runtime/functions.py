@@ -21,6 +21,7 @@ from typing import Any, Callable
 from jwarp.compiler.source import function_annotations
 from jwarp.errors import WarpCodegenError
 from jwarp.lang.arrays import resolve_annotation, type_name
+from jwarp.lang.refs import is_reference, strip_reference
 
 _NO_DEFAULT = inspect.Parameter.empty
 
@@ -57,6 +58,7 @@ class FunctionOverload:
         hints = function_annotations(func)
         ret = hints.get("return")
         self.return_type = resolve_annotation(ret) if ret is not None else None
+        self.ref_params = frozenset(name for name, t, _ in self.params if is_reference(t))
         self.custom_grad: Callable | None = None
         self.custom_replay: Callable | None = None
 
@@ -95,6 +97,7 @@ class Function:
     """A user function callable from kernels (made by ``@wp.func``), with its overloads."""
 
     _jwarp_function = True
+    _jwarp_function_annotation = True  # ``g: wp.Function`` annotates a function-valued parameter
 
     def __init__(self, key: str, module: Any, python_function: Callable | None = None):
         self.key = key
@@ -113,6 +116,14 @@ class Function:
 
     def add_overload(self, func: Callable) -> None:
         new = FunctionOverload(func)
+        stripped = tuple(strip_reference(t) for t in new.concrete_types)
+        for existing in self.overloads:
+            if existing.concrete_types != new.concrete_types and \
+                    tuple(strip_reference(t) for t in existing.concrete_types) == stripped:
+                raise RuntimeError(
+                    f"Cannot overload Warp function '{self.key}' with signatures that differ only by "
+                    "`wp.ref[T]`; use distinct value types or a different function name."
+                )
         for i, existing in enumerate(self.overloads):
             if existing.concrete_types == new.concrete_types:
                 self.overloads[i] = new

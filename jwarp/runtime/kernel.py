@@ -26,6 +26,8 @@ import weakref
 from typing import Any, Callable
 
 from jwarp.compiler.source import FunctionSource, get_source
+from jwarp.errors import WarpCodegenError
+from jwarp.lang.refs import is_reference
 from jwarp.runtime.functions import (  # noqa: F401  (re-exported: wp.func and friends live there)
     Function,
     FunctionOverload,
@@ -62,6 +64,12 @@ class Kernel:
         self.options = dict(options or {})
         self.module = resolve_module(module, func)
         params = _param_types(func, "Kernel", require=True)
+        for name, t, _ in params:
+            if is_reference(t):
+                raise WarpCodegenError(
+                    f"Kernel '{self.key}' parameter '{name}': {t!r} is not allowed in @wp.kernel signatures; "
+                    "pass addressable values to @wp.func helpers instead"
+                )
         self.arg_names = [p[0] for p in params]
         self.arg_types = [p[1] for p in params]
         self.overloads: dict[str, Kernel] = {}  # generic kernels: instantiated signatures

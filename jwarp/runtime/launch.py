@@ -219,7 +219,7 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
         loop_bounds=opts.get("loop_bounds"),
         block_dim=block_dim,
         kernel_dim=kernel.kernel_dim,
-        extra=(("chunk", int(chunk)),) if chunk else (),
+        extra=((("chunk", int(chunk)),) if chunk else ()) + ((("backward", False),) if not kernel.enable_backward else ()),
     )
     if binding.traced:  # inside jax.jit/grad/vmap: run the kernel functionally on the traced values
         from jwarp.interop.traced_launch import TracedLaunch
