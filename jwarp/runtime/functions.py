@@ -114,21 +114,15 @@ class Function:
     def func(self) -> Callable:
         return self.overloads[-1].func
 
-    def add_overload(self, func: Callable) -> None:
-        new = FunctionOverload(func)
+    def check_new_overload(self, new: FunctionOverload) -> None:
+        """Warp refuses overloads whose signatures differ only by ``wp.ref[T]``."""
         stripped = tuple(strip_reference(t) for t in new.concrete_types)
         for existing in self.overloads:
-            if existing.concrete_types != new.concrete_types and \
-                    tuple(strip_reference(t) for t in existing.concrete_types) == stripped:
+            if tuple(strip_reference(t) for t in existing.concrete_types) == stripped:
                 raise RuntimeError(
                     f"Cannot overload Warp function '{self.key}' with signatures that differ only by "
                     "`wp.ref[T]`; use distinct value types or a different function name."
                 )
-        for i, existing in enumerate(self.overloads):
-            if existing.concrete_types == new.concrete_types:
-                self.overloads[i] = new
-                return
-        self.overloads.append(new)
 
     def select_overload(self, arg_types: list, kw_types: dict) -> FunctionOverload | None:
         exact = [o for o in self.overloads if o.matches(arg_types, kw_types) and not o.is_generic]
@@ -210,6 +204,7 @@ def func(f: Callable | None = None, *, name: str | None = None, module: Any = No
             result = Function(key, target, fn)
             result.overloads = [new if o.concrete_types == new.concrete_types else o for o in existing.overloads]
         else:
+            existing.check_new_overload(new)
             existing.overloads.append(new)
             result = existing
         result.__doc__ = fn.__doc__
