@@ -141,12 +141,7 @@ class PreparedLaunch:
         self.commit(new_bases)
 
     def _check(self, new_bases: dict, diagnostics: dict) -> None:
-        if "oob" in diagnostics:
-            site = int(diagnostics["oob"])
-            if site >= 0:
-                location = self.compiled.sites[site]
-                where = location.format().replace("Error while parsing function", "in function")
-                raise IndexError(f"Out-of-bounds array access in kernel '{self.kernel.key}' {where}")
+        check_sites(self.kernel.key, self.compiled.sites, diagnostics)
         if config.verify_fp:
             for index, buf in new_bases.items():
                 for part in buf if isinstance(buf, tuple) else (buf,):
@@ -162,6 +157,24 @@ class PreparedLaunch:
             if base.device is not self.device:
                 buf = _move(buf, base.device)
             base._set_buffer(buf)
+
+
+def check_sites(kernel_key: str, sites: tuple, diagnostics: dict) -> None:
+    """Raise for a site flag a launch reported: an out-of-bounds access (debug mode, ``IndexError``) or a
+    loop that never ends (``RuntimeError``); both name the kernel, file and line."""
+    for flag in ("oob", "hang"):
+        if flag not in diagnostics:
+            continue
+        site = int(diagnostics[flag])
+        if site < 0:
+            continue
+        where = sites[site].format().replace("Error while parsing function", "in function") if sites[site] else ""
+        if flag == "oob":
+            raise IndexError(f"Out-of-bounds array access in kernel '{kernel_key}' {where}")
+        raise RuntimeError(
+            f"Kernel '{kernel_key}' never finishes: a thread's while loop makes no progress (its state stops "
+            f"changing while its condition still holds, even with threads run one at a time) {where}"
+        )
 
 
 def _move(buf: Any, device: Device) -> Any:
