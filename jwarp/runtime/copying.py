@@ -7,9 +7,11 @@ import jax
 from jwarp.lang.arrays import type_name
 from jwarp.runtime import storage
 from jwarp.runtime.array import array
+from jwarp.runtime.locking import exclusive
 from jwarp.runtime.tape_state import copy_gradients
 
 
+@exclusive
 def copy_elements(dest: array, src: array, dest_offset: int, src_offset: int, count: int) -> None:
     if not isinstance(dest, array) or not isinstance(src, array):
         raise RuntimeError("wp.copy() expects two arrays")

@@ -37,6 +37,7 @@ from jwarp.runtime import capture, compile_cache, fastpath, storage
 from jwarp.runtime.binding import Binding, bind_arguments
 from jwarp.runtime.device import Device, get_device
 from jwarp.runtime.kernel import Kernel
+from jwarp.runtime.locking import exclusive
 from jwarp.runtime.streams import Stream
 from jwarp.runtime.tape_state import active_tape
 
@@ -224,6 +225,7 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
     return PreparedLaunch(kernel, dim, device, binding, compiled, block_dim, max_blocks)
 
 
+@exclusive
 def launch(
     kernel: Kernel,
     dim: int | Sequence[int],
