@@ -20,7 +20,7 @@ from typing import Any, Callable
 import jax.numpy as jnp
 from jax import lax
 
-from jwarp.compiler.context import KernelContext, SlotState
+from jwarp.compiler.context import SITE_FLAGS, KernelContext, SlotState, first_site, initial_accumulator
 
 
 def thread_coords(flat: Any, grid: tuple[int, ...], kernel_dim: int) -> tuple:
@@ -35,15 +35,11 @@ def thread_coords(flat: Any, grid: tuple[int, ...], kernel_dim: int) -> tuple:
     return tuple(coords)
 
 
-def _initial(key: str, like: Any) -> Any:
-    return jnp.full(like.shape, -1 if key == "oob" else 0, like.dtype)  # ``like`` is a body tracer
-
-
 def _combine(key: str, previous: Any, current: Any) -> Any:
     if current is None:
         return previous
-    if key == "oob":  # first failing site wins
-        return jnp.where(previous >= 0, previous, current)
+    if key in SITE_FLAGS:
+        return first_site(previous, current)
     return jnp.maximum(previous, current)  # loop trip-count maxima
 
 
@@ -85,7 +81,7 @@ def lower_chunked(
         planes, accs = lax.fori_loop(0, n_chunks, body, ([s.planes for s in slots], dict(initial)))
         if not seen["new"]:
             break
-        initial.update({k: _initial(k, v) for k, v in seen["new"].items()})
+        initial.update({k: initial_accumulator(k, v) for k, v in seen["new"].items()})
     ctx = seen["ctx"]
     for slot, traced, final in zip(slots, ctx.slots, planes):
         slot.planes = list(final)

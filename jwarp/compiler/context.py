@@ -6,8 +6,9 @@ One :class:`KernelContext` lives for one trace of a kernel. It owns
 - ``slots``: one :class:`SlotState` per distinct array the kernel can touch, holding the
   array's current contents as structure-of-arrays *planes* (one jax array of the array's
   shape per scalar component of its dtype);
-- ``accumulators``: small named leaves that loops must carry (the debug-mode
-  out-of-bounds flag, per-loop trip-count maxima);
+- ``accumulators``: small named leaves that loops must carry (the *site flags* — debug-mode
+  out-of-bounds access, a ``while`` loop that stalled in lockstep, a loop that hangs — and
+  per-loop trip-count maxima);
 - ``sites``: source locations of checked accesses and loops, for error messages.
 """
 
@@ -70,6 +71,24 @@ def join_planes(planes: list, dtype: Any, shape: tuple[int, ...]) -> Any:
     return parts[0] if len(parts) == 1 and len(leaf_shapes) == 1 else tuple(parts)
 
 
+SITE_FLAGS = ("oob", "stall", "hang")
+"""Accumulators holding the first source site (an index into ``sites``) where something happened, -1 if not:
+``oob`` an out-of-bounds access (debug mode), ``stall`` a ``while`` loop whose state stopped changing with
+lanes still inside while threads ran in lockstep, ``hang`` the same with threads serialised (a real
+infinite loop)."""
+
+
+def initial_accumulator(key: str, like: Any) -> Any:
+    """The value of accumulator ``key`` before anything was recorded (shaped and typed like ``like``)."""
+    like = jnp.asarray(like)
+    return jnp.full(like.shape, -1 if key in SITE_FLAGS else 0, like.dtype)
+
+
+def first_site(previous: Any, current: Any) -> Any:
+    """Merge two site flags: the earlier-recorded site wins."""
+    return jnp.where(previous >= 0, previous, current)
+
+
 @dataclass
 class KernelContext:
     kernel_name: str
@@ -83,6 +102,7 @@ class KernelContext:
     max_unroll: int | None = None  # constant-trip loops up to this length unroll (None: config.max_unroll)
     enable_backward: bool = True  # the kernel's option (calls to wp.ref functions need it off)
     thread_coords: tuple | None = None  # chunked launches: wp.tid() per lane (else the lane iotas)
+    serial: bool = False  # one thread at a time (the progress fallback): a stalled loop is a hang
     accumulators: dict = field(default_factory=dict)
     sites: list = field(default_factory=list)
     finish_hooks: dict = field(default_factory=dict)  # name -> callable run once after the body is lowered
@@ -112,9 +132,14 @@ class KernelContext:
         """Debug mode: remember the first access site where an active lane was out of bounds."""
         if not self.debug:
             return
-        any_bad = jnp.any(bad)
-        current = self.accumulators["oob"]
-        self.accumulators["oob"] = jnp.where((current < 0) & any_bad, jnp.int32(site), current)
+        self.flag_site("oob", site, bad)
+
+    def flag_site(self, key: str, site: int, bad: Any) -> None:
+        """Record ``site`` in the site flag ``key`` (see :data:`SITE_FLAGS`) unless one was recorded first."""
+        current = self.accumulators.get(key)
+        if current is None:
+            current = jnp.asarray(-1, jnp.int32)
+        self.accumulators[key] = jnp.where((current < 0) & jnp.any(bad), jnp.int32(site), current)
 
     def record_trip_count(self, site: int, count: Any) -> None:
         if not self.record_trips:

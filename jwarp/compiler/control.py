@@ -391,10 +391,54 @@ def _lane_loop(lw: FunctionLowerer, node: ast.For, t: type, start, stop, step) -
 def lower_while(lw: FunctionLowerer, node: ast.While) -> None:
     if node.orelse:
         raise WarpCodegenError("while/else is not supported in kernels")
-    _masked_while(lw, node, lambda: truth(lw.eval(node.test)), None, None, None)
+    _masked_while(lw, node, lambda: truth(lw.eval(node.test)), None, None, None, watch=True)
 
 
-def _masked_while(lw: FunctionLowerer, node, condition, target: str | None, counter: str | None, step) -> None:
+def _unchanged(before: dict, after: dict) -> Any:
+    """Scalar bool: the loop state is the same after an iteration as before it (NaN equals NaN).
+
+    The iteration counters (``a:iters:...``) always advance and are left out."""
+    same = jnp.asarray(True)
+    for key, new in after.items():
+        if key.startswith("a:iters:"):
+            continue
+        old = before[key]
+        equal = old == new
+        if jnp.issubdtype(jnp.result_type(new), jnp.inexact):
+            equal = equal | (jnp.isnan(old) & jnp.isnan(new))
+        same = same & jnp.all(equal)
+    return same
+
+
+def _watched_while(lw: FunctionLowerer, init: dict, iterate) -> tuple[dict, Any]:
+    """A ``while_loop`` that also stops when an iteration leaves its state unchanged with lanes inside.
+
+    Such a loop would run forever: in lockstep its lanes wait on each other (a spin lock's holder
+    cannot reach its release while the other lanes spin), so the stall is recorded in the ``stall``
+    site flag and the kernel later reruns with threads serialised (see ``kernel_compile``); with
+    threads serialised it is a real infinite loop, recorded in ``hang`` (an error at launch).
+    Once a stall was recorded, later watched loops do not start (the launch's result is discarded).
+    Returns the final carry and whether this loop stalled.
+    """
+    key = "hang" if lw.ctx.serial else "stall"
+    earlier = lw.ctx.accumulators.get(key)
+    stopped = jnp.asarray(False) if earlier is None else earlier >= 0
+
+    def cond(state):
+        carry, stalled = state
+        return any_lane(carry["active"]) & jnp.logical_not(stalled)
+
+    def body(state):
+        carry, _ = state
+        new = iterate(carry)
+        return new, _unchanged(carry, new)
+
+    final, stalled = lax.while_loop(cond, body, (init, stopped))
+    return final, stalled & jnp.logical_not(stopped)
+
+
+def _masked_while(lw: FunctionLowerer, node, condition, target: str | None, counter: str | None, step,
+                  watch: bool = False) -> None:
     entry = lw.active
     _, has_return = _walk_exits(node.body, True)
     key = _loop_key(lw, node)
@@ -424,13 +468,20 @@ def _masked_while(lw: FunctionLowerer, node, condition, target: str | None, coun
             lw.env[counter] = Value(current.type, current.data + step)
         lw.active = mask_and(still, condition())
 
+    stall: dict = {}
+
     def emit(init: dict, step_fn) -> dict:
         if bounded:
             bound = int(lw.ctx.loop_bounds.get(_acc_key(key), 0))
             return lax.fori_loop(0, bound, lambda k, c: step_fn(c, iteration), init)
+        if watch:
+            final, stall["now"] = _watched_while(lw, init, lambda c: step_fn(c, iteration))
+            return final
         return lax.while_loop(lambda c: any_lane(c["active"]), lambda c: step_fn(c, iteration), init)
 
     run_lax_loop(lw, node, spec, emit)
+    if "now" in stall:
+        lw.ctx.flag_site("hang" if lw.ctx.serial else "stall", lw.ctx.add_site(lw.location(node)), stall["now"])
     iters = lw.ctx.accumulators.pop(iters_key)
     lw.ctx.record_trip_count(_acc_key(key), iters)
     lw.active = mask_andnot(entry, lw.frame.returned) if has_return else entry

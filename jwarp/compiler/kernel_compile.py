@@ -19,9 +19,10 @@ from typing import Any, Callable
 import jax
 import jax.extend.core as jax_core
 import jax.numpy as jnp
+from jax import lax
 
 from jwarp.compiler.chunking import lower_chunked
-from jwarp.compiler.context import KernelContext, SlotState, join_planes, split_planes
+from jwarp.compiler.context import KernelContext, SlotState, initial_accumulator, join_planes, split_planes
 from jwarp.compiler.lower import Frame, FunctionLowerer
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, Signature, StructSpec, ValueSpec
 from jwarp.compiler.source import FunctionSource
@@ -102,8 +103,9 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
             raise TypeError(f"unknown spec {spec!r}")
 
         env = {name: build(spec) for name, spec in zip(arg_names, sig.params, strict=True)}
+        sites: list = []  # shared by every context of this trace: site indices stay unique
 
-        def make_context(grid: tuple, kernel_slots: list) -> KernelContext:
+        def make_context(grid: tuple, kernel_slots: list, serial: bool = False) -> KernelContext:
             return KernelContext(
                 kernel_name=source.name,
                 grid=grid,
@@ -115,6 +117,8 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
                 kernel_dim=sig.kernel_dim,
                 max_unroll=sig.max_unroll,
                 enable_backward=dict(sig.extra).get("backward", True),
+                serial=serial,
+                sites=sites,
             )
 
         def run_body(ctx: KernelContext, active: Any) -> None:
@@ -122,12 +126,15 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
             for hook in ctx.finish_hooks.values():
                 hook()
 
+        entry_planes = [list(s.planes) for s in slots]
         chunk = dict(sig.extra).get("chunk", 0)
         if chunk:  # max_blocks: a loop over chunks of the grid (see chunking.py)
             ctx = lower_chunked(slots, sig.grid, sig.kernel_dim, chunk, sig.debug, make_context, run_body)
         else:
             ctx = make_context(sig.grid, slots)
             run_body(ctx, None)
+        if "stall" in ctx.accumulators:
+            serialise_on_stall(ctx, entry_planes, sig, make_context, run_body)
         new_bases: dict[int, Any] = {}
         for spec, slot in zip(slot_specs, slots):
             if slot.written and spec is not None:
@@ -137,10 +144,42 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
                     contents = scatter_indexed(apply_chain(current, spec.chain), index_buffers(spec), contents,
                                                combine=_indexed_combine(slot.write_ops))
                 new_bases[spec.base] = write_back(current, spec.chain, contents)
-        diagnostics = {k: v for k, v in ctx.accumulators.items() if k == "oob" or k.startswith("trip:")}
-        return new_bases, diagnostics, tuple(ctx.sites)
+        diagnostics = {k: v for k, v in ctx.accumulators.items() if k in ("oob", "hang") or k.startswith("trip:")}
+        return new_bases, diagnostics, tuple(sites)
 
     return pure_fn
+
+
+def serialise_on_stall(ctx: KernelContext, entry_planes: list, sig: Signature, make_context: Callable,
+                       run_body: Callable) -> None:
+    """Progress guarantee: where a ``while`` loop stalled with threads in lockstep (``stall`` flag, see
+    ``control._watched_while``), run the launch again from the kernel's entry memory with one thread
+    at a time in thread order (as Warp's CPU backend does), so threads that wait on each other (spin
+    locks, CAS retry loops) complete. Updates ``ctx``'s slots and accumulators with the result of the
+    run that counts; a loop that stalls with threads serialised sets the ``hang`` flag instead.
+
+    The serial run sits in the taken branch of a ``lax.cond``: launches that never stall do not pay for it.
+    """
+    stalled = ctx.accumulators.pop("stall") >= 0
+    written = [s for s, slot in enumerate(ctx.slots[: len(entry_planes)]) if slot.written]
+    keys = sorted(set(ctx.accumulators) | {"hang"})
+    lockstep = ([ctx.slots[s].planes for s in written],
+                {k: ctx.accumulators.get(k, initial_accumulator(k, jnp.int32(0))) for k in keys})
+
+    def serial(_: Any) -> tuple:
+        slots = [SlotState(slot.dtype, slot.shape, list(planes)) for slot, planes in zip(ctx.slots, entry_planes)]
+        serial_ctx = lower_chunked(slots, sig.grid, sig.kernel_dim, 1, sig.debug,
+                                   lambda grid, s: make_context(grid, s, serial=True), run_body)
+        accs = serial_ctx.accumulators
+        out = {k: jnp.asarray(accs[k], lockstep[1][k].dtype) if k in accs else lockstep[1][k] for k in keys}
+        if "hang" in accs:
+            out["hang"] = accs["hang"]
+        return [slots[s].planes for s in written], out
+
+    planes, accs = lax.cond(stalled, serial, lambda _: lockstep, None)
+    for s, final in zip(written, planes):
+        ctx.slots[s].planes = list(final)
+    ctx.accumulators = dict(accs)
 
 
 @dataclass

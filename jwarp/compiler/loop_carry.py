@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import jax.numpy as jnp
 
+from jwarp.compiler.context import initial_accumulator
 from jwarp.compiler.values import STATIC, leaves_of, to_device_leaf, value_from_leaves, zeros_value
 from jwarp.errors import ControlSignal, WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang.arrays import ArrayType, type_name
@@ -157,7 +158,7 @@ def check_body(lw: FunctionLowerer, spec: CarrySpec, snap: Snapshot, before: dic
             retry.slots.add(s)
     for key, leaf in lw.ctx.accumulators.items():
         if key not in spec.accs and key not in snap.accs:
-            retry.accs[key] = jnp.zeros_like(jnp.asarray(leaf))
+            retry.accs[key] = initial_accumulator(key, leaf)
         elif key not in spec.accs:
             retry.accs[key] = snap.accs[key]
     if spec.ret is None and lw.frame.ret is not snap.ret and lw.frame.ret is not None:

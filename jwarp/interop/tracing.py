@@ -33,6 +33,7 @@ from jax.interpreters import ad, batching, mlir
 from jwarp.compiler.kernel_compile import build_pure_fn
 from jwarp.compiler.signature import Signature
 from jwarp.errors import _Located, clean_error
+from jwarp.runtime.launch import check_sites
 
 
 def is_tracer(x: Any) -> bool:
@@ -147,13 +148,10 @@ def guard_reverse(x: Any, message: str) -> Any:
 # run-time checks (inside traces: debug callbacks)
 
 
-def _raise_oob(kernel_key: str, sites: tuple) -> Callable:
-    def check(site: Any) -> None:
-        site = int(np.asarray(site).max())
-        if site >= 0:
-            loc = sites[site]
-            where = loc.format().replace("Error while parsing function", "in function") if loc else ""
-            raise IndexError(f"Out-of-bounds array access in kernel '{kernel_key}' {where}")
+def _raise_sites(kernel_key: str, sites: tuple) -> Callable:
+    """A debug callback raising for the site flags a kernel reported (out of bounds, a loop that hangs)."""
+    def check(flags: dict) -> None:
+        check_sites(kernel_key, sites, {k: int(np.asarray(v).max()) for k, v in flags.items()})
 
     return check
 
@@ -224,8 +222,9 @@ class TracedKernel:
             raise clean_error(exc) from None
         self.sites = tuple(sites)
         self.loops = [loop_site(k) for k in sorted(diagnostics) if k.startswith("trip:")]
-        if "oob" in diagnostics:
-            jax.debug.callback(_raise_oob(self.kernel.key, self.sites), diagnostics["oob"])
+        flags = {k: diagnostics[k] for k in ("oob", "hang") if k in diagnostics}
+        if flags:
+            jax.debug.callback(_raise_sites(self.kernel.key, self.sites), flags)
         if self.trip_checks:
             jax.debug.callback(_raise_trips(self.kernel.key, self.trip_checks),
                                *[diagnostics["trip:" + s.key] for s, _ in self.trip_checks])

@@ -33,6 +33,7 @@ from jwarp.lang.arrays import ANY, ArrayType, _Generic, parse_subscript, resolve
 from jwarp.lang.struct import StructType
 from jwarp.runtime import storage
 from jwarp.runtime.device import Device, get_device
+from jwarp.runtime.locking import exclusive, state_lock
 
 _ids = itertools.count()
 
@@ -152,12 +153,15 @@ class array:
     def buffer(self) -> Any:
         """The array's current contents as jax storage (a view applies its chain)."""
         if self._base is None:
-            if self._buffer is None:
+            with state_lock:  # never a buffer that a concurrent launch is donating (see locking.py)
+                buf = self._buffer
+            if buf is None:
                 raise RuntimeError("This array has no data (it is an annotation or was freed)")
-            return self._buffer
+            return buf
         with storage.x64():
             return apply_chain(self._base.buffer, self._chain)
 
+    @exclusive
     def _set_buffer(self, new: Any) -> None:
         """Replace the contents (written through to the base for views)."""
         if self._base is None:

@@ -38,6 +38,7 @@ import jax
 
 from jwarp.runtime import storage
 from jwarp.runtime.device import Device, get_device
+from jwarp.runtime.locking import exclusive
 
 
 class Graph:
@@ -82,6 +83,7 @@ class Graph:
             with storage.x64():
                 self._executable = jax.jit(self._replay).lower([r._buffer for r in self._roots]).compile()
 
+    @exclusive
     def launch(self) -> None:
         """Replay the captured operations (see :func:`capture_launch`)."""
         if not self._steps:

@@ -37,6 +37,7 @@ from jwarp.lang.struct import StructType
 from jwarp.runtime import capture, fastpath, storage
 from jwarp.runtime.binding import _Packer
 from jwarp.runtime.device import Device, get_device
+from jwarp.runtime.locking import exclusive
 
 
 class Launch:
@@ -75,6 +76,7 @@ class Launch:
         return self.bounds
 
     # -- running ----------------------------------------------------------------------------------
+    @exclusive
     def launch(self, stream: Any = None) -> None:
         """Run the kernel with the current parameters (on ``stream``'s device, which must be the Launch's)."""
         if stream is not None and getattr(stream, "device", None) is not self.device:

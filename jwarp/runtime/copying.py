@@ -7,9 +7,11 @@ import jax
 from jwarp.lang.arrays import type_name
 from jwarp.runtime import storage
 from jwarp.runtime.array import array, is_array
+from jwarp.runtime.locking import exclusive
 from jwarp.runtime.tape_state import copy_gradients
 
 
+@exclusive
 def copy_elements(dest: array, src: array, dest_offset: int, src_offset: int, count: int) -> None:
     """Flat-order element copy; either side may be a ``wp.indexedarray``."""
     if not is_array(dest) or not is_array(src):

@@ -37,6 +37,7 @@ from jwarp.runtime import capture, compile_cache, fastpath, storage
 from jwarp.runtime.binding import Binding, bind_arguments
 from jwarp.runtime.device import Device, get_device
 from jwarp.runtime.kernel import Kernel
+from jwarp.runtime.locking import exclusive
 from jwarp.runtime.streams import Stream
 from jwarp.runtime.tape_state import active_tape
 
@@ -155,12 +156,7 @@ class PreparedLaunch:
         self.commit(new_bases)
 
     def _check(self, new_bases: dict, diagnostics: dict) -> None:
-        if "oob" in diagnostics:
-            site = int(diagnostics["oob"])
-            if site >= 0:
-                location = self.compiled.sites[site]
-                where = location.format().replace("Error while parsing function", "in function")
-                raise IndexError(f"Out-of-bounds array access in kernel '{self.kernel.key}' {where}")
+        check_sites(self.kernel.key, self.compiled.sites, diagnostics)
         if config.verify_fp:
             report_non_finite(self.kernel, self.binding, new_bases)
 
@@ -187,6 +183,24 @@ def report_non_finite(kernel: Kernel, binding: Binding, new_bases: dict) -> None
             found = ", ".join(f"{count} {what}" for what, count in (("nan", nan), ("inf", inf)) if count)
             print(f"Warp verify_fp: kernel '{kernel.key}' wrote non-finite values to array '{name}' ({found})",
                   flush=True)
+
+
+def check_sites(kernel_key: str, sites: tuple, diagnostics: dict) -> None:
+    """Raise for a site flag a launch reported: an out-of-bounds access (debug mode, ``IndexError``) or a
+    loop that never ends (``RuntimeError``); both name the kernel, file and line."""
+    for flag in ("oob", "hang"):
+        if flag not in diagnostics:
+            continue
+        site = int(diagnostics[flag])
+        if site < 0:
+            continue
+        where = sites[site].format().replace("Error while parsing function", "in function") if sites[site] else ""
+        if flag == "oob":
+            raise IndexError(f"Out-of-bounds array access in kernel '{kernel_key}' {where}")
+        raise RuntimeError(
+            f"Kernel '{kernel_key}' never finishes: a thread's while loop makes no progress (its state stops "
+            f"changing while its condition still holds, even with threads run one at a time) {where}"
+        )
 
 
 def _move(buf: Any, device: Device) -> Any:
@@ -242,6 +256,7 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
     return PreparedLaunch(kernel, dim, device, binding, compiled, block_dim, max_blocks)
 
 
+@exclusive
 def launch(
     kernel: Kernel,
     dim: int | Sequence[int],

@@ -39,6 +39,7 @@ from jwarp.lang.struct import StructInstance
 from jwarp.runtime import tape_state
 from jwarp.runtime.array import array
 from jwarp.runtime.tape_chain import CopyRecord, DeferredLaunch, LaunchRecord, run_backward
+from jwarp.runtime.locking import exclusive
 
 
 class Tape:
@@ -126,6 +127,7 @@ class Tape:
             self.scopes.append((len(self.launches), None, None))
 
     # -- backward --------------------------------------------------------------------------------
+    @exclusive
     def backward(self, loss: array | None = None, grads: dict | None = None) -> None:
         """Back-propagate through the recorded launches.
 

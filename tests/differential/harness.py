@@ -8,12 +8,17 @@ of results (numpy arrays, numbers, or lists of them); the two dicts are compared
 
 Optional module attributes: ``RTOL``/``ATOL`` (tolerances, default 1e-5 / 1e-6),
 ``TOLERANCE = {key: (rtol, atol)}`` per result, ``EXPECT_ERROR = ExceptionType`` (both
-libraries must raise it from ``run()``), ``SKIP_WARP = "reason"`` (jwarp-only checks).
+libraries must raise it from ``run()``), ``SKIP_WARP = "reason"`` (jwarp-only checks),
+``TIMEOUT = seconds`` (jwarp's ``run()`` happens in a child process that is killed after that
+long, see :func:`run_isolated`: a program that could hang fails instead).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import pickle
+import subprocess
+import sys
 import types
 from pathlib import Path
 from typing import Any
@@ -46,11 +51,29 @@ def load_program(path: Path, wp: Any, tag: str) -> types.ModuleType:
     module = importlib.util.module_from_spec(spec)
     module.wp = wp
     module.np = np
-    import sys
-
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+_CHILD = """
+import pickle, sys
+import jwarp
+from tests.differential.harness import _as_numpy, load_program
+from pathlib import Path
+result = load_program(Path(sys.argv[1]), jwarp, "jwarp").run()
+sys.stdout.buffer.write(pickle.dumps(_as_numpy(result)))
+"""
+
+
+def run_isolated(path: Path, timeout: float) -> dict:
+    """``run()`` of the program at ``path`` with jwarp, in a child process killed after ``timeout``
+    seconds (``subprocess.TimeoutExpired``); its results as numpy values."""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, timeout=timeout, cwd=root)
+    if done.returncode != 0:
+        raise RuntimeError(f"{path.stem} failed in its child process:\n{done.stderr.decode()[-4000:]}")
+    return pickle.loads(done.stdout)
 
 
 def _as_numpy(x: Any) -> Any:

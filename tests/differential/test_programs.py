@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import jwarp
-from tests.differential.harness import PROGRAMS, compare, load_program, real_warp
+from tests.differential.harness import PROGRAMS, compare, load_program, real_warp, run_isolated
 
 PROGRAM_FILES = sorted(p for p in PROGRAMS.glob("*.py") if not p.name.startswith("_"))
 
@@ -15,7 +15,10 @@ PROGRAM_FILES = sorted(p for p in PROGRAMS.glob("*.py") if not p.name.startswith
 def test_program_matches_warp(path):
     ours_module = load_program(path, jwarp, "jwarp")
     expected_error = getattr(ours_module, "EXPECT_ERROR", None)
-    if expected_error is not None:
+    timeout = getattr(ours_module, "TIMEOUT", None)
+    if timeout is not None:
+        ours = run_isolated(path, timeout)
+    elif expected_error is not None:
         with pytest.raises(expected_error):
             ours_module.run()
     else:

@@ -1,0 +1,89 @@
+"""Kernels whose threads wait on each other, run by ``test_progress.py`` in a child process each
+(``python -m tests.runtime.progress_cases CASE``), so that a launch that never finishes fails its
+test after a timeout instead of hanging the suite. A case raises on a wrong result."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+import jwarp as wp
+
+
+@wp.kernel
+def locked_increment(counter: wp.array(dtype=int), lock: wp.array(dtype=int)):
+    while wp.atomic_cas(lock, 0, 0, 1) == 1:
+        pass
+    counter[0] = counter[0] + 1
+    wp.atomic_exch(lock, 0, 0)
+
+
+@wp.kernel
+def never_done(a: wp.array(dtype=int), b: wp.array(dtype=float)):
+    i = wp.tid()
+    b[i] = 7.0
+    x = a[i]
+    while x < 10:
+        x = x * 1
+    a[i] = x + 1
+
+
+@wp.kernel
+def lock_per_round(counter: wp.array(dtype=int), lock: wp.array(dtype=int), rounds: int):
+    for _ in range(rounds):
+        while wp.atomic_cas(lock, 0, 0, 1) == 1:
+            pass
+        counter[0] = counter[0] + 1
+        wp.atomic_exch(lock, 0, 0)
+
+
+def case_spin_lock_two_threads() -> None:
+    counter, lock = wp.zeros(1, dtype=int), wp.zeros(1, dtype=int)
+    wp.launch(locked_increment, dim=2, inputs=[counter, lock])
+    assert counter.numpy()[0] == 2 and lock.numpy()[0] == 0, (counter.numpy(), lock.numpy())
+
+
+def case_spin_lock_repeated() -> None:
+    counter, lock = wp.zeros(1, dtype=int), wp.zeros(1, dtype=int)
+    for _ in range(3):
+        wp.launch(locked_increment, dim=50, inputs=[counter, lock])
+    cmd = wp.launch(locked_increment, dim=50, inputs=[counter, lock], record_cmd=True)
+    cmd.launch()
+    cmd.launch()
+    assert counter.numpy()[0] == 250, counter.numpy()
+
+
+def case_lock_inside_loop() -> None:
+    counter, lock = wp.zeros(1, dtype=int), wp.zeros(1, dtype=int)
+    wp.launch(lock_per_round, dim=8, inputs=[counter, lock, 3])
+    assert counter.numpy()[0] == 24, counter.numpy()
+
+
+def case_infinite_loop_raises() -> None:
+    a = wp.array(np.array([20, 3, 30], dtype=np.int32))
+    b = wp.zeros(3, dtype=float)
+    try:
+        wp.launch(never_done, dim=3, inputs=[a, b])
+    except RuntimeError as exc:
+        message = str(exc)
+    else:
+        raise AssertionError("no error for a loop that never ends")
+    line = next(n for n, text in enumerate(open(__file__).read().splitlines(), 1) if "while x < 10" in text)
+    assert "never_done" in message and f"progress_cases.py:{line}" in message and "while x < 10" in message, message
+    # the failed launch changed no array
+    assert a.numpy().tolist() == [20, 3, 30] and b.numpy().tolist() == [0.0, 0.0, 0.0], (a.numpy(), b.numpy())
+
+
+def case_lockstep_loops_unchanged() -> None:
+    """A while loop whose lanes keep changing state stays a lockstep loop (no serial rerun needed)."""
+    a = wp.array(np.array([1, 5, 9], dtype=np.int32))
+    b = wp.zeros(3, dtype=float)
+    a.assign(np.array([12, 15, 19], dtype=np.int32))
+    wp.launch(never_done, dim=3, inputs=[a, b])
+    assert a.numpy().tolist() == [13, 16, 20] and b.numpy().tolist() == [7.0, 7.0, 7.0]
+
+
+if __name__ == "__main__":
+    globals()["case_" + sys.argv[1]]()
+    print("OK")
