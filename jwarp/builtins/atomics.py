@@ -7,16 +7,42 @@ value as if threads ran one after another in increasing thread order (determinis
 
 from __future__ import annotations
 
-from jwarp.builtins import common as c
 from jwarp.builtins.common import Call, Value
 from jwarp.compiler import memory
 from jwarp.compiler.lvalues import atomic_update
 from jwarp.compiler.values import leaves_of, value_from_leaves
 from jwarp.lang import scalars
 from jwarp.lang.arrays import ArrayType, type_name
+from jwarp.lang.introspection import type_repr
+
+_ATOMIC_SCALARS = (scalars.int32, scalars.int64, scalars.uint32, scalars.uint64, scalars.float32, scalars.float64)
+
+# op -> (scalar types Warp's atomics support, how its error message lists them)
+_SUPPORTED = {
+    "add": (
+        _ATOMIC_SCALARS + (scalars.float16, scalars.bfloat16),
+        "[u]int32, [u]int64, float16, bfloat16, float32, or float64",
+    ),
+    "min": (_ATOMIC_SCALARS + (scalars.bfloat16,), "[u]int32, [u]int64, bfloat16, float32, or float64"),
+    "cas": (_ATOMIC_SCALARS, "[u]int32, [u]int64, float32, or float64"),
+    "and": (_ATOMIC_SCALARS[:4], "[u]int32 or [u]int64"),
+}
+_SUPPORTED.update(sub=_SUPPORTED["add"], max=_SUPPORTED["min"], exch=_SUPPORTED["cas"])
+_SUPPORTED.update({"or": _SUPPORTED["and"], "xor": _SUPPORTED["and"]})
 
 
-def _split(call: Call, args: tuple, n_values: int):
+def _check_dtype(op: str, dtype: object) -> None:
+    """Warp's rule: atomics work only on arrays of some scalar types (``wp.int8`` has none)."""
+    scalar = getattr(dtype, "_wp_scalar_type_", dtype)
+    allowed, listed = _SUPPORTED[op]
+    if scalar not in allowed:
+        raise RuntimeError(
+            f"atomic_{op}() operations only work on arrays with {listed} as the underlying scalar types, "
+            f"but got {type_repr(dtype)} (with scalar type {type_repr(scalar)})"
+        )
+
+
+def _split(call: Call, args: tuple, n_values: int, op: str):
     if len(args) < 1 + n_values or not isinstance(args[0].type, ArrayType):
         raise call.no_overload(*args)
     arr, indices, values = args[0], list(args[1 : len(args) - n_values]), list(args[len(args) - n_values :])
@@ -30,15 +56,14 @@ def _split(call: Call, args: tuple, n_values: int):
                 f"wp.{call.name}(): value of type {type_name(v.type)} does not match the array dtype "
                 f"{type_name(slot.dtype)}"
             )
+    _check_dtype(op, slot.dtype)
     return arr, full, values
 
 
 def _atomic(op: str):
     def impl(call: Call, *args: Value) -> Value | None:
         call.require_kernel()
-        arr, indices, (value,) = _split(call, args, 1)
-        if op in ("and", "or", "xor"):
-            c.require(scalars.is_int(c.scalar_type(value)), call, *args)
+        arr, indices, (value,) = _split(call, args, 1, op)
         want_old = not call.discard
         leaves = leaves_of(value)
         whole = [(None, tuple(range(len(leaves))))]
@@ -66,7 +91,7 @@ atomic_xor = _register("atomic_xor", "xor")
 
 def _exchange(call: Call, args: tuple, n_values: int) -> Value:
     call.require_kernel()
-    arr, indices, values = _split(call, args, n_values)
+    arr, indices, values = _split(call, args, n_values, "cas" if n_values == 2 else "exch")
     lw = call.lowerer
     slot = call.ctx.slots[arr.data.slot]
     site = call.ctx.add_site(lw.location()) if call.ctx.debug else 0

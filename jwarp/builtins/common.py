@@ -119,8 +119,18 @@ def mul(a, b):
     return xp(a, b).multiply(a, b)
 
 
+_HALF_FLOATS = (np.dtype(np.float16), jnp.dtype(jnp.bfloat16))
+
+
 def fdiv(a, b):
-    return xp(a, b).divide(a, b)
+    """Float quotient. Half-precision values divide in float32 and round once, as Warp's half
+    arithmetic does (XLA turns ``x / c`` by a launch-uniform ``c`` into ``x * (1/c)``, which in
+    float16 is often one unit off)."""
+    m = xp(a, b)
+    if m is jnp and jnp.result_type(a, b) in _HALF_FLOATS:
+        dtype = jnp.result_type(a, b)
+        return (jnp.asarray(a, jnp.float32) / jnp.asarray(b, jnp.float32)).astype(dtype)
+    return m.divide(a, b)
 
 
 def int_div(a, b):

@@ -191,13 +191,18 @@ def pos(call: Call, a: Value) -> Value:
     return Value(a.type, plain_const(a.data)) if isinstance(a.data, FloatLiteral) else a
 
 
+def _int_like(a: Value) -> bool:
+    """An integer scalar, or a vector/matrix of integers (Warp's bitwise operators apply per component)."""
+    return scalars.is_int(c.scalar_type(a)) and (c.is_scalar(a) or c.is_vector(a) or c.is_matrix(a))
+
+
 def _int_binary(name: str, np_name: str):
     def impl(call: Call, a: Value, b: Value) -> Value:
-        c.require(scalars.is_int(c.scalar_type(a)) and (c.is_scalar(a) or c.is_vector(a)), call, a, b)
+        c.require(_int_like(a), call, a, b)
         c.same_types(call, a, b)
         return c.leafwise(lambda x, y: getattr(xp(x, y), np_name)(x, y), a, b)
 
-    impl.__doc__ = f"Bitwise/shift operator ``{name}`` on integers."
+    impl.__doc__ = f"Bitwise/shift operator ``{name}`` on integers (per component on vectors and matrices)."
     return builtin(name, group="Operators")(impl)
 
 
@@ -210,8 +215,8 @@ rshift = _int_binary("rshift", "right_shift")
 
 @builtin("invert", group="Operators")
 def invert(call: Call, a: Value) -> Value:
-    """Bitwise NOT of an integer."""
-    c.require(scalars.is_int(c.scalar_type(a)) and (c.is_scalar(a) or c.is_vector(a)), call, a)
+    """Bitwise NOT of an integer (per component on integer vectors and matrices)."""
+    c.require(_int_like(a), call, a)
     return c.leafwise(lambda x: xp(x).invert(x), a)
 
 

@@ -40,8 +40,20 @@ def _unary(name: str, fn: Callable, kinds: str = "f", vectors: bool = False, doc
     globals()[name] = builtin(name, group="Scalar Math")(impl)
 
 
+_HALF_DTYPES = (jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16))
+
+
 def _j(fn: Callable) -> Callable:
-    return lambda x: fn(jnp.asarray(x))
+    """``fn`` on a jax array; half-precision inputs are computed in float32 and rounded once,
+    as Warp evaluates its float16/bfloat16 math (``asin(bfloat16(0.75))`` is the nearest bfloat16)."""
+
+    def apply(x):
+        x = jnp.asarray(x)
+        if x.dtype in _HALF_DTYPES:
+            return fn(x.astype(jnp.float32)).astype(x.dtype)
+        return fn(x)
+
+    return apply
 
 
 def _np_or_j(np_fn: Callable, j_fn: Callable) -> Callable:

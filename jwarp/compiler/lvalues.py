@@ -267,7 +267,9 @@ def _assign_local_path(lw: FunctionLowerer, place: tuple, value: Value) -> None:
     lw.env[name] = value_from_leaves(old.type, leaves)
 
 
-_ATOMIC_AUG = {ast.Add: "add", ast.Sub: "sub"}
+# ``a[i] op= v`` on an array is an atomic, as in Warp (bitwise ones on integer elements only)
+_ATOMIC_AUG = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
+_BITWISE_AUG = (ast.BitAnd, ast.BitOr, ast.BitXor)
 
 
 def aug_assign(lw: FunctionLowerer, node: ast.AugAssign) -> None:
@@ -277,7 +279,7 @@ def aug_assign(lw: FunctionLowerer, node: ast.AugAssign) -> None:
         lw.bind(target.id, binary(lw, type(node.op), lw.lookup(target.id), rhs))
         return
     place = _resolve(lw, target)
-    if place[0] == "memory" and type(node.op) in _ATOMIC_AUG:
+    if place[0] == "memory" and type(node.op) in _ATOMIC_AUG and _atomic_aug_applies(lw, place, node.op):
         _, slot_id, indices, steps = place
         slot = lw.ctx.slots[slot_id]
         sub_type, alternatives = _component_path(lw, slot.dtype, steps)
@@ -290,6 +292,15 @@ def aug_assign(lw: FunctionLowerer, node: ast.AugAssign) -> None:
         _store_path(lw, place, new)
     else:
         _assign_local_path(lw, place, new)
+
+
+def _atomic_aug_applies(lw: FunctionLowerer, place: tuple, op: ast.operator) -> bool:
+    """Bitwise augmented stores are atomics on integer arrays; elsewhere they load, combine, store
+    (and the combination reports the type error)."""
+    if not isinstance(op, _BITWISE_AUG):
+        return True
+    dtype = lw.ctx.slots[place[1]].dtype
+    return scalars.is_int(getattr(dtype, "_wp_scalar_type_", dtype))
 
 
 def atomic_update(

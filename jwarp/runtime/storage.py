@@ -54,7 +54,10 @@ def to_numpy_storage(data: Any, dtype: Any, shape: tuple | None) -> tuple[Any, t
     scalar = scalar_of(dtype)
     try:
         with np.errstate(all="ignore"):
-            arr = np.asarray(_plain(data), dtype=scalar._np_dtype)
+            if scalar is scalars.bfloat16 and getattr(data, "dtype", None) == np.uint16:
+                arr = np.asarray(data).view(scalar._np_dtype)  # uint16 data are bfloat16 bit patterns (Warp)
+            else:
+                arr = np.asarray(_plain(data), dtype=scalar._np_dtype)
     except (ValueError, TypeError) as exc:
         raise RuntimeError(f"Failed to convert input data to an array with dtype {type_name(dtype)}: {exc}") from None
     comp = element_shape(dtype)
