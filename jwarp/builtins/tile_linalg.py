@@ -108,6 +108,8 @@ def tile_binary(call: Call, op: Value, a: Value, b: Value) -> Value:
     lw, op_name = call.lowerer, op.data
     if op_name not in ("add", "sub", "mul", "div", "mod", "floordiv"):
         raise WarpCodegenError(f"Operator '{op_name}' is not supported on tiles")
+    if op_name in ("add", "sub") and not (is_tile_type(a.type) and is_tile_type(b.type)):
+        raise call.no_overload(a, b)  # as Warp: tile +/- scalar has no overload
     if is_tile_type(a.type) and is_tile_type(b.type) and a.type.shape != b.type.shape:
         raise WarpCodegenError(f"Tile shapes {a.type.shape} and {b.type.shape} do not match")
     return tiles.elementwise(lw.ctx, lambda x, y: tiles.without_mask(lw, lambda: call_builtin(lw, op_name, x, y)),

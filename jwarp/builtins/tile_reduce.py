@@ -13,6 +13,7 @@ Example (kernel code):
 from __future__ import annotations
 
 import jax.numpy as jnp
+from jax import lax
 
 from jwarp.builtins.common import STATIC, Call, Value
 from jwarp.builtins.tile_core import apply_op, require_tile
@@ -95,9 +96,9 @@ def _arg(call: Call, a: Value, axis: Value | None, pick) -> Value:
     lead = block_lead(a)
     if k is None:  # flat (row-major) index of the first extremum
         flat = x.reshape(lead + (-1,))
-        idx = pick(flat, axis=-1).astype(jnp.int32)
+        idx = pick(flat, flat.ndim - 1, jnp.int32)
     else:
-        idx = pick(x, axis=n + k).astype(jnp.int32)
+        idx = pick(x, n + k, jnp.int32)
     shape = _result_shape(a.type.shape, k)
     return tiles.make_tile(ctx, scalars.int32, shape, idx.reshape(lead + shape), a.type.storage)
 
@@ -105,13 +106,13 @@ def _arg(call: Call, a: Value, axis: Value | None, pick) -> Value:
 @builtin("tile_argmin", group="Tile Primitives", kernel_only=True)
 def tile_argmin(call: Call, a: Value, axis: Value | None = None) -> Value:
     """Index (flat, row-major) of the smallest element of a scalar tile, as an int32 tile of shape (1,)."""
-    return _arg(call, a, axis, jnp.argmin)
+    return _arg(call, a, axis, lax.argmin)
 
 
 @builtin("tile_argmax", group="Tile Primitives", kernel_only=True)
 def tile_argmax(call: Call, a: Value, axis: Value | None = None) -> Value:
     """Index (flat, row-major) of the largest element of a scalar tile, as an int32 tile of shape (1,)."""
-    return _arg(call, a, axis, jnp.argmax)
+    return _arg(call, a, axis, lax.argmax)
 
 
 _JNP_REDUCERS = {"add": jnp.sum, "mul": jnp.prod, "min": jnp.min, "max": jnp.max}
