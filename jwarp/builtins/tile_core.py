@@ -21,7 +21,8 @@ from jwarp.compiler.values import is_const, leaves_of, value_from_leaves
 from jwarp.errors import WarpCodegenError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, type_name
-from jwarp.lang.tile_types import is_tile_type
+from jwarp.lang.arrays import resolve_dtype
+from jwarp.lang.tile_types import TileType, is_tile_type
 
 
 def require_tile(call: Call, v: Value, what: str = "a") -> None:
@@ -145,8 +146,17 @@ def _lane_values(ctx, leaf) -> jnp.ndarray:
     return jnp.expand_dims(jnp.moveaxis(x, axis, -1), axis)
 
 
-@builtin("tile", group="Tile Primitives", kernel_only=True)
-def tile(call: Call, x: Value, preserve_type: Value | None = None) -> Value:
+class TileBuiltin(Builtin):
+    """``wp.tile``: the builtin, and ``wp.tile[dtype, M, N]`` as a function parameter annotation."""
+
+    def __getitem__(self, params: object) -> TileType:
+        if not isinstance(params, tuple) or len(params) < 2:
+            raise TypeError("wp.tile[...] takes a dtype and at least one extent: wp.tile[float, 16, 16]")
+        dtype, *shape = params
+        return TileType(resolve_dtype(dtype), tuple(int(d) for d in shape))
+
+
+def _tile(call: Call, x: Value, preserve_type: Value | None = None) -> Value:
     """A tile of the block's per-thread values of ``x``: shape ``(block_dim,)`` for scalars (and
     for vectors/matrices with ``preserve_type=True``), else ``(*x.shape, block_dim)``."""
     call.require_kernel()
@@ -162,6 +172,9 @@ def tile(call: Call, x: Value, preserve_type: Value | None = None) -> Value:
     stacked = jnp.stack(planes, axis=-2)  # (*lead, n_components, bd)
     data = stacked.reshape(stacked.shape[:-2] + comp_shape + (bd,))
     return tiles.make_tile(ctx, x.type._wp_scalar_type_, comp_shape + (bd,), data)
+
+
+tile = BUILTINS["tile"] = TileBuiltin("tile", _tile, "Tile Primitives", _tile.__doc__ or "", kernel_only=True)
 
 
 @builtin("untile", group="Tile Primitives", kernel_only=True)
