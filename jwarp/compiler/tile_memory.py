@@ -6,10 +6,10 @@ being indices already applied to the array (``wp.tile_load(a[k], ...)``). Each b
 own tile, so a transfer is one gather (or scatter) over ``(*lead, *shape)`` indices per
 component plane of the array. Out-of-range elements read as zero and are not written (Warp's
 ``bounds_check=True`` behaviour; jwarp also clamps with ``bounds_check=False`` rather than
-reading out of bounds).
+reading out of bounds). Negative offsets (garbage reads in Warp) read zeros here.
 
-When every offset is a compile-time multiple of the tile extent... (no special case yet): the
-general gather is used; XLA turns constant-stride gathers into slices.
+Every transfer is currently the general gather/scatter; block-aligned offsets (``i * TILE``)
+could become reshapes of the array into blocks, a later optimisation.
 """
 
 from __future__ import annotations
