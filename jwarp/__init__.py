@@ -134,6 +134,7 @@ from jwarp.runtime.modules import (
 )
 from jwarp.runtime.launch import launch as launch
 from jwarp.runtime.overloads import overload as overload
+from jwarp.runtime.launch import launch_tiled as launch_tiled
 from jwarp.runtime.commands import Launch as Launch
 from jwarp import types as types
 from jwarp import _extensions  # noqa: F401  (optional surface: tape, interop, utils…)

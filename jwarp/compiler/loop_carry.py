@@ -76,6 +76,11 @@ class Snapshot:
 
 def _full(lw: FunctionLowerer, leaf: Any, promote: bool) -> Any:
     leaf = to_device_leaf(leaf)
+    if jnp.ndim(leaf) > len(lw.ctx.grid):  # a tile's data: full block grid, then its own axes
+        from jwarp.compiler.tiles import block_grid
+
+        n = len(lw.ctx.grid)
+        return jnp.broadcast_to(leaf, block_grid(lw.ctx) + leaf.shape[n:])
     if promote or (jnp.ndim(leaf) > 0 and leaf.shape != lw.ctx.grid):
         return jnp.broadcast_to(leaf, lw.ctx.grid)
     return leaf

@@ -29,6 +29,7 @@ from jwarp.compiler.values import (
 )
 from jwarp.errors import WarpCodegenError, WarpCodegenIndexError, WarpCodegenTypeError
 from jwarp.lang import composites, scalars
+from jwarp.lang.tile_types import is_tile_type
 from jwarp.lang.arrays import ArrayType, type_name
 from jwarp.lang.struct import StructType
 
@@ -77,6 +78,8 @@ def subscript(lw: FunctionLowerer, base: Value, idx: list[Value], node: ast.AST 
         return array_subscript(lw, base, idx, node)
     if composites.is_composite(t):
         return _component(t, base, idx)
+    if is_tile_type(t):  # builtins/tile_linalg.py
+        return call_builtin(lw, "_tile_index", base, *idx)
     if isinstance(t, TupleType):
         if len(idx) != 1 or not is_const(idx[0].data):
             raise WarpCodegenIndexError("Tuples can only be indexed with a constant integer")

@@ -28,6 +28,7 @@ from jwarp.errors import WarpCodegenAttributeError, WarpCodegenError, WarpCodege
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, type_name
 from jwarp.lang.struct import StructType
+from jwarp.lang.tile_types import is_tile_type
 
 if TYPE_CHECKING:
     from jwarp.compiler.lower import FunctionLowerer
@@ -62,6 +63,8 @@ def binary(lw: FunctionLowerer, op: type, a: Value, b: Value) -> Value:
     name = _BINARY.get(op)
     if name is None:
         raise WarpCodegenError(f"Operator {op.__name__} is not supported in kernels")
+    if is_tile_type(a.type) or is_tile_type(b.type):  # element-wise on tiles (builtins/tile_linalg.py)
+        return call_builtin(lw, "_tile_binary", Value(STATIC, name), a, b)
     user = _user_operator(lw, name, a, b)
     if user is not None:
         return user
@@ -90,6 +93,8 @@ def _site(node: ast.AST) -> ast.AST:
 
 
 def unary(lw: FunctionLowerer, op: type, a: Value) -> Value:
+    if is_tile_type(a.type):
+        return call_builtin(lw, "_tile_unary", Value(STATIC, _UNARY[op]), a)
     return call_builtin(lw, _UNARY[op], a)
 
 

@@ -26,6 +26,7 @@ import numpy as np
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, TupleType, type_name
 from jwarp.lang.struct import StructType
+from jwarp.lang.tile_types import TileType
 
 
 class StaticType:
@@ -140,6 +141,9 @@ def leaf_where(mask: Any, a: Any, b: Any) -> Any:
         return a if bool(mask) else b
     if a is b:
         return a
+    extra = jnp.ndim(a) - jnp.ndim(mask)
+    if extra > 0 and jnp.ndim(mask) > 0:  # a tile's data: the lane mask covers its leading axes
+        mask = jnp.reshape(mask, jnp.shape(mask) + (1,) * extra)
     return jnp.where(mask, a, b)
 
 
@@ -164,7 +168,7 @@ def leaves_of(value: Value) -> list:
 
 
 def _collect(t: Any, data: Any, out: list) -> None:
-    if scalars.is_scalar_type(t):
+    if scalars.is_scalar_type(t) or isinstance(t, TileType):
         out.append(data)
     elif composites.is_composite(t):
         out.extend(data)
@@ -180,7 +184,7 @@ def _collect(t: Any, data: Any, out: list) -> None:
 
 def from_leaves(t: Any, leaves: list, start: int = 0) -> tuple[Any, int]:
     """Rebuild data of type ``t`` from ``leaves[start:]``; returns (data, next index)."""
-    if scalars.is_scalar_type(t):
+    if scalars.is_scalar_type(t) or isinstance(t, TileType):
         return leaves[start], start + 1
     if composites.is_composite(t):
         n = t._length_
@@ -255,6 +259,8 @@ def zeros_value(t: Any) -> Value:
         return Value(t, (z,) * t._length_)
     if isinstance(t, StructType):
         return Value(t, tuple(zeros_value(v.type).data for v in t.vars.values()))
+    if isinstance(t, TileType):  # one leaf; its leading (grid) axes broadcast where it is carried
+        return Value(t, np.zeros(t.shape + t.dtype_shape, t.scalar._np_dtype))
     raise TypeError(f"No zero value for type {type_name(t)}")
 
 

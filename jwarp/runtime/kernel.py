@@ -164,11 +164,34 @@ class Kernel:
             self._kernel_dim = widest or 1
         return self._kernel_dim
 
+    @property
+    def uses_tiles(self) -> bool:
+        """Whether the kernel calls tile builtins (``wp.tile_*``, ``wp.tile``, ``wp.untile``): its
+        blocks of ``block_dim`` threads then cooperate, and the launch keeps the lane dimension."""
+        if getattr(self, "_uses_tiles", None) is None:
+            self._uses_tiles = any(
+                isinstance(node, ast.Call) and _called_name(node.func) in _TILE_ENTRY_POINTS
+                or isinstance(node, ast.Call) and (_called_name(node.func) or "").startswith("tile_")
+                for node in ast.walk(self.source.tree)
+            )
+        return self._uses_tiles
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(f"Kernel '{self.key}' cannot be called directly; launch it with wp.launch()")
 
     def __repr__(self) -> str:
         return f"<jwarp kernel {self.key}>"
+
+
+_TILE_ENTRY_POINTS = ("tile", "untile")
+
+
+def _called_name(func: ast.AST) -> str | None:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return None
 
 
 def _is_tid_call(node: ast.AST) -> bool:

@@ -218,6 +218,8 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
     if kernel.is_generic:
         kernel.note_overload(overload_signature(binding.params))
     grid = launch_grid(dim, kernel.kernel_dim)
+    if block_dim > 1 and kernel.uses_tiles:  # keep the lane dimension: tile ops need each block's threads
+        grid = tuple(dim) + (1,) * max(0, kernel.kernel_dim - len(dim))
     opts = options or {}
     module_options = kernel.module.options
     mode = module_options.get("mode") or config.mode
@@ -341,6 +343,45 @@ def launch(
     if key is not None:
         fastpath.remember(kernel, key, prepared, args)
     return None
+
+
+def launch_tiled(
+    kernel: Kernel,
+    dim: int | Sequence[int],
+    inputs: Sequence = (),
+    outputs: Sequence = (),
+    adj_inputs: Sequence = (),
+    adj_outputs: Sequence = (),
+    device: Any = None,
+    stream: Any = None,
+    adjoint: bool = False,
+    record_tape: bool = True,
+    record_cmd: bool = False,
+    max_blocks: int = 0,
+    block_dim: int | None = None,
+):
+    """Launch a grid of ``dim`` blocks of ``block_dim`` threads (Warp's ``wp.launch_tiled``).
+
+    Same as ``wp.launch(kernel, dim=[*dim, block_dim], ..., block_dim=block_dim)``: the lane index is
+    the trailing launch dimension, so ``i, j = wp.tid()`` gives the block and ``i, j, lane =
+    wp.tid()`` the thread. ``block_dim`` is resolved first (1 on CPU unless
+    ``wp.config.enable_cpu_blocks``).
+
+    Example:
+        >>> wp.launch_tiled(gemm, dim=(M // 64, N // 64), inputs=[A, B, C], block_dim=64)  # doctest: +SKIP
+    """
+    if block_dim is None and not isinstance(block_dim, int):
+        raise RuntimeError(
+            "Launch block dimension 'block_dim' argument should be passed via. keyword args for wp.launch_tiled()"
+        )
+    if stream is not None:
+        device = stream.device
+    resolved = resolve_block_dim(get_device(device), block_dim)
+    dims, _ = normalize_dim(dim)
+    if len(dims) > 3:
+        raise RuntimeError("wp.launch_tiled() requires a grid with fewer than 4 dimensions")
+    return launch(kernel, (*dims, resolved), inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint,
+                  record_tape, record_cmd, max_blocks, resolved)
 
 
 def record_launch_in_capture(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: int,

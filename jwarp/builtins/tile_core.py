@@ -1,0 +1,251 @@
+"""Tile builtins: creation, memory transfers, per-thread conversion and element-wise maps.
+
+``tile_zeros/ones/full/arange``, ``tile_load/store/atomic_add``, ``tile``/``untile``, ``tile_map``.
+Tile values and their layout are described in :mod:`jwarp.compiler.tiles`.
+
+Example (kernel code, launched with ``wp.launch_tiled(k, dim=n, inputs=[a, b], block_dim=64)``):
+    i = wp.tid()
+    t = wp.tile_load(a, shape=8, offset=i * 8)
+    wp.tile_store(b, wp.tile_map(wp.sin, t), offset=i * 8)
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from jwarp.builtins.common import STATIC, Call, Value
+from jwarp.compiler import tile_memory, tiles
+from jwarp.compiler.registry import BUILTINS, Builtin, builtin
+from jwarp.compiler.values import is_const, leaves_of, value_from_leaves
+from jwarp.errors import WarpCodegenError
+from jwarp.lang import composites, scalars
+from jwarp.lang.arrays import ArrayType, type_name
+from jwarp.lang.arrays import resolve_dtype
+from jwarp.lang.tile_types import TileType, is_tile_type
+
+
+def require_tile(call: Call, v: Value, what: str = "a") -> None:
+    if not is_tile_type(v.type):
+        raise WarpCodegenError(f"wp.{call.name}(): argument '{what}' must be a tile, got {type_name(v.type)}")
+
+
+def _filled(call: Call, shape: Value, dtype: object, fill: object, storage: Value | None) -> Value:
+    call.require_kernel()
+    dims = tiles.static_shape(shape)
+    t = tiles.static_dtype(Value(STATIC, dtype)) if not isinstance(dtype, Value) else tiles.static_dtype(dtype)
+    dshape = tuple(t._shape_) if composites.is_composite(t) else ()
+    n = len(call.ctx.grid)
+    data = jnp.full((1,) * n + dims + dshape, fill, tiles.jnp_dtype(t))
+    return tiles.make_tile(call.ctx, t, dims, data, tiles.static_storage(storage))
+
+
+@builtin("tile_zeros", group="Tile Primitives", kernel_only=True)
+def tile_zeros(call: Call, shape: Value, dtype: Value | None = None, storage: Value | None = None) -> Value:
+    """A tile of ``shape`` filled with zeros of ``dtype`` (default float32)."""
+    return _filled(call, shape, dtype or Value(STATIC, scalars.float32), 0, storage)
+
+
+@builtin("tile_ones", group="Tile Primitives", kernel_only=True)
+def tile_ones(call: Call, shape: Value, dtype: Value | None = None, storage: Value | None = None) -> Value:
+    """A tile of ``shape`` filled with ones (every component of vector/matrix dtypes)."""
+    return _filled(call, shape, dtype or Value(STATIC, scalars.float32), 1, storage)
+
+
+@builtin("tile_full", group="Tile Primitives", kernel_only=True)
+def tile_full(call: Call, shape: Value, value: Value, dtype: Value | None = None, storage: Value | None = None) -> Value:
+    """A tile of ``shape`` whose every element is ``value`` (converted to ``dtype`` when given)."""
+    call.require_kernel()
+    dims = tiles.static_shape(shape)
+    t = tiles.static_dtype(dtype, default=value.type)
+    if value.type != t:
+        if not (scalars.is_scalar_type(value.type) and scalars.is_scalar_type(t)):
+            raise WarpCodegenError(f"wp.tile_full(): value of type {type_name(value.type)} is not a {type_name(t)}")
+        from jwarp.compiler.operators import call_builtin
+
+        value = call_builtin(call.lowerer, "_construct", Value(STATIC, t), value)
+    element = value_from_leaves(t, [tiles.expand_scalar_leaf(call.ctx, x, len(dims)) for x in leaves_of(value)])
+    return tiles.from_elements(call.ctx, element, dims, tiles.static_storage(storage))
+
+
+@builtin("tile_arange", group="Tile Primitives", kernel_only=True)
+def tile_arange(call: Call, *args: Value, dtype: Value | None = None, storage: Value | None = None) -> Value:
+    """``[start, stop)`` in steps of ``step`` as a 1-D tile (``tile_arange(stop)``,
+    ``tile_arange(start, stop)``, ``tile_arange(start, stop, step)``; compile-time bounds)."""
+    call.require_kernel()
+    if not 1 <= len(args) <= 3:
+        raise WarpCodegenError("wp.tile_arange() takes 1 to 3 positional arguments")
+    bounds = []
+    for a in args:
+        if a.type is not STATIC and not is_const(a.data):
+            raise WarpCodegenError("wp.tile_arange(): start, stop and step must be compile-time constants")
+        bounds.append(a.data)
+    start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+    default = scalars.int32 if all(scalars.is_int(a.type) for a in args) else scalars.float32
+    t = tiles.static_dtype(dtype, default=default)
+    values = np.arange(start, stop, step).astype(t._np_dtype)
+    n = len(call.ctx.grid)
+    data = jnp.asarray(values).reshape((1,) * n + values.shape)
+    return tiles.make_tile(call.ctx, t, values.shape, data, tiles.static_storage(storage))
+
+
+# ----------------------------------------------------------------------------------------------
+# memory
+
+
+def _require_array(call: Call, a: Value) -> None:
+    if not isinstance(a.type, ArrayType):
+        raise WarpCodegenError(f"wp.{call.name}(): argument 'a' must be an array, got {type_name(a.type)}")
+
+
+@builtin("tile_load", group="Tile Primitives", kernel_only=True)
+def tile_load(call: Call, a: Value, shape: Value, offset: Value | None = None, storage: Value | None = None,
+              bounds_check: Value | None = None, aligned: Value | None = None) -> Value:
+    """Load the tile of ``shape`` at ``offset`` from array ``a`` (zeros outside the array)."""
+    call.require_kernel()
+    _require_array(call, a)
+    dims = tiles.static_shape(shape)
+    return tile_memory.load(call.ctx, a, dims, tiles.static_int_tuple_or_values(offset), tiles.static_storage(storage))
+
+
+@builtin("tile_store", group="Tile Primitives", kernel_only=True)
+def tile_store(call: Call, a: Value, t: Value, offset: Value | None = None, bounds_check: Value | None = None,
+               aligned: Value | None = None) -> None:
+    """Store tile ``t`` into array ``a`` at ``offset`` (elements outside the array are dropped)."""
+    call.require_kernel()
+    _require_array(call, a)
+    require_tile(call, t, "t")
+    tile_memory.store(call.ctx, a, t, tiles.static_int_tuple_or_values(offset), call.mask)
+    return None
+
+
+@builtin("tile_atomic_add", group="Tile Primitives", kernel_only=True)
+def tile_atomic_add(call: Call, a: Value, t: Value, offset: Value | None = None,
+                    bounds_check: Value | None = None) -> Value:
+    """Add tile ``t`` into array ``a`` at ``offset``; returns the values it replaced."""
+    call.require_kernel()
+    _require_array(call, a)
+    require_tile(call, t, "t")
+    return tile_memory.atomic_add(call.ctx, a, t, tiles.static_int_tuple_or_values(offset), call.mask)
+
+
+# ----------------------------------------------------------------------------------------------
+# per-thread values <-> tiles
+
+
+def _lane_values(ctx, leaf) -> jnp.ndarray:
+    """A lane leaf as ``(*block_grid, block_dim)``: its value on every thread of each block."""
+    n = len(ctx.grid)
+    axis = tiles.lane_axis(ctx)
+    x = jnp.asarray(leaf)
+    if x.ndim == 0:
+        x = x.reshape((1,) * n)
+    if axis is None:
+        return x[..., None]
+    x = jnp.broadcast_to(x, x.shape[:axis] + (ctx.block_dim,) + x.shape[axis + 1:])
+    return jnp.expand_dims(jnp.moveaxis(x, axis, -1), axis)
+
+
+class TileBuiltin(Builtin):
+    """``wp.tile``: the builtin, and ``wp.tile[dtype, M, N]`` as a function parameter annotation."""
+
+    def __getitem__(self, params: object) -> TileType:
+        if not isinstance(params, tuple) or len(params) < 2:
+            raise TypeError("wp.tile[...] takes a dtype and at least one extent: wp.tile[float, 16, 16]")
+        dtype, *shape = params
+        return TileType(resolve_dtype(dtype), tuple(int(d) for d in shape))
+
+
+def _tile(call: Call, x: Value, preserve_type: Value | None = None) -> Value:
+    """A tile of the block's per-thread values of ``x``: shape ``(block_dim,)`` for scalars (and
+    for vectors/matrices with ``preserve_type=True``), else ``(*x.shape, block_dim)``."""
+    call.require_kernel()
+    ctx = call.ctx
+    bd = ctx.block_dim if tiles.lane_axis(ctx) is not None else 1
+    keep = tiles.static_bool(preserve_type, False)
+    planes = [_lane_values(ctx, leaf) for leaf in leaves_of(x)]
+    if scalars.is_scalar_type(x.type) or (keep and composites.is_composite(x.type)):
+        return tiles.from_elements(ctx, value_from_leaves(x.type, planes), (bd,))
+    if not composites.is_composite(x.type):
+        raise WarpCodegenError(f"wp.tile(): cannot make a tile of values of type {type_name(x.type)}")
+    comp_shape = tuple(x.type._shape_)
+    stacked = jnp.stack(planes, axis=-2)  # (*lead, n_components, bd)
+    data = stacked.reshape(stacked.shape[:-2] + comp_shape + (bd,))
+    return tiles.make_tile(ctx, x.type._wp_scalar_type_, comp_shape + (bd,), data)
+
+
+tile = BUILTINS["tile"] = TileBuiltin("tile", _tile, "Tile Primitives", _tile.__doc__ or "", kernel_only=True)
+
+
+@builtin("untile", group="Tile Primitives", kernel_only=True)
+def untile(call: Call, a: Value) -> Value:
+    """Per-thread values of a tile whose last dimension is ``block_dim``: thread ``l`` gets
+    ``a[..., l]`` (a scalar for 1-D tiles, a vector for ``(M, block_dim)`` tiles)."""
+    call.require_kernel()
+    require_tile(call, a)
+    ctx = call.ctx
+    axis = tiles.lane_axis(ctx)
+    bd = ctx.block_dim if axis is not None else 1
+    t = a.type
+    if t.shape[-1] != bd or t.ndim > 2:
+        raise WarpCodegenError(f"wp.untile(): expected a tile of shape (block_dim,) or (M, block_dim), got {t.shape}")
+    n = len(ctx.grid)
+
+    def per_thread(plane):  # (*lead, bd) -> lane leaf (bd along the lane axis)
+        if axis is None:
+            return plane[..., 0]
+        squeezed = jnp.squeeze(plane, axis)
+        return jnp.moveaxis(squeezed, -1, axis)
+
+    if t.ndim == 1:
+        element = tiles.elements(ctx, a)
+        return value_from_leaves(element.type, [per_thread(x) for x in leaves_of(element)])
+    if composites.is_composite(t.dtype):
+        raise WarpCodegenError("wp.untile(): 2-D tiles must have a scalar dtype")
+    vec = composites.vector(t.shape[0], t.dtype)
+    rows = [per_thread(jnp.take(a.data, r, axis=n)) for r in range(t.shape[0])]
+    return value_from_leaves(vec, rows)
+
+
+# ----------------------------------------------------------------------------------------------
+# maps
+
+
+def apply_op(call: Call, op: Value, args: list[Value]) -> Value:
+    """Apply a builtin or ``@wp.func`` to element values (block-uniform, no lane mask)."""
+    from jwarp.compiler.calls import inline_function
+
+    fn = op.data if op.type is STATIC else None
+    lw = call.lowerer
+
+    def run() -> Value:
+        if isinstance(fn, Builtin):
+            inner = Call(fn.name, call.ctx, None, lw)
+            return fn.lower(inner, list(args), {})
+        if getattr(fn, "_jwarp_function", False):
+            node = call.arg_nodes[0] if call.arg_nodes else None
+            return inline_function(lw, fn, list(args), {}, node)
+        name = getattr(fn, "_jwarp_kernel_builtin", None)
+        if name is not None:
+            return BUILTINS[name].lower(Call(name, call.ctx, None, lw), list(args), {})
+        raise WarpCodegenError(f"wp.{call.name}(): op must be a Warp builtin or a @wp.func, got {fn!r}")
+
+    return tiles.without_mask(lw, run)
+
+
+@builtin("tile_map", group="Tile Primitives", kernel_only=True)
+def tile_map(call: Call, op: Value, a: Value, *args: Value) -> Value:
+    """Apply ``op`` (a builtin or ``@wp.func``) element-wise to tiles of one shape."""
+    call.require_kernel()
+    require_tile(call, a)
+    for i, other in enumerate(args):
+        require_tile(call, other, f"arg {i + 2}")
+    operands = [a, *args]
+    shapes = {o.type.shape for o in operands}
+    if len(shapes) > 1:
+        raise WarpCodegenError(f"wp.tile_map(): all tiles must have the same shape, got {sorted(shapes)}")
+    return tiles.elementwise(call.ctx, lambda *els: apply_op(call, op, list(els)), operands)
+
+
+__all__ = ["tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_load", "tile_store", "tile_atomic_add",
+           "tile", "untile", "tile_map", "require_tile", "apply_op"]

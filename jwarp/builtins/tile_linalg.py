@@ -1,0 +1,157 @@
+"""Tile shape and linear-algebra builtins: ``tile_transpose``, ``tile_broadcast``, ``tile_matmul``,
+plus tile arithmetic (``+ - * /``, unary ``-``) and tile indexing ``t[i, j]`` used by the
+operator and subscript lowering.
+
+Example (kernel code, a tiled GEMM step):
+    a = wp.tile_load(A, shape=(TM, TK), offset=(i * TM, k * TK))
+    b = wp.tile_load(B, shape=(TK, TN), offset=(k * TK, j * TN))
+    wp.tile_matmul(a, b, acc)          # acc += a @ b
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from jwarp.builtins.common import STATIC, Call, Value
+from jwarp.builtins.tile_core import require_tile
+from jwarp.compiler import tiles
+from jwarp.compiler.registry import builtin
+from jwarp.compiler.values import is_const, leaves_of, value_from_leaves
+from jwarp.errors import WarpCodegenError
+from jwarp.lang import composites, scalars
+from jwarp.lang.arrays import type_name
+from jwarp.lang.tile_types import is_tile_type
+
+
+@builtin("tile_transpose", group="Tile Primitives", kernel_only=True)
+def tile_transpose(call: Call, a: Value) -> Value:
+    """The transpose of a 2-D tile."""
+    require_tile(call, a)
+    if a.type.ndim != 2:
+        raise WarpCodegenError(f"wp.tile_transpose(): expected a 2-D tile, got shape {a.type.shape}")
+    n = len(call.ctx.grid)
+    data = jnp.swapaxes(a.data, n, n + 1)
+    return tiles.make_tile(call.ctx, a.type.dtype, a.type.shape[::-1], data, a.type.storage)
+
+
+@builtin("tile_broadcast", group="Tile Primitives", kernel_only=True)
+def tile_broadcast(call: Call, a: Value, shape: Value) -> Value:
+    """``a`` broadcast to ``shape`` with NumPy's rules (size-1 and missing leading axes repeat)."""
+    require_tile(call, a)
+    dims = tiles.static_shape(shape)
+    if tiles.broadcast_tile_shapes(a.type.shape, dims) != dims:
+        raise WarpCodegenError(f"wp.tile_broadcast(): cannot broadcast a tile of shape {a.type.shape} to {dims}")
+    element = tiles.as_element_operand(call.ctx, a, len(dims))
+    return tiles.from_elements(call.ctx, element, dims, a.type.storage)
+
+
+def _scalar_float(call: Call, v: Value | None, default: float) -> object:
+    if v is None:
+        return default
+    if not scalars.is_scalar_type(v.type):
+        raise WarpCodegenError(f"wp.tile_matmul(): alpha/beta must be scalars, got {type_name(v.type)}")
+    return tiles.lead_leaf(call.ctx, v.data) if not is_const(v.data) else v.data
+
+
+def _product(call: Call, a: Value, b: Value, dtype) -> jnp.ndarray:
+    require_tile(call, a)
+    require_tile(call, b, "b")
+    ta, tb = a.type, b.type
+    if ta.ndim != 2 or tb.ndim != 2 or ta.shape[1] != tb.shape[0]:
+        raise WarpCodegenError(f"wp.tile_matmul(): incompatible tile shapes {ta.shape} and {tb.shape}")
+    if not scalars.is_float(ta.dtype) or not scalars.is_float(tb.dtype):
+        raise WarpCodegenError("wp.tile_matmul(): tiles must have floating-point scalar dtypes")
+    jdt = tiles.jnp_dtype(dtype)
+    return jnp.matmul(a.data.astype(jdt), b.data.astype(jdt), precision="highest")
+
+
+def _scale(call: Call, x: jnp.ndarray, factor: object) -> jnp.ndarray:
+    if is_const(factor) or isinstance(factor, (int, float)):
+        return x if float(factor) == 1.0 else x * jnp.asarray(factor, x.dtype)
+    return x * jnp.asarray(factor).astype(x.dtype).reshape(jnp.shape(factor) + (1, 1))
+
+
+@builtin("tile_matmul", group="Tile Primitives", kernel_only=True)
+def tile_matmul(call: Call, a: Value, b: Value, out: Value | None = None, alpha: Value | None = None,
+                beta: Value | None = None, precision: Value | None = None) -> Value | None:
+    """``alpha * a @ b`` as a new tile, or with ``out``: ``out = alpha * a @ b + beta * out`` in place."""
+    call.require_kernel()
+    if out is not None and not is_tile_type(out.type):  # tile_matmul(a, b, alpha) form
+        out, alpha = None, out
+    if out is None:
+        product = _scale(call, _product(call, a, b, a.type.dtype), _scalar_float(call, alpha, 1.0))
+        return tiles.make_tile(call.ctx, a.type.dtype, (a.type.shape[0], b.type.shape[1]), product, a.type.storage)
+    if out.type.shape != (a.type.shape[0], b.type.shape[1]):
+        raise WarpCodegenError(f"wp.tile_matmul(): out has shape {out.type.shape}, expected "
+                               f"{(a.type.shape[0], b.type.shape[1])}")
+    product = _scale(call, _product(call, a, b, out.type.dtype), _scalar_float(call, alpha, 1.0))
+    beta_v = _scalar_float(call, beta, 1.0)
+    if is_const(beta_v) and float(beta_v) == 0.0:
+        new = product
+    else:
+        new = product + _scale(call, out.data, beta_v)
+    new = jnp.broadcast_to(new, jnp.broadcast_shapes(new.shape, out.data.shape))
+    result = tiles.make_tile(call.ctx, out.type.dtype, out.type.shape, new, out.type.storage)
+    call.assign_back(2, result, "out")
+    return None
+
+
+# ----------------------------------------------------------------------------------------------
+# operators and indexing (hidden builtins called by jwarp.compiler.operators / lvalues)
+
+
+@builtin("_tile_binary", group="Code Generation", kernel_only=True)
+def tile_binary(call: Call, op: Value, a: Value, b: Value) -> Value:
+    """``a <op> b`` with at least one tile operand: the scalar operator applied element-wise."""
+    from jwarp.compiler.operators import call_builtin
+
+    lw, op_name = call.lowerer, op.data
+    if op_name not in ("add", "sub", "mul", "div", "mod", "floordiv"):
+        raise WarpCodegenError(f"Operator '{op_name}' is not supported on tiles")
+    if op_name in ("add", "sub") and not (is_tile_type(a.type) and is_tile_type(b.type)):
+        raise call.no_overload(a, b)  # as Warp: tile +/- scalar has no overload
+    if is_tile_type(a.type) and is_tile_type(b.type) and a.type.shape != b.type.shape:
+        raise WarpCodegenError(f"Tile shapes {a.type.shape} and {b.type.shape} do not match")
+    return tiles.elementwise(lw.ctx, lambda x, y: tiles.without_mask(lw, lambda: call_builtin(lw, op_name, x, y)),
+                             [a, b])
+
+
+@builtin("_tile_unary", group="Code Generation", kernel_only=True)
+def tile_unary(call: Call, op: Value, a: Value) -> Value:
+    """``-t`` / ``+t`` element-wise."""
+    from jwarp.compiler.operators import call_builtin
+
+    lw, op_name = call.lowerer, op.data
+    if op_name not in ("neg", "pos"):
+        raise WarpCodegenError(f"Operator '{op_name}' is not supported on tiles")
+    return tiles.elementwise(lw.ctx, lambda x: tiles.without_mask(lw, lambda: call_builtin(lw, op_name, x)), [a])
+
+
+@builtin("_tile_index", group="Code Generation", kernel_only=True)
+def tile_index(call: Call, a: Value, *idx: Value) -> Value:
+    """``t[i, j]``: the element (block-uniform, read by every thread) at the given indices."""
+    lw = call
+    t = a.type
+    if len(idx) != t.ndim:
+        raise WarpCodegenError(f"A tile of shape {t.shape} needs {t.ndim} indices, got {len(idx)}")
+    ctx = lw.ctx
+    n = len(ctx.grid)
+    flat = None
+    for i, (v, extent) in enumerate(zip(idx, t.shape)):
+        if not scalars.is_int(v.type):
+            raise WarpCodegenError(f"Tile index {i} must be an integer, got {type_name(v.type)}")
+        k = jnp.clip(tiles.lead_leaf(ctx, v.data).astype(jnp.int32), 0, extent - 1)
+        flat = k if flat is None else flat * extent + k
+    element = tiles.elements(ctx, a)
+    out = []
+    for plane in leaves_of(element):
+        p = plane.reshape(plane.shape[:n] + (-1,))
+        target = jnp.broadcast_shapes(p.shape[:n], flat.shape)
+        p = jnp.broadcast_to(p, target + p.shape[n:])
+        f = jnp.broadcast_to(flat, target)[..., None]
+        out.append(jnp.take_along_axis(p, f, axis=n)[..., 0])
+    return value_from_leaves(element.type, out)
+
+
+__all__ = ["tile_transpose", "tile_broadcast", "tile_matmul", "tile_binary", "tile_unary", "tile_index",
+           "composites", "STATIC"]

@@ -1,0 +1,134 @@
+"""Tile transfers between kernel memory and tiles: ``tile_load``, ``tile_store``, ``tile_atomic_add``.
+
+A transfer of a tile of ``shape`` at ``offset`` touches array element
+``(*prefix, offset[0] + i, offset[1] + j, ...)`` for tile element ``(i, j, ...)`` — ``prefix``
+being indices already applied to the array (``wp.tile_load(a[k], ...)``). Each block moves its
+own tile, so a transfer is one gather (or scatter) over ``(*lead, *shape)`` indices per
+component plane of the array. Out-of-range elements read as zero and are not written (Warp's
+``bounds_check=True`` behaviour; jwarp also clamps with ``bounds_check=False`` rather than
+reading out of bounds). Negative offsets (garbage reads in Warp) read zeros here.
+
+Every transfer is currently the general gather/scatter; block-aligned offsets (``i * TILE``)
+could become reshapes of the array into blocks, a later optimisation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+from jwarp.compiler import tiles
+from jwarp.compiler.values import ArrayRef, Value
+from jwarp.errors import WarpCodegenError
+from jwarp.lang.arrays import type_name
+
+
+def _plan(ctx: Any, array: Value, shape: tuple[int, ...], offset: list[Value], op: str):
+    """Index arrays ``(*lead, *shape)``-broadcastable for every array axis, and their validity."""
+    ref: ArrayRef = array.data
+    slot = ctx.slots[ref.slot]
+    prefix = list(ref.prefix)
+    tile_axes = len(slot.shape) - len(prefix)
+    if tile_axes != len(shape):
+        raise WarpCodegenError(
+            f"{op}: a tile of {len(shape)} dimensions does not match an array of {tile_axes} dimensions"
+        )
+    if offset and len(offset) != len(shape):
+        raise WarpCodegenError(f"{op}: offset has {len(offset)} components, expected {len(shape)}")
+    k = len(shape)
+    n = len(ctx.grid)
+    indices, valid = [], None
+    for axis, extent in enumerate(slot.shape):
+        if axis < len(prefix):
+            idx = tiles.scalar_of(ctx, prefix[axis], "array index")
+            idx = idx.reshape(idx.shape + (1,) * k)
+        else:
+            t_axis = axis - len(prefix)
+            start = tiles.scalar_of(ctx, offset[t_axis], "tile offset") if offset else jnp.zeros((1,) * n, jnp.int32)
+            ramp_shape = [1] * k
+            ramp_shape[t_axis] = shape[t_axis]
+            ramp = jnp.arange(shape[t_axis], dtype=jnp.int32).reshape(ramp_shape)
+            idx = start.astype(jnp.int32).reshape(start.shape + (1,) * k) + ramp
+        ok = (idx >= 0) & (idx < extent)
+        valid = ok if valid is None else valid & ok
+        indices.append(idx)
+    return slot, indices, valid
+
+
+def _clamped(indices: list, slot_shape: tuple) -> tuple:
+    return tuple(jnp.clip(idx, 0, max(extent - 1, 0)) for idx, extent in zip(indices, slot_shape))
+
+
+def _gather_planes(slot: Any, indices: list, valid: Any) -> list:
+    idx = _clamped(indices, slot.shape)
+    return [jnp.where(valid, plane[idx], jnp.zeros((), plane.dtype)) for plane in slot.planes]
+
+
+def _planes_to_tile(ctx: Any, dtype: Any, shape: tuple, planes: list, storage: str) -> Value:
+    from jwarp.compiler.values import value_from_leaves
+
+    element = value_from_leaves(dtype, planes)
+    return tiles.from_elements(ctx, element, shape, storage)
+
+
+def load(ctx: Any, array: Value, shape: tuple[int, ...], offset: list[Value], storage: str) -> Value:
+    """``wp.tile_load``: the tile of ``array`` at ``offset`` (zeros outside the array)."""
+    slot, indices, valid = _plan(ctx, array, shape, offset, "tile_load")
+    planes = _gather_planes(slot, indices, valid)
+    return _planes_to_tile(ctx, slot.dtype, shape, planes, storage)
+
+
+def _scatter_indices(ctx: Any, slot: Any, indices: list, valid: Any, mask: Any, full: tuple) -> tuple:
+    """Indices broadcast to ``full``; invalid or inactive elements point past the array (dropped)."""
+    keep = jnp.broadcast_to(valid, full)
+    if mask is not None:
+        keep = keep & jnp.broadcast_to(tiles.expand_mask(mask, len(full)), full)
+    out = []
+    for idx, extent in zip(indices, slot.shape):
+        out.append(jnp.where(keep, jnp.broadcast_to(idx, full), extent))
+    return tuple(out)
+
+
+def _check_dtype(op: str, slot: Any, tile: Value) -> None:
+    if slot.dtype != tile.type.dtype:
+        raise WarpCodegenError(
+            f"{op}: tile dtype {type_name(tile.type.dtype)} does not match array dtype {type_name(slot.dtype)}"
+        )
+
+
+def _element_planes(ctx: Any, tile: Value, full: tuple) -> list:
+    from jwarp.compiler.values import leaves_of
+
+    return [jnp.broadcast_to(x, full) for x in leaves_of(tiles.elements(ctx, tile))]
+
+
+def store(ctx: Any, array: Value, tile: Value, offset: list[Value], mask: Any) -> None:
+    """``wp.tile_store``: write each block's tile into ``array`` (elements outside are dropped)."""
+    slot, indices, valid = _plan(ctx, array, tile.type.shape, offset, "tile_store")
+    _check_dtype("tile_store", slot, tile)
+    full = tiles.block_grid(ctx) + tile.type.shape
+    idx = _scatter_indices(ctx, slot, indices, valid, tiles.block_mask(ctx, mask), full)
+    values = _element_planes(ctx, tile, full)
+    slot.planes = [plane.at[idx].set(v.astype(plane.dtype), mode="drop") for plane, v in zip(slot.planes, values)]
+    slot.written = True
+
+
+def atomic_add(ctx: Any, array: Value, tile: Value, offset: list[Value], mask: Any) -> Value:
+    """``wp.tile_atomic_add``: add each block's tile into ``array``; returns the previous values.
+
+    The returned tile holds the array's contents before this operation (as if each block's
+    addition happened after every other block had read, which is one of the interleavings a
+    GPU may produce)."""
+    slot, indices, valid = _plan(ctx, array, tile.type.shape, offset, "tile_atomic_add")
+    _check_dtype("tile_atomic_add", slot, tile)
+    old = _planes_to_tile(ctx, slot.dtype, tile.type.shape, _gather_planes(slot, indices, valid), tile.type.storage)
+    full = tiles.block_grid(ctx) + tile.type.shape
+    idx = _scatter_indices(ctx, slot, indices, valid, tiles.block_mask(ctx, mask), full)
+    values = _element_planes(ctx, tile, full)
+    slot.planes = [plane.at[idx].add(v.astype(plane.dtype), mode="drop") for plane, v in zip(slot.planes, values)]
+    slot.written = True
+    return old
+
+
+__all__ = ["load", "store", "atomic_add"]

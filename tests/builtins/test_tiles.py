@@ -1,0 +1,95 @@
+"""Tile kernels: finite-difference gradients, cooperative blocks (enable_cpu_blocks), launch_tiled
+argument errors and tile typing errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import jwarp as wp
+
+T = 4
+
+
+@wp.kernel
+def _tile_loss(x: wp.array2d(dtype=float), w: wp.array2d(dtype=float), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    a = wp.tile_load(x, shape=(T, T), offset=(i * T, 0))
+    b = wp.tile_load(w, shape=(T, T), offset=(0, 0))
+    c = wp.tile_map(wp.tanh, wp.tile_matmul(a, wp.tile_transpose(b)))
+    wp.tile_atomic_add(loss, wp.tile_sum(c * c), offset=0)
+
+
+def _loss(x_np: np.ndarray, w_np: np.ndarray) -> float:
+    loss = wp.zeros(1, dtype=float)
+    wp.launch_tiled(_tile_loss, dim=2, inputs=[wp.array(x_np), wp.array(w_np), loss], block_dim=8)
+    return float(loss.numpy()[0])
+
+
+def test_tile_gradient_matches_finite_differences():
+    rng = np.random.default_rng(1)
+    x_np = rng.standard_normal((2 * T, T)).astype(np.float32) * 0.5
+    w_np = rng.standard_normal((T, T)).astype(np.float32) * 0.5
+    x = wp.array(x_np, requires_grad=True)
+    w = wp.array(w_np, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(_tile_loss, dim=2, inputs=[x, w, loss], block_dim=8)
+    tape.backward(loss)
+    eps = 1e-2
+    for arr, grad, which in ((x_np, x.grad.numpy(), 0), (w_np, w.grad.numpy(), 1)):
+        for idx in [(0, 0), (1, 2), (arr.shape[0] - 1, 3)]:
+            plus, minus = arr.copy(), arr.copy()
+            plus[idx] += eps
+            minus[idx] -= eps
+            args_p = (plus, w_np) if which == 0 else (x_np, plus)
+            args_m = (minus, w_np) if which == 0 else (x_np, minus)
+            fd = (_loss(*args_p) - _loss(*args_m)) / (2 * eps)
+            assert grad[idx] == pytest.approx(fd, rel=2e-2, abs=2e-3)
+
+
+@wp.kernel
+def _lanes(out: wp.array2d(dtype=int), sums: wp.array(dtype=int)):
+    i, lane = wp.tid()
+    t = wp.tile(lane + 10 * i)
+    s = wp.tile_sum(t)
+    out[i, lane] = wp.untile(t) * 2 + s[0] * 0 + wp.block_dim()
+    wp.tile_store(sums, s, offset=i)
+
+
+def test_cooperative_blocks_with_cpu_blocks_enabled():
+    saved = wp.config.enable_cpu_blocks
+    wp.config.enable_cpu_blocks = True
+    try:
+        out = wp.zeros((3, 8), dtype=int)
+        sums = wp.zeros(3, dtype=int)
+        wp.launch_tiled(_lanes, dim=3, inputs=[out, sums], block_dim=8)
+    finally:
+        wp.config.enable_cpu_blocks = saved
+    lanes = np.arange(8)
+    expected = np.stack([(lanes + 10 * i) * 2 + 8 for i in range(3)])
+    np.testing.assert_array_equal(out.numpy(), expected)
+    np.testing.assert_array_equal(sums.numpy(), [np.sum(lanes + 10 * i) for i in range(3)])
+
+
+def test_launch_tiled_requires_block_dim_and_small_grid():
+    out = wp.zeros((1, 1), dtype=int)
+    sums = wp.zeros(1, dtype=int)
+    with pytest.raises(RuntimeError, match="block_dim"):
+        wp.launch_tiled(_lanes, dim=1, inputs=[out, sums])
+    with pytest.raises(RuntimeError, match="fewer than 4"):
+        wp.launch_tiled(_lanes, dim=(1, 1, 1, 1), inputs=[out, sums], block_dim=1)
+
+
+@wp.kernel
+def _bad_add(a: wp.array(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(a, shape=T, offset=0)
+    wp.tile_store(a, t + 1.0, offset=0)
+
+
+def test_tile_plus_scalar_is_rejected_at_the_kernel_line():
+    a = wp.zeros(T, dtype=float)
+    with pytest.raises(wp.errors.WarpCodegenError, match="add"):
+        wp.launch_tiled(_bad_add, dim=1, inputs=[a], block_dim=1)
