@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from jwarp.compiler import components, memory
+from jwarp.compiler import array_views, components, memory
 from jwarp.compiler.masks import mask_and
 from jwarp.compiler.operators import binary, call_builtin
 from jwarp.compiler.values import (
@@ -46,6 +46,10 @@ def leaf_count(t: Any) -> int:
     raise WarpCodegenTypeError(f"Type {type_name(t)} has no components")
 
 
+def _parts(node: ast.expr) -> list[ast.expr]:
+    return list(node.elts) if isinstance(node, ast.Tuple) else [node]
+
+
 def _indices(lw: FunctionLowerer, node: ast.expr) -> list[Value]:
     if isinstance(node, ast.Tuple):
         return [lw.eval(e) for e in node.elts]
@@ -64,6 +68,8 @@ def _check_index(value: Value) -> Value:
 
 def load_subscript(lw: FunctionLowerer, node: ast.Subscript) -> Value:
     base = lw.eval(node.value)
+    if components.has_slice(node.slice) and isinstance(base.type, ArrayType):
+        return array_views.slice_view(lw, base, _parts(node.slice))
     if components.has_slice(node.slice):
         if not composites.is_composite(base.type):
             raise WarpCodegenTypeError(f"Slicing is not supported on values of type {type_name(base.type)}")
@@ -93,13 +99,9 @@ def subscript(lw: FunctionLowerer, base: Value, idx: list[Value], node: ast.AST 
 def array_subscript(lw: FunctionLowerer, base: Value, idx: list[Value], node: ast.AST | None) -> Value:
     ref: ArrayRef = base.data
     slot = lw.ctx.slots[ref.slot]
-    full = ref.prefix + tuple(_check_index(i) for i in idx)
-    ndim = len(slot.shape)
-    if len(full) > ndim:
-        raise WarpCodegenIndexError(f"Too many indices for an array of {ndim} dimensions")
-    if len(full) < ndim:
-        sub_type = ArrayType(base.type.dtype, ndim - len(full))
-        return Value(sub_type, ArrayRef(ref.slot, full))
+    full, sub = array_views.index(ref, slot.shape, [_check_index(i) for i in idx])
+    if full is None:
+        return Value(ArrayType(base.type.dtype, base.type.ndim - len(idx)), sub)
     site = lw.ctx.add_site(lw.location(node)) if lw.ctx.debug else 0
     leaves = memory.load(lw.ctx, slot.planes, slot.shape, list(full), site, lw.active)
     return value_from_leaves(slot.dtype, leaves)
@@ -210,19 +212,23 @@ def _resolve(lw: FunctionLowerer, target: ast.expr) -> tuple:
     if isinstance(probe.type, ArrayType):
         base, steps = probe, steps[consumed:]
     if isinstance(base.type, ArrayType):
-        ref: ArrayRef = base.data
-        slot = lw.ctx.slots[ref.slot]
-        full = list(ref.prefix)
-        while steps and len(full) < len(slot.shape):
+        slot = lw.ctx.slots[base.data.slot]
+        while steps and isinstance(base.type, ArrayType):
             kind, arg = steps.pop(0)
             if kind != "index":
                 raise WarpCodegenError(f"Arrays have no assignable attribute '{arg}'")
-            full.extend(_check_index(i) for i in _indices(lw, arg))
-        if len(full) != len(slot.shape):
-            raise WarpCodegenIndexError(
-                f"Array stores need {len(slot.shape)} indices, got {len(full)} (sub-array assignment is not supported)"
-            )
-        return ("memory", ref.slot, full, steps)
+            if components.has_slice(arg):
+                base = array_views.slice_view(lw, base, _parts(arg))
+                continue
+            idx = [_check_index(i) for i in _indices(lw, arg)]
+            full, sub = array_views.index(base.data, slot.shape, idx)
+            if full is not None:
+                return ("memory", base.data.slot, list(full), steps)
+            base = Value(ArrayType(base.type.dtype, base.type.ndim - len(idx)), sub)
+        raise WarpCodegenIndexError(
+            f"Array stores need an index for each of the array's {base.type.ndim} remaining dimensions "
+            "(sub-array assignment is not supported)"
+        )
     if not isinstance(base_node, ast.Name) or base_node.id not in lw.env:
         raise WarpCodegenError("Only local variables and array elements can be assigned to")
     return ("local", base_node.id, steps)
