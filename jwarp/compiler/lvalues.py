@@ -234,18 +234,23 @@ def _resolve(lw: FunctionLowerer, target: ast.expr) -> tuple:
     return ("local", base_node.id, steps)
 
 
-def _check_store_type(expected: Any, value: Value) -> None:
-    if value.type != expected:
+def _check_store_type(expected: Any, value: Value, component: bool = False) -> None:
+    if value.type == expected:
+        return
+    if component:  # a component, field or slice of a composite (Warp's wording)
         raise WarpCodegenTypeError(
-            f"Cannot store a value of type {type_name(value.type)} into a location of type {type_name(expected)}"
+            f"Composite slot assignment expects value of type {type_name(expected)}, got {type_name(value.type)}"
         )
+    raise WarpCodegenTypeError(
+        f"Cannot store a value of type {type_name(value.type)} into a location of type {type_name(expected)}"
+    )
 
 
 def _store_path(lw: FunctionLowerer, place: tuple, value: Value) -> None:
     _, slot_id, indices, steps = place
     slot = lw.ctx.slots[slot_id]
     sub_type, alternatives = _component_path(lw, slot.dtype, steps)
-    _check_store_type(sub_type, value)
+    _check_store_type(sub_type, value, component=bool(steps))
     leaves = leaves_of(value)
     site = lw.ctx.add_site(lw.location()) if lw.ctx.debug else 0
     planes = list(slot.planes)
@@ -262,7 +267,7 @@ def _assign_local_path(lw: FunctionLowerer, place: tuple, value: Value) -> None:
     _, name, steps = place
     old = lw.env[name]
     sub_type, alternatives = _component_path(lw, old.type, steps)
-    _check_store_type(sub_type, value)
+    _check_store_type(sub_type, value, component=bool(steps))
     new_leaves = leaves_of(value)
     leaves = leaves_of(old)
     for cond, positions in alternatives:
@@ -286,7 +291,7 @@ def aug_assign(lw: FunctionLowerer, node: ast.AugAssign) -> None:
         _, slot_id, indices, steps = place
         slot = lw.ctx.slots[slot_id]
         sub_type, alternatives = _component_path(lw, slot.dtype, steps)
-        _check_store_type(sub_type, rhs)
+        _check_store_type(sub_type, rhs, component=bool(steps))
         atomic_update(lw, slot_id, indices, alternatives, _ATOMIC_AUG[type(node.op)], leaves_of(rhs), False)
         return
     current = lw.eval(target)
