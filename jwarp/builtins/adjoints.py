@@ -27,6 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from jwarp.compiler import array_views
 from jwarp.compiler.registry import BUILTINS
 from jwarp.compiler.values import Value, is_const, leaves_of, value_from_leaves
 from jwarp.lang import composites, scalars
@@ -213,7 +214,8 @@ def _wrap_atomic(name: str) -> None:
         before = list(slot.planes)
         result = original(call, *args)
         after = list(slot.planes)
-        indices = [v.data for v in (*arr.data.prefix, *args[1:-1])]
+        full, _ = array_views.index(arr.data, slot.shape, list(args[1:-1]))
+        indices = [v.data for v in full]
         lin, keep = _lane_indices(call, indices, slot.shape)
         values = [jnp.broadcast_to(jnp.asarray(x), call.ctx.grid) for x in leaves_of(args[-1])]
         slot.planes = _reroute_atomic(after, before, values, lin, keep)

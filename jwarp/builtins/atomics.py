@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from jwarp.builtins.common import Call, Value
 from jwarp.compiler import memory
+from jwarp.compiler import array_views
 from jwarp.compiler.lvalues import atomic_update
 from jwarp.compiler.values import leaves_of, value_from_leaves
 from jwarp.lang import scalars
@@ -47,9 +48,9 @@ def _split(call: Call, args: tuple, n_values: int, op: str):
         raise call.no_overload(*args)
     arr, indices, values = args[0], list(args[1 : len(args) - n_values]), list(args[len(args) - n_values :])
     slot = call.ctx.slots[arr.data.slot]
-    full = list(arr.data.prefix) + indices
-    if len(full) != len(slot.shape) or not all(scalars.is_int(i.type) for i in indices):
+    if len(indices) != arr.type.ndim or not all(scalars.is_int(i.type) for i in indices):
         raise call.no_overload(*args)
+    full, _ = array_views.index(arr.data, slot.shape, indices)
     for v in values:
         if v.type != slot.dtype:
             raise RuntimeError(

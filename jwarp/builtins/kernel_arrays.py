@@ -15,7 +15,7 @@ from jax import lax
 
 from jwarp.builtins import common as c
 from jwarp.builtins.common import STATIC, Call, Value
-from jwarp.compiler import memory
+from jwarp.compiler import array_views, memory
 from jwarp.compiler.context import SlotState
 from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import Affine, ArrayRef, TupleType, leaves_of, value_from_leaves
@@ -58,8 +58,10 @@ def zeros(call: Call, shape: Value, dtype: Value | None = None) -> Value:
 
 
 def _array_len(call: Call, arr: Value) -> int:
-    slot = call.ctx.slots[arr.data.slot]
-    return slot.shape[len(arr.data.prefix)]
+    n = array_views.first_extent(arr.data, call.ctx.slots[arr.data.slot].shape)
+    if not isinstance(n, (int, np.integer)):
+        raise TypeError("wp.lower_bound() needs an array whose length is known when compiling (not a run-time slice)")
+    return int(n)
 
 
 @builtin("lower_bound", group="Other", kernel_only=True)
@@ -78,8 +80,8 @@ def lower_bound(call: Call, arr: Value, *args: Value) -> Value:
     lo, hi = jnp.asarray(lo, jnp.int32), jnp.asarray(hi, jnp.int32) - 1  # Warp never returns past end - 1
     for _ in range(max(1, int(np.ceil(np.log2(n + 1))) + 1)):
         mid = lo + (hi - lo) // 2
-        element = memory.load(call.ctx, slot.planes, slot.shape, list(arr.data.prefix) + [Value(scalars.int32, mid)],
-                              0, call.mask)[0]
+        full, _ = array_views.index(arr.data, slot.shape, [Value(scalars.int32, mid)])
+        element = memory.load(call.ctx, slot.planes, slot.shape, list(full), 0, call.mask)[0]
         active = lo < hi
         below = element < value.data
         lo = jnp.where(active & below, mid + 1, lo)

@@ -17,6 +17,7 @@ import numpy as np
 
 from jwarp.builtins import common as c
 from jwarp.builtins.common import STATIC, Call, Value
+from jwarp.compiler import array_views
 from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import Affine, TupleType, leaves_of, scalar_value, select_value, xp
 from jwarp.lang import composites, scalars
@@ -48,8 +49,8 @@ def block_dim(call: Call) -> Value:
 def len_(call: Call, a: Value) -> Value:
     """Length of an array's first remaining dimension, or of a vector/matrix/tuple."""
     if isinstance(a.type, ArrayType):
-        slot = call.ctx.slots[a.data.slot]
-        return scalar_value(scalars.int32, slot.shape[len(a.data.prefix)])
+        n = array_views.first_extent(a.data, call.ctx.slots[a.data.slot].shape)
+        return scalar_value(scalars.int32, n) if isinstance(n, (int, np.integer)) else Value(scalars.int32, n)
     if composites.is_composite(a.type):
         return scalar_value(scalars.int32, a.type._shape_[0])
     if isinstance(a.type, TupleType):

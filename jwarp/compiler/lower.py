@@ -77,6 +77,7 @@ class FunctionLowerer:
         self.call_stack = call_stack
         self.parent: FunctionLowerer | None = None
         self._node: ast.AST | None = None
+        self.literal_locals: set[str] = set()  # locals last assigned a bare literal (x = 0): not addressable
 
     # ------------------------------------------------------------------------------------------
     # entry points
@@ -184,8 +185,11 @@ class FunctionLowerer:
 
     def stmt_Assign(self, node: ast.Assign) -> None:
         value = self.eval(node.value)
+        literal = _is_literal(node.value)
         for target in node.targets:
             lvalues.assign(self, target, value)
+            if isinstance(target, ast.Name):
+                (self.literal_locals.add if literal else self.literal_locals.discard)(target.id)
 
     def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is None:
@@ -276,6 +280,13 @@ class FunctionLowerer:
         return Value(TupleType(tuple(i.type for i in items)), tuple(items))
 
     expr_List = expr_Tuple
+
+
+def _is_literal(node: ast.expr) -> bool:
+    """``0``, ``-1.5``: a bare number literal (Warp keeps such locals as compile-time constants)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
 
 
 def _is_function(obj: Any) -> bool:

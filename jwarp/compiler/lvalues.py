@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from jwarp.compiler import components, memory
+from jwarp.compiler import array_views, components, memory
 from jwarp.compiler.masks import mask_and
 from jwarp.compiler.operators import binary, call_builtin
 from jwarp.compiler.values import (
@@ -47,6 +47,10 @@ def leaf_count(t: Any) -> int:
     raise WarpCodegenTypeError(f"Type {type_name(t)} has no components")
 
 
+def _parts(node: ast.expr) -> list[ast.expr]:
+    return list(node.elts) if isinstance(node, ast.Tuple) else [node]
+
+
 def _indices(lw: FunctionLowerer, node: ast.expr) -> list[Value]:
     if isinstance(node, ast.Tuple):
         return [lw.eval(e) for e in node.elts]
@@ -65,6 +69,8 @@ def _check_index(value: Value) -> Value:
 
 def load_subscript(lw: FunctionLowerer, node: ast.Subscript) -> Value:
     base = lw.eval(node.value)
+    if components.has_slice(node.slice) and isinstance(base.type, ArrayType):
+        return array_views.slice_view(lw, base, _parts(node.slice))
     if components.has_slice(node.slice):
         if not composites.is_composite(base.type):
             raise WarpCodegenTypeError(f"Slicing is not supported on values of type {type_name(base.type)}")
@@ -96,13 +102,9 @@ def subscript(lw: FunctionLowerer, base: Value, idx: list[Value], node: ast.AST 
 def array_subscript(lw: FunctionLowerer, base: Value, idx: list[Value], node: ast.AST | None) -> Value:
     ref: ArrayRef = base.data
     slot = lw.ctx.slots[ref.slot]
-    full = ref.prefix + tuple(_check_index(i) for i in idx)
-    ndim = len(slot.shape)
-    if len(full) > ndim:
-        raise WarpCodegenIndexError(f"Too many indices for an array of {ndim} dimensions")
-    if len(full) < ndim:
-        sub_type = ArrayType(base.type.dtype, ndim - len(full))
-        return Value(sub_type, ArrayRef(ref.slot, full))
+    full, sub = array_views.index(ref, slot.shape, [_check_index(i) for i in idx])
+    if full is None:
+        return Value(ArrayType(base.type.dtype, base.type.ndim - len(idx)), sub)
     site = lw.ctx.add_site(lw.location(node)) if lw.ctx.debug else 0
     leaves = memory.load(lw.ctx, slot.planes, slot.shape, list(full), site, lw.active)
     return value_from_leaves(slot.dtype, leaves)
@@ -213,36 +215,45 @@ def _resolve(lw: FunctionLowerer, target: ast.expr) -> tuple:
     if isinstance(probe.type, ArrayType):
         base, steps = probe, steps[consumed:]
     if isinstance(base.type, ArrayType):
-        ref: ArrayRef = base.data
-        slot = lw.ctx.slots[ref.slot]
-        full = list(ref.prefix)
-        while steps and len(full) < len(slot.shape):
+        slot = lw.ctx.slots[base.data.slot]
+        while steps and isinstance(base.type, ArrayType):
             kind, arg = steps.pop(0)
             if kind != "index":
                 raise WarpCodegenError(f"Arrays have no assignable attribute '{arg}'")
-            full.extend(_check_index(i) for i in _indices(lw, arg))
-        if len(full) != len(slot.shape):
-            raise WarpCodegenIndexError(
-                f"Array stores need {len(slot.shape)} indices, got {len(full)} (sub-array assignment is not supported)"
-            )
-        return ("memory", ref.slot, full, steps)
+            if components.has_slice(arg):
+                base = array_views.slice_view(lw, base, _parts(arg))
+                continue
+            idx = [_check_index(i) for i in _indices(lw, arg)]
+            full, sub = array_views.index(base.data, slot.shape, idx)
+            if full is not None:
+                return ("memory", base.data.slot, list(full), steps)
+            base = Value(ArrayType(base.type.dtype, base.type.ndim - len(idx)), sub)
+        raise WarpCodegenIndexError(
+            f"Array stores need an index for each of the array's {base.type.ndim} remaining dimensions "
+            "(sub-array assignment is not supported)"
+        )
     if not isinstance(base_node, ast.Name) or base_node.id not in lw.env:
         raise WarpCodegenError("Only local variables and array elements can be assigned to")
     return ("local", base_node.id, steps)
 
 
-def _check_store_type(expected: Any, value: Value) -> None:
-    if value.type != expected:
+def _check_store_type(expected: Any, value: Value, component: bool = False) -> None:
+    if value.type == expected:
+        return
+    if component:  # a component, field or slice of a composite (Warp's wording)
         raise WarpCodegenTypeError(
-            f"Cannot store a value of type {type_name(value.type)} into a location of type {type_name(expected)}"
+            f"Composite slot assignment expects value of type {type_name(expected)}, got {type_name(value.type)}"
         )
+    raise WarpCodegenTypeError(
+        f"Cannot store a value of type {type_name(value.type)} into a location of type {type_name(expected)}"
+    )
 
 
 def _store_path(lw: FunctionLowerer, place: tuple, value: Value) -> None:
     _, slot_id, indices, steps = place
     slot = lw.ctx.slots[slot_id]
     sub_type, alternatives = _component_path(lw, slot.dtype, steps)
-    _check_store_type(sub_type, value)
+    _check_store_type(sub_type, value, component=bool(steps))
     leaves = leaves_of(value)
     site = lw.ctx.add_site(lw.location()) if lw.ctx.debug else 0
     planes = list(slot.planes)
@@ -260,7 +271,7 @@ def _assign_local_path(lw: FunctionLowerer, place: tuple, value: Value) -> None:
     _, name, steps = place
     old = lw.env[name]
     sub_type, alternatives = _component_path(lw, old.type, steps)
-    _check_store_type(sub_type, value)
+    _check_store_type(sub_type, value, component=bool(steps))
     new_leaves = leaves_of(value)
     leaves = leaves_of(old)
     for cond, positions in alternatives:
@@ -286,7 +297,7 @@ def aug_assign(lw: FunctionLowerer, node: ast.AugAssign) -> None:
         _, slot_id, indices, steps = place
         slot = lw.ctx.slots[slot_id]
         sub_type, alternatives = _component_path(lw, slot.dtype, steps)
-        _check_store_type(sub_type, rhs)
+        _check_store_type(sub_type, rhs, component=bool(steps))
         atomic_update(lw, slot_id, indices, alternatives, _ATOMIC_AUG[type(node.op)], leaves_of(rhs), False)
         return
     current = lw.eval(target)

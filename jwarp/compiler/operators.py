@@ -282,17 +282,20 @@ def _type_attribute(t: Any, attr: str) -> Value | None:
 
 
 def _array_attribute(lw: FunctionLowerer, base: Value, attr: str) -> Value:
+    from jwarp.compiler.array_views import view_shape
+
     ref: ArrayRef = base.data
     slot = lw.ctx.slots[ref.slot]
-    dims = slot.shape[len(ref.prefix):]
+    dims = view_shape(ref, slot.shape)
     if attr == "shape":
-        items = tuple(scalar_value(scalars.int32, d) for d in dims)
+        items = tuple(scalar_value(scalars.int32, d) if is_const(d) or isinstance(d, int) else Value(scalars.int32, d)
+                      for d in dims)
         return Value(TupleType((scalars.int32,) * len(items)), items)
     if attr == "ndim":
         return scalar_value(scalars.int32, len(dims))
     if attr == "size":
         n = 1
         for d in dims:
-            n *= d
-        return scalar_value(scalars.int32, n)
+            n = n * d
+        return scalar_value(scalars.int32, n) if is_const(n) or isinstance(n, int) else Value(scalars.int32, n)
     raise WarpCodegenAttributeError(f"Arrays have no attribute '{attr}' in kernels (supported: shape, ndim, size)")

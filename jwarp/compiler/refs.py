@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from jwarp.compiler import components, lvalues
 from jwarp.compiler.values import STATIC, Value
 from jwarp.errors import WarpCodegenError
-from jwarp.lang.arrays import ArrayType
+from jwarp.lang.arrays import ArrayType, type_name
 
 if TYPE_CHECKING:
     from jwarp.compiler.lower import FunctionLowerer
@@ -44,6 +44,12 @@ def check_addressable(lw: FunctionLowerer, node: ast.expr, what: str) -> None:
             f"{what} must be addressable ({_ADDRESSABLE}); `{ast.unparse(node)}` is a temporary value"
         )
     value = lw.env.get(root.id)
+    if isinstance(node, ast.Name) and node.id in lw.literal_locals and value is not None:
+        scalar = type_name(value.type)
+        raise WarpCodegenError(
+            f"Error taking a mutable reference to constant local '{node.id}', use the following syntax: "
+            f"{node.id} = wp.{scalar}({value.data.item()!r}) to declare a dynamic variable"
+        )
     if value is None or value.type is STATIC:
         raise WarpCodegenError(
             f"{what} must be addressable ({_ADDRESSABLE}); `{root.id}` is not a local variable of "

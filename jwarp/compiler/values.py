@@ -51,10 +51,14 @@ class Affine:
 
 @dataclass(frozen=True)
 class ArrayRef:
-    """An array as kernel code sees it: a memory slot plus leading indices already applied."""
+    """An array as kernel code sees it: a memory slot plus leading indices already applied.
+
+    A view made by slicing in kernel code (``a[i, 1:3]``) instead lists every axis of the slot
+    in ``axes`` (see :mod:`jwarp.compiler.array_views`); ``prefix`` is then unused."""
 
     slot: int
     prefix: tuple = ()
+    axes: tuple | None = None
 
 
 @dataclass(frozen=True, eq=False)

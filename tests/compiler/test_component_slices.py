@@ -22,3 +22,8 @@ def test_bad_component_slices_name_the_line(tmp_path, body, needle):
     message = launch_error(tmp_path, body)
     assert needle in message
     assert body_line(tmp_path) in message
+
+
+def test_component_store_type_mismatch_uses_warps_wording(tmp_path):
+    message = launch_error(tmp_path, "v = wp.vec3()\n    v.y = wp.vec3()\n    out[0] = v.y")
+    assert "Composite slot assignment expects value of type float32, got vec3f" in message

@@ -81,3 +81,9 @@ def test_overloads_differing_only_by_refness_rejected():
         def twice(x: wp.ref[float]):  # noqa: F811
             x += 1.0
 
+
+
+def test_ref_to_a_literal_local_suggests_a_typed_constructor(tmp_path):
+    message = launch_error(tmp_path, "x = 1.0\n    bump(x)", prelude=_NO_BACKWARD + _PRELUDE)
+    assert "constant local 'x'" in message and "x = wp.float32(1.0)" in message
+    assert body_line(tmp_path) in message
