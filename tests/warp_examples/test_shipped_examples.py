@@ -22,8 +22,10 @@ warp_spec = pytest.importorskip("warp")
 EXAMPLES = Path(warp_spec.__file__).parent / "examples"
 ROOT = Path(__file__).resolve().parents[2]
 
-# (example file, constructor kwargs, methods to call, rtol, atol)
+# (example file, constructor kwargs, methods to call, rtol, atol); rtol None: an image compared by
+# pixels (see _assert_image_close)
 CASES = [
+    ("core/example_raymarch.py", {"height": 24, "width": 48}, ["render"], None, 0.05),
     ("core/example_graph_capture.py", {}, ["step", "step"], 1e-4, 1e-5),
 ]
 
@@ -44,7 +46,18 @@ def test_example_matches_warp(tmp_path, example, kwargs, calls, rtol, atol):
     assert sorted(got.files) == sorted(expected.files)
     assert expected.files, f"{example} keeps no arrays to compare"
     for name in expected.files:
-        np.testing.assert_allclose(got[name], expected[name], rtol=rtol, atol=atol, err_msg=f"{example}: {name}")
+        if rtol is None:
+            _assert_image_close(got[name], expected[name], atol, f"{example}: {name}")
+        else:
+            np.testing.assert_allclose(got[name], expected[name], rtol=rtol, atol=atol, err_msg=f"{example}: {name}")
+
+
+def _assert_image_close(got: np.ndarray, expected: np.ndarray, atol: float, what: str) -> None:
+    """Ray marching (128 float32 steps, finite-difference normals with eps 1e-5) amplifies last-bit
+    differences at a few silhouette pixels: nearly all pixels agree tightly, none is far off."""
+    close = np.isclose(got, expected, rtol=1e-3, atol=1e-3).all(axis=-1)
+    assert close.mean() > 0.995, f"{what}: {(~close).sum()} of {close.size} pixels differ"
+    np.testing.assert_allclose(got, expected, atol=atol, err_msg=what)
 
 
 # examples without an Example class: run as scripts through `python -m jwarp.as_warp`; each prints
