@@ -87,6 +87,8 @@ class array:
             self._init_from_array(data, dtype, shape, copy)
         elif isinstance(data, jax.Array):
             self._init_from_jax(data, dtype, shape, device, copy)
+        elif data is None and ptr is not None:
+            self._init_from_pointer(ptr, dtype, shape, strides)
         elif data is None:
             shape = tuple(int(s) for s in ((shape,) if np.isscalar(shape) else shape))
             if isinstance(dtype, _Generic):
@@ -119,6 +121,18 @@ class array:
         self.dtype, self.shape = other.dtype, other.shape
         buf = other.buffer
         self._buffer = _device_put(buf, self.device) if copy or other.device is not self.device else buf
+
+    def _init_from_pointer(self, ptr: Any, dtype: Any, shape: Any, strides: Any) -> None:
+        """An array over memory another jwarp array owns: a view of it (``pointer_views``)."""
+        from jwarp.runtime.pointer_views import view_from_pointer
+
+        if isinstance(dtype, _Generic):
+            dtype = scalars.float32
+        shape = tuple(int(s) for s in ((shape,) if np.isscalar(shape) else shape))
+        strides = None if strides is None else ((strides,) if np.isscalar(strides) else tuple(strides))
+        view = view_from_pointer(int(ptr), dtype, shape, strides)
+        self._base, self._chain = view._base if view._base is not None else view, view._chain
+        self.dtype, self.shape = view.dtype, view.shape
 
     def _init_from_jax(self, x: jax.Array, dtype: Any, shape: Any, device: Any, copy: bool = True) -> None:
         if isinstance(dtype, _Generic):

@@ -155,12 +155,11 @@ def array_kind(value: Any) -> str | None:
     """The array family of a value: ``"array"`` (``wp.array`` and its subclasses),
     ``"indexedarray"``, ``"fabricarray"``, ``"indexedfabricarray"``; None for anything else
     (annotation-only arrays included: they hold no data)."""
+    if getattr(value, "device", None) is None:
+        return None
     if isinstance(value, array):
         return "array"
-    kind = getattr(type(value), "_array_kind", None)
-    if kind is None or getattr(value, "device", None) is None:
-        return None
-    return kind
+    return getattr(type(value), "_array_kind", None)
 
 
 def _infer_type(value: Any, name: str, packer: _Packer) -> Any:
