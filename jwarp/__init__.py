@@ -74,6 +74,12 @@ from jwarp.runtime.indexed import (
     indexedarray3d as indexedarray3d,
     indexedarray4d as indexedarray4d,
 )
+from jwarp.runtime.fabric import (
+    fabricarray as fabricarray,
+    fabricarrayarray as fabricarrayarray,
+    indexedfabricarray as indexedfabricarray,
+    indexedfabricarrayarray as indexedfabricarrayarray,
+)
 from jwarp.runtime.creation import (
     clone as clone,
     copy as copy,

@@ -133,6 +133,7 @@ def resolve_annotation(annotation: Any) -> Any:
         return ArrayType(ANY, getattr(annotation, "_default_ndim", 1), getattr(annotation, "_array_kind", "array"))
     if getattr(annotation, "_jwarp_array", False):
         # an annotation-only runtime array (``wp.array(dtype=float)``) or a real array
+        _reject_subclass_instance(annotation)
         dtype = resolve_dtype(annotation.dtype)
         return ArrayType(dtype, annotation.ndim, getattr(annotation, "_array_kind", "array"),
                          fixed=bool(getattr(annotation, "_jwarp_fixed", False)))
@@ -144,6 +145,19 @@ def resolve_annotation(annotation: Any) -> Any:
     if composites.is_generic_composite(annotation):
         return _generic_composite(annotation)
     return None
+
+
+def _reject_subclass_instance(annotation: Any) -> None:
+    """An instance of a user subclass of an array class is no annotation (as in Warp): the
+    native parent's annotation is."""
+    cls = type(annotation)
+    if cls.__module__.startswith("jwarp."):
+        return
+    fixed = getattr(annotation, "_jwarp_fixed", False)
+    what = "a fixedarray subclass" if fixed else "an array subclass"
+    family = "fixedarray" if fixed else getattr(cls, "_array_kind", "array")
+    raise TypeError(f"{cls.__name__} uses {what} instance as an annotation; use the native parent "
+                    f"annotation wp.{family}[dtype] instead")
 
 
 def parse_subscript(params: Any) -> tuple[Any, int | None]:

@@ -112,6 +112,18 @@ def is_array_type(t: Any) -> bool:
     return isinstance(t, ArrayType)
 
 
+_FAMILY_NAMES = {"array": "array", "indexedarray": "indexed array", "fabricarray": "Fabric array",
+                 "indexedfabricarray": "indexed Fabric array"}
+
+
+def _value_array_kind(value: Any) -> str | None:
+    """The array family of a value holding data (``"array"`` for ``wp.array`` and its
+    subclasses); None for annotation-only arrays and non-arrays."""
+    if not getattr(value, "_jwarp_array", False) or isinstance(value, type) or getattr(value, "device", None) is None:
+        return None
+    return getattr(type(value), "_array_kind", "array")
+
+
 def _default_value(t: Any) -> Any:
     if scalars.is_scalar_type(t):
         return t._np_dtype.type(0).item()
@@ -135,8 +147,9 @@ def _convert_field(cls: StructType, var: Var, value: Any) -> Any:
             raise RuntimeError(f"Trying to assign a non-structure value to a struct attribute with type: {t.key}")
         return value
     if is_array_type(t):
-        if value is not None and not hasattr(value, "_jwarp_array"):
-            raise TypeError(f"Struct field '{cls.key}.{var.label}' expects an array, got {type(value).__name__}")
+        if value is not None and _value_array_kind(value) != t.kind:
+            family = _FAMILY_NAMES.get(t.kind, t.kind)
+            raise TypeError(f"Struct field '{var.label}' expects a Warp {family}, got {type(value).__name__}")
         return value
     return value
 

@@ -31,7 +31,7 @@ from jwarp.compiler.views import apply_chain, write_back
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ANY, ArrayType, _Generic, parse_subscript, resolve_dtype, type_name
 from jwarp.lang.struct import StructType
-from jwarp.runtime import storage
+from jwarp.runtime import addresses, storage
 from jwarp.runtime.device import Device, get_device
 from jwarp.runtime.locking import exclusive, state_lock
 
@@ -87,6 +87,8 @@ class array:
             self._init_from_array(data, dtype, shape, copy)
         elif isinstance(data, jax.Array):
             self._init_from_jax(data, dtype, shape, device, copy)
+        elif data is None and ptr is not None:
+            self._init_from_pointer(ptr, dtype, shape, strides)
         elif data is None:
             shape = tuple(int(s) for s in ((shape,) if np.isscalar(shape) else shape))
             if isinstance(dtype, _Generic):
@@ -119,6 +121,18 @@ class array:
         self.dtype, self.shape = other.dtype, other.shape
         buf = other.buffer
         self._buffer = _device_put(buf, self.device) if copy or other.device is not self.device else buf
+
+    def _init_from_pointer(self, ptr: Any, dtype: Any, shape: Any, strides: Any) -> None:
+        """An array over memory another jwarp array owns: a view of it (``pointer_views``)."""
+        from jwarp.runtime.pointer_views import view_from_pointer
+
+        if isinstance(dtype, _Generic):
+            dtype = scalars.float32
+        shape = tuple(int(s) for s in ((shape,) if np.isscalar(shape) else shape))
+        strides = None if strides is None else ((strides,) if np.isscalar(strides) else tuple(strides))
+        view = view_from_pointer(int(ptr), dtype, shape, strides)
+        self._base, self._chain = view._base if view._base is not None else view, view._chain
+        self.dtype, self.shape = view.dtype, view.shape
 
     def _init_from_jax(self, x: jax.Array, dtype: Any, shape: Any, device: Any, copy: bool = True) -> None:
         if isinstance(dtype, _Generic):
@@ -211,7 +225,18 @@ class array:
 
     @property
     def ptr(self) -> int | None:
-        return None if self._buffer is None and self._base is None else id(self.root)
+        """A stable address of the first element (see ``addresses``): views are offset from
+        their root as in Warp, and ``addresses.resolve`` maps it back to this storage."""
+        if self._buffer is None and self._base is None:
+            return None
+        root = self.root
+        start = addresses.address_of(root, root.capacity)
+        if not self._chain:
+            return start
+        origin = np.zeros(1, np.int8)
+        probe = _view_probe(root.shape, self._chain, origin)
+        offset = 0 if probe is None or probe.size == 0 else probe.ctypes.data - origin.ctypes.data
+        return start + offset * root._itemsize()
 
     @property
     def requires_grad(self) -> bool:
@@ -442,15 +467,16 @@ class array:
         return ArrayType(self.dtype, self.ndim)
 
 
-def _view_probe(shape: tuple, chain: tuple) -> np.ndarray | None:
+def _view_probe(shape: tuple, chain: tuple, origin: np.ndarray | None = None) -> np.ndarray | None:
     """The view's layout: ``chain`` applied to a probe with row-major strides in elements (numpy
-    computes the view's strides; the probe's memory is never read). None when a reshape follows a
-    non-contiguous step (that view is a copy)."""
+    computes the view's strides and offset from ``origin``; the probe's memory is never read).
+    None when a reshape follows a non-contiguous step (that view is a copy)."""
     strides, step = [], 1
     for d in reversed(shape):
         strides.insert(0, step)
         step *= max(int(d), 1)
-    probe = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape=shape, strides=strides, writeable=False)
+    origin = np.zeros(1, np.int8) if origin is None else origin
+    probe = np.lib.stride_tricks.as_strided(origin, shape=shape, strides=strides, writeable=False)
     for kind, arg in chain:
         if kind == "index":
             probe = probe[tuple(slice(*k) if isinstance(k, tuple) else k for k in arg)]
@@ -541,8 +567,12 @@ class array4d(array):
 
 
 def is_array(x: Any) -> bool:
-    """Whether ``x`` is a jwarp array of any kind (``wp.array`` or ``wp.indexedarray``)."""
-    return isinstance(x, array) or getattr(type(x), "_array_kind", None) == "indexedarray"
+    """Whether ``x`` is a jwarp array of any kind (``wp.array``, ``wp.indexedarray``,
+    ``wp.fabricarray``, ``wp.indexedfabricarray``)."""
+    return isinstance(x, array) or getattr(type(x), "_array_kind", None) in _GATHERED_KINDS
+
+
+_GATHERED_KINDS = ("indexedarray", "fabricarray", "indexedfabricarray")
 
 
 def _deferred(target: array, step: Any, others: list | None = None) -> bool:

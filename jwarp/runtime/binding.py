@@ -71,7 +71,7 @@ class _Packer:
             value = array(value)
         elif isinstance(value, np.ndarray) and t.kind == "array" and value.dtype.names is None:
             value = self.wrap_numpy(t, value)
-        kind = INDEXED if isinstance(value, indexedarray) else "array" if isinstance(value, array) else None
+        kind = array_kind(value)
         if kind != t.kind:
             raise self.fail(
                 name,
@@ -79,6 +79,8 @@ class _Packer:
             )
         if kind == INDEXED:
             return self.pack_indexed(name, t, value)
+        if kind is not None and kind != "array":  # Fabric arrays: an indexed view of the array they are over
+            return self.pack_indexed(name, t, value._view())
         if value._buffer is None and value._base is None:
             raise self.fail(name, "was passed an array that has no data (freed, or an annotation)")
         if not (t.dtype.accepts(value.dtype) if isinstance(t.dtype, _Generic) else value.dtype == t.dtype):
@@ -149,11 +151,21 @@ class _Packer:
         return ValueSpec(t, len(self.values) - 1)
 
 
-def _infer_type(value: Any, name: str, packer: _Packer) -> Any:
-    if isinstance(value, indexedarray):
-        return ArrayType(value.dtype, value.ndim, INDEXED)
+def array_kind(value: Any) -> str | None:
+    """The array family of a value: ``"array"`` (``wp.array`` and its subclasses),
+    ``"indexedarray"``, ``"fabricarray"``, ``"indexedfabricarray"``; None for anything else
+    (annotation-only arrays included: they hold no data)."""
+    if getattr(value, "device", None) is None:
+        return None
     if isinstance(value, array):
-        return ArrayType(value.dtype, value.ndim)
+        return "array"
+    return getattr(type(value), "_array_kind", None)
+
+
+def _infer_type(value: Any, name: str, packer: _Packer) -> Any:
+    kind = array_kind(value)
+    if kind is not None:
+        return ArrayType(value.dtype, value.ndim, kind)
     if isinstance(value, bool):
         return scalars.bool_
     if isinstance(value, int):
