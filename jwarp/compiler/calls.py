@@ -78,8 +78,11 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
     name = _PYTHON_BUILTINS.get(obj) if _hashable(obj) else None
     if name is not None:
         return _call_builtin(lw, BUILTINS[name], args, kwargs, node, discard)
-    if obj in _TYPE_FACTORIES:  # wp.types.vector(length=3, dtype=float) etc.: evaluated while compiling
-        return _static_factory(obj, args, kwargs)
+    if obj in _TYPE_FACTORIES:
+        if _is_type_request(obj, args, kwargs):  # wp.types.vector(length=3, dtype=float): a type, made now
+            return _static_factory(obj, args, kwargs)
+        # wp.types.vector(1.0, 2.0, 3.0, dtype=float): components, so the builtin of that name (as Warp)
+        return _call_builtin(lw, BUILTINS[obj.__name__], args, kwargs, node, discard)
     if _is_constructible(obj):
         construct = BUILTINS["_construct"]
         return _call_builtin(lw, construct, [Value(STATIC, obj), *args], kwargs, node, discard)
@@ -87,6 +90,25 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
 
 
 _TYPE_FACTORIES = (composites.vector, composites.matrix, composites.quaternion, composites.transformation)
+
+
+def _is_type_request(factory: Any, args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """Whether a call of a type factory binds to its own signature (``length``/``shape`` and
+    ``dtype``), rather than passing components to the kernel builtin of the same name."""
+    import inspect
+
+    try:
+        bound = inspect.signature(factory).bind(*args, **kwargs)
+    except TypeError:
+        return False
+    for name, v in bound.arguments.items():
+        if not isinstance(v, Value):
+            continue
+        if name == "dtype" and v.type is not STATIC:
+            return False
+        if name == "length" and not (v.type is STATIC or scalars.is_int(v.type)):
+            return False
+    return True
 
 
 def _static_factory(factory: Any, args: list[Value], kwargs: dict[str, Value]) -> Value:
