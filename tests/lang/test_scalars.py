@@ -148,3 +148,9 @@ def test_handle_behaves_as_uint64():
     h = wp.handle(5)
     assert isinstance(h, wp.uint64)
     assert wp.types.types_equal(wp.handle, wp.uint64)
+
+
+def test_scalars_defer_to_array_operators():
+    a = wp.array([1.0, 2.0], dtype=wp.float32)
+    assert (wp.float32(2.0) * a).numpy().tolist() == [2.0, 4.0]
+    assert (wp.float32(1.0) - a).numpy().tolist() == [0.0, -1.0]
