@@ -5,6 +5,7 @@ Warp resolves ``wp.float``/``wp.int`` inside kernels only (the Python module has
 attribute), so these are kept off ``jwarp``'s namespace (see ``_PYTHON_SIDE`` there).
 
 Example:
+    >>> import jwarp as wp
     >>> @wp.kernel
     ... def half_to_float(a: wp.array(dtype=wp.float16), out: wp.array(dtype=float)):
     ...     i = wp.tid()

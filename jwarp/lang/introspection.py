@@ -67,6 +67,7 @@ def type_repr(t: Any) -> str:
     """Human-readable name of a Warp type, as Warp's error messages print it.
 
     Example:
+        >>> import jwarp as wp
         >>> type_repr(wp.mat22d), type_repr(float), type_repr(wp.array(dtype=wp.vec3, ndim=2))
         ('mat22d', 'float', 'array(ndim=2, dtype=vec3f)')
     """
@@ -123,6 +124,7 @@ def type_size_in_bytes(dtype: Any) -> int:
     """Size in bytes of one element of a Warp dtype (``TypeError`` for anything else).
 
     Example:
+        >>> import jwarp as wp
         >>> type_size_in_bytes(float), type_size_in_bytes(wp.vec3h)
         (4, 6)
     """

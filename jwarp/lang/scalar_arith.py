@@ -7,8 +7,8 @@ Rules (checked against Warp 1.19):
   ``RuntimeError("Couldn't find a function 'add' compatible with the arguments 'float32, int'")``;
   arrays and composites get ``NotImplemented`` so their own operators run;
 - the operation runs in the type: integers wrap, ``/`` on integers truncates toward zero,
-  ``%`` takes the dividend's sign (C ``fmod``); integer division by zero raises
-  ``ZeroDivisionError`` (Warp's process crashes there);
+  ``%`` takes the dividend's sign (C ``fmod``); integer division or modulo by zero gives 0,
+  as in jwarp kernels (Warp's process stops with SIGFPE);
 - a ``float32`` result is a Python ``float`` and an ``int32`` result a Python ``int``
   (Warp's native return types); other types give a boxed scalar of the type.
 
@@ -72,8 +72,8 @@ def _compute(name: str, t: type, a: np.generic, b: np.generic) -> np.generic:
             return a / b if name == "div" else np.fmod(a, b)
     # integer div / mod: C semantics on exact Python integers, then wrapped to the type
     x, y = int(a), int(b)
-    if y == 0:
-        raise ZeroDivisionError(f"integer {'division' if name == 'div' else 'modulo'} by zero ({t.__name__})")
+    if y == 0:  # 0, as in jwarp kernels and wp.div (Warp's process stops with SIGFPE)
+        return scalars.to_numpy_scalar(t, 0)
     q = _trunc_div(x, y)
     return scalars.to_numpy_scalar(t, q if name == "div" else x - q * y)
 

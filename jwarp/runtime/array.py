@@ -337,6 +337,81 @@ class array:
             return repr(self)
         return str(self.numpy())
 
+    # -- arithmetic (a builtin over the elements; see array_ops) ---------------------------------
+    def _op(self, name: str, *operands: Any, out: Any = None) -> Any:
+        from jwarp.runtime.array_ops import elementwise
+
+        return elementwise(name, *operands, out=out)
+
+    def __add__(self, y):
+        return self._op("add", self, y)
+
+    def __radd__(self, y):
+        return self._op("add", y, self)
+
+    def __sub__(self, y):
+        return self._op("sub", self, y)
+
+    def __rsub__(self, y):
+        return self._op("sub", y, self)
+
+    def __mul__(self, y):
+        return self._op("mul", self, y)
+
+    def __rmul__(self, y):
+        return self._op("mul", y, self)
+
+    def __truediv__(self, y):
+        return self._op("div", self, y)
+
+    def __rtruediv__(self, y):
+        return self._op("div", y, self)
+
+    def __floordiv__(self, y):
+        return self._op("floordiv", self, y)
+
+    def __rfloordiv__(self, y):
+        return self._op("floordiv", y, self)
+
+    def __mod__(self, y):
+        return self._op("mod", self, y)
+
+    def __rmod__(self, y):
+        return self._op("mod", y, self)
+
+    def __pow__(self, y):
+        return self._op("pow", self, y)
+
+    def __rpow__(self, y):
+        return self._op("pow", y, self)
+
+    def __neg__(self):
+        return self._op("neg", self)
+
+    def __pos__(self):
+        return self._op("pos", self)
+
+    def __iadd__(self, y):
+        return self._op("add", self, y, out=self)
+
+    def __isub__(self, y):
+        return self._op("sub", self, y, out=self)
+
+    def __imul__(self, y):
+        return self._op("mul", self, y, out=self)
+
+    def __itruediv__(self, y):
+        return self._op("div", self, y, out=self)
+
+    def __ifloordiv__(self, y):
+        return self._op("floordiv", self, y, out=self)
+
+    def __imod__(self, y):
+        return self._op("mod", self, y, out=self)
+
+    def __ipow__(self, y):
+        return self._op("pow", self, y, out=self)
+
     # -- in-place ops ----------------------------------------------------------------------------
     def assign(self, src: Any) -> None:
         """Copy ``src`` (array, numpy, list) into this array; shapes must match."""
