@@ -83,6 +83,7 @@ class KernelContext:
     thread_coords: tuple | None = None  # chunked launches: wp.tid() per lane (else the lane iotas)
     accumulators: dict = field(default_factory=dict)
     sites: list = field(default_factory=list)
+    handles: list = field(default_factory=list)  # BoundHandle per geometry object id the launch received
 
     def __post_init__(self) -> None:
         self.tid = tuple(self._iota(axis) for axis in range(len(self.grid)))

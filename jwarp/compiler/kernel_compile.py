@@ -22,6 +22,7 @@ import jax.numpy as jnp
 
 from jwarp.compiler.chunking import lower_chunked
 from jwarp.compiler.context import KernelContext, SlotState, join_planes, split_planes
+from jwarp.compiler.handles import bind_handle
 from jwarp.compiler.lower import Frame, FunctionLowerer
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, Signature, StructSpec, ValueSpec
 from jwarp.compiler.source import FunctionSource
@@ -102,6 +103,7 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
             raise TypeError(f"unknown spec {spec!r}")
 
         env = {name: build(spec) for name, spec in zip(arg_names, sig.params, strict=True)}
+        bound_handles = [bind_handle(h, build, values) for h in sig.handles]
 
         def make_context(grid: tuple, kernel_slots: list) -> KernelContext:
             return KernelContext(
@@ -114,6 +116,7 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
                 block_dim=sig.block_dim,
                 kernel_dim=sig.kernel_dim,
                 max_unroll=sig.max_unroll,
+                handles=bound_handles,
             )
 
         def run_body(ctx: KernelContext, active: Any) -> None:
