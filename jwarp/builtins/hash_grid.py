@@ -37,16 +37,31 @@ _FIELDS = ("x_start", "y_start", "z_start", "x_end", "y_end", "z_end", "x", "y",
            "current")
 
 
+class _QueryStructType(StructType):
+    """A query struct type; ``HashGridQuery[wp.float64]`` names the query of a float64 grid."""
+
+    def __getitem__(self, dtype: Any) -> StructType:
+        try:
+            return QUERY_TYPES[dtype]
+        except KeyError:
+            raise TypeError(f"HashGridQuery has no variant for dtype {dtype}") from None
+
+
 def _query_type(name: str) -> StructType:
     cls = type(name, (), {"__annotations__": {"grid": scalars.uint64, **{f: scalars.int32 for f in _FIELDS}}})
-    cls.__qualname__ = name
+    cls.__qualname__ = "HashGridQuery"
     cls.__module__ = __name__
-    return StructType(cls)
+    t = _QueryStructType(cls)
+    t._jwarp_query_next_ = "hash_grid_query_next"  # for-loops iterate queries with this builtin
+    return t
 
 
 HashGridQuery = _query_type("HashGridQuery")
-"""The state of one lane's hash-grid query (Warp's ``hash_grid_query_t``)."""
-HashGridQuery._jwarp_query_next_ = "hash_grid_query_next"  # for-loops iterate queries with this builtin
+"""The state of one lane's hash-grid query (Warp's ``hash_grid_query_t``); ``HashGridQuery[wp.float64]``
+is the query of a float64 grid (same fields: the grid's precision only matters when it starts)."""
+QUERY_TYPES = {scalars.float16: _query_type("HashGridQueryH"), scalars.float32: HashGridQuery,
+               scalars.float64: _query_type("HashGridQueryD")}
+_BY_NAME = {t._np_dtype.name: q for t, q in QUERY_TYPES.items()}
 
 
 def cell_coord(v: Any) -> Any:
@@ -105,7 +120,7 @@ def hash_grid_query(call: Call, grid: Value, point: Value, max_dist: Value, *gro
         begin, end = _cell_range(call, handle, cell_index(*starts, dims), mask)
         ident = full(jnp.asarray(to_device_leaf(grid.data)).astype(jnp.uint64))
         fields = [ident, *starts, *ends, *starts, full(begin), full(end), full(jnp.int32(0))]
-        parts.append((value_from_leaves(HashGridQuery, fields), lanes))
+        parts.append((value_from_leaves(_BY_NAME[ftype], fields), lanes))
     return handles.merge(parts)
 
 
@@ -146,7 +161,7 @@ def hash_grid_query_next(call: Call, query: Value, index: Value) -> Value:
     """Move ``query`` to its next candidate point; writes the point's index into ``index`` and returns
     True, or returns False when the query has no points left."""
     call.require_kernel()
-    if query.type is not HashGridQuery or not scalars.is_int(index.type):
+    if query.type not in _BY_NAME.values() or not scalars.is_int(index.type):
         raise call.no_overload(query, index)
     new_query, new_index, found = next_point(call, query, index.data)
     call.assign_back(0, new_query)
@@ -180,7 +195,7 @@ def next_point(call: Call, query: Value, index: Any) -> tuple[Value, Any, Any]:
     for (o, i, f), lanes in results[1:]:
         out = {k: jnp.where(lanes, o[k], out[k]) for k in out}
         new_index, found = jnp.where(lanes, i, new_index), jnp.where(lanes, f, found)
-    new_query = value_from_leaves(HashGridQuery, [out[k] for k in ("grid", *_FIELDS)])
+    new_query = value_from_leaves(query.type, [out[k] for k in ("grid", *_FIELDS)])
     return new_query, new_index, found
 
 

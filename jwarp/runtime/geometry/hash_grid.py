@@ -73,9 +73,8 @@ class HashGrid:
 
     def __init__(self, dim_x: int, dim_y: int, dim_z: int, device: Any = None, dtype: Any = None):
         dtype = scalars.float32 if dtype is None else dtype
-        if dtype not in (scalars.float32, scalars.float64):
-            raise TypeError(f"Unsupported dtype {dtype} for HashGrid. Supported types: float32, float64"
-                            + (" (float16 grids are not supported in jwarp yet)" if dtype is scalars.float16 else ""))
+        if dtype not in (scalars.float16, scalars.float32, scalars.float64):
+            raise TypeError(f"Unsupported dtype {dtype} for HashGrid. Supported types: float16, float32, float64")
         try:
             dims = tuple(operator.index(d) for d in (dim_x, dim_y, dim_z))
         except TypeError as e:
