@@ -34,7 +34,8 @@ from jwarp.lang.struct import StructType
 _INT_MAX = 2**31 - 1
 _INT_MIN = -(2**31)
 _FIELDS = ("x_start", "y_start", "z_start", "x_end", "y_end", "z_end", "x", "y", "z", "cell_index", "cell_end",
-           "current")
+           "current", "group", "filter_by_group")
+_STEPPED = tuple(f for f in _FIELDS if f not in ("current", "group", "filter_by_group"))
 
 
 class _QueryStructType(StructType):
@@ -89,10 +90,32 @@ def _grid(call: Call, shape_of: Any) -> Any:
     return lambda leaf: jnp.broadcast_to(to_device_leaf(leaf), call.ctx.grid)
 
 
-def _cell_range(call: Call, handle: handles.BoundHandle, cell: Any, mask: Any) -> tuple[Any, Any]:
+def _cell_range(call: Call, handle: handles.BoundHandle, cell: Any, mask: Any, group: Any = None,
+                filtered: Any = None) -> tuple[Any, Any]:
+    """The range of sorted points in ``cell``; for a grouped query on a grouped grid, only the points
+    of ``group`` (cells keep their points ordered by group id as an unsigned number)."""
     starts = handles.load(call, handle, "cell_starts", [Value(scalars.int32, cell)], mask)[0]
     ends = handles.load(call, handle, "cell_ends", [Value(scalars.int32, cell)], mask)[0]
-    return starts, ends
+    if group is None or not handle.fact("grouped"):
+        return starts, ends
+    key = jnp.asarray(group).astype(jnp.uint32)
+    lo = _bisect(call, handle, starts, ends, key, mask, upper=False)
+    hi = _bisect(call, handle, lo, ends, key, mask, upper=True)
+    return jnp.where(filtered, lo, starts), jnp.where(filtered, hi, ends)
+
+
+def _bisect(call: Call, handle: handles.BoundHandle, lo: Any, hi: Any, key: Any, mask: Any, upper: bool) -> Any:
+    """First position in [lo, hi) whose group is >= key (> key when ``upper``), per lane."""
+    capacity = handle.fact("capacity")
+    for _ in range(max(capacity, 1).bit_length() + 1):
+        open_ = lo < hi
+        mid = lo + (hi - lo) // 2
+        slot = jnp.clip(mid, 0, capacity - 1)
+        g = handles.load(call, handle, "point_groups", [Value(scalars.int32, slot)], mask)[0].astype(jnp.uint32)
+        go_right = (g <= key) if upper else (g < key)
+        lo = jnp.where(open_ & go_right, mid + 1, lo)
+        hi = jnp.where(open_ & ~go_right, mid, hi)
+    return lo
 
 
 @builtin("hash_grid_query", group="Geometry", kernel_only=True)
@@ -100,8 +123,8 @@ def hash_grid_query(call: Call, grid: Value, point: Value, max_dist: Value, *gro
     """Start a query of the points in the cells within ``max_dist`` of ``point``; iterate it with
     ``hash_grid_query_next`` or ``for index in wp.hash_grid_query(...)``."""
     call.require_kernel()
-    if group:
-        raise NotImplementedError("wp.hash_grid_query(): grouped queries (the group argument) are not supported yet")
+    if len(group) > 1 or (group and not scalars.is_int(group[0].type)):
+        raise call.no_overload(grid, point, max_dist, *group)
     if not (scalars.is_int(grid.type) and composites.is_vector(point.type) and point.type._length_ == 3
             and scalars.is_float(max_dist.type)):
         raise call.no_overload(grid, point, max_dist)
@@ -117,9 +140,11 @@ def hash_grid_query(call: Call, grid: Value, point: Value, max_dist: Value, *gro
         ends = [_query_end(s, cell_coord((p + radius) * inv), d) for s, p, d in zip(starts, pos, dims)]
         starts, ends = [full(s) for s in starts], [full(e) for e in ends]
         mask = call.mask if lanes is None else (lanes if call.mask is None else call.mask & lanes)
-        begin, end = _cell_range(call, handle, cell_index(*starts, dims), mask)
+        group_id = full(jnp.asarray(to_device_leaf(group[0].data)).astype(jnp.int32)) if group else full(jnp.int32(0))
+        filtered = full(jnp.int32(1 if group else 0))
+        begin, end = _cell_range(call, handle, cell_index(*starts, dims), mask, group_id, filtered != 0)
         ident = full(jnp.asarray(to_device_leaf(grid.data)).astype(jnp.uint64))
-        fields = [ident, *starts, *ends, *starts, full(begin), full(end), full(jnp.int32(0))]
+        fields = [ident, *starts, *ends, *starts, full(begin), full(end), full(jnp.int32(0)), group_id, filtered]
         parts.append((value_from_leaves(_BY_NAME[ftype], fields), lanes))
     return handles.merge(parts)
 
@@ -144,7 +169,8 @@ def _advance(call: Call, handle: handles.BoundHandle, state: dict, active: Any) 
         y = jnp.where(wrap_y, s["y_start"], y)
         z = jnp.where(wrap_y, s["z"] + 1, s["z"])
         done = z > s["z_end"]
-        begin, end = _cell_range(call, handle, cell_index(x, y, z, dims), step & ~done)
+        begin, end = _cell_range(call, handle, cell_index(x, y, z, dims), step & ~done, s["group"],
+                                 s["filter_by_group"] != 0)
         new = dict(s)
         for key, val in (("x", x), ("y", y), ("z", z)):
             new[key] = jnp.where(step, val, s[key])
@@ -187,7 +213,7 @@ def next_point(call: Call, query: Value, index: Any) -> tuple[Value, Any, Any]:
         point = handles.load(call, handle, "point_ids", [Value(scalars.int32, slot)], found)[0]
         new_index = jnp.where(found, point, index)
         out = dict(fields)
-        out.update({k: state[k] for k in _FIELDS if k != "current"})
+        out.update({k: state[k] for k in _STEPPED})
         out["cell_index"] = jnp.where(found, state["cell_index"] + 1, state["cell_index"])
         out["current"] = jnp.where(found, point, fields["current"])
         results.append(((out, new_index, found), lanes))

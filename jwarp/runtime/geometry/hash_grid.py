@@ -41,17 +41,25 @@ def _cell_coord(v: Any) -> Any:
 
 
 @functools.partial(jax.jit, static_argnames=("dims", "capacity"))
-def _build(points: Any, inv: Any, dims: tuple, capacity: int) -> tuple:
+def _build(points: Any, inv: Any, groups: Any, dims: tuple, capacity: int) -> tuple:
+    """(point ids in cell order, cell starts, cell ends, groups in that order). With ``groups``, points
+    of one cell are ordered by group id as an unsigned number (Warp's (cell, group) keys)."""
     dx, dy, dz = dims
     coords = [_cell_coord(points[:, k] * inv) for k in range(3)]
     cells = (jnp.mod(coords[2], dz) * (dx * dy) + jnp.mod(coords[1], dy) * dx + jnp.mod(coords[0], dx)).astype(jnp.int32)
-    order = jnp.argsort(cells, stable=True).astype(jnp.int32)
+    if groups is None:
+        order = jnp.argsort(cells, stable=True).astype(jnp.int32)
+    else:
+        order = jnp.lexsort((groups.astype(jnp.uint32), cells)).astype(jnp.int32)
     sorted_cells = cells[order]
     all_cells = jnp.arange(dx * dy * dz, dtype=jnp.int32)
     starts = jnp.searchsorted(sorted_cells, all_cells, side="left").astype(jnp.int32)
     ends = jnp.searchsorted(sorted_cells, all_cells, side="right").astype(jnp.int32)
     point_ids = jnp.zeros(capacity, jnp.int32).at[: order.shape[0]].set(order)
-    return point_ids, starts, ends
+    sorted_groups = jnp.zeros(capacity, jnp.int32)
+    if groups is not None:
+        sorted_groups = sorted_groups.at[: order.shape[0]].set(groups.astype(jnp.int32)[order])
+    return point_ids, starts, ends, sorted_groups
 
 
 class HashGrid:
@@ -93,6 +101,8 @@ class HashGrid:
         self._built = False
         self._cell_width_inv = dtype._np_dtype.type(0)
         self._point_ids = array(np.zeros(1, np.int32), dtype=scalars.int32, device=self.device)
+        self._point_groups = array(np.zeros(1, np.int32), dtype=scalars.int32, device=self.device)
+        self._grouped = False
         zeros = np.zeros(count, np.int32)
         self._cell_starts = array(zeros, dtype=scalars.int32, device=self.device)
         self._cell_ends = array(zeros, dtype=scalars.int32, device=self.device)
@@ -102,8 +112,6 @@ class HashGrid:
 
     def reserve(self, num_points: int, with_groups: bool = False) -> None:
         """Make room for ``num_points`` points, so later builds up to that size keep the buffers."""
-        if with_groups:
-            raise NotImplementedError("HashGrid.reserve(with_groups=True): grouped hash grids are not supported yet")
         self._reserve(int(num_points))
         self._built = True
         self.reserved = True
@@ -112,27 +120,36 @@ class HashGrid:
         if num_points > self._capacity:
             self._capacity = num_points * 3 // 2
             self._point_ids = array(np.zeros(self._capacity, np.int32), dtype=scalars.int32, device=self.device)
+            self._point_groups = array(np.zeros(self._capacity, np.int32), dtype=scalars.int32, device=self.device)
 
     def build(self, points: array, radius: float, groups: Any = None) -> None:
         """Bucket ``points`` (an array of this grid's vec3 type) into cells of width ``radius``."""
-        if groups is not None:
-            raise NotImplementedError("HashGrid.build(groups=...): grouped hash grids are not supported yet")
         if points.dtype != self._vec_type:
             raise TypeError(f"Hash grid points should have type {self._vec_type.__name__}, got {points.dtype}")
         if radius <= 0.0:
             raise ValueError(f"Hash grid cell width must be positive, got {radius}")
         if points.device is not self.device:
             raise RuntimeError("points must live on the same device as this HashGrid")
+        group_data = None
+        if groups is not None:
+            if groups.dtype != scalars.int32:
+                raise RuntimeError("groups should be an array of type wp.int32")
+            if groups.device is not self.device:
+                raise RuntimeError("groups must live on the same device as this HashGrid")
+            if groups.size != points.size:
+                raise RuntimeError("groups must have the same length as points")
+            group_data = groups.buffer.reshape(-1)
         np_float = self.dtype._np_dtype.type
         inv = np_float(1) / np_float(radius)
         data = points.buffer.reshape(-1, 3)
         self._reserve(data.shape[0])
         with storage.x64():
-            point_ids, starts, ends = _build(data, jnp.asarray(inv), self._dims, self._capacity)
-        if point_ids.shape == self._point_ids.shape:
-            self._point_ids._set_buffer(point_ids)
-        else:
-            self._point_ids = array(point_ids, dtype=scalars.int32, device=self.device, copy=False)
+            point_ids, starts, ends, sorted_groups = _build(data, jnp.asarray(inv), group_data, self._dims,
+                                                            self._capacity)
+        self._point_ids._set_buffer(point_ids)
+        self._point_groups._set_buffer(sorted_groups)
+        self._grouped = groups is not None
+        self.groups = groups
         self._cell_starts._set_buffer(starts)
         self._cell_ends._set_buffer(ends)
         self._cell_width_inv = inv
@@ -142,8 +159,9 @@ class HashGrid:
     def _launch_operands(self) -> handles.LaunchOperands:
         """The grid's buffers for a launch that receives its id (see :mod:`jwarp.runtime.handles`)."""
         static = (("dims", self._dims), ("dtype", self.dtype._np_dtype.name), ("capacity", self._capacity),
-                  ("built", self._built))
-        arrays = {"point_ids": self._point_ids, "cell_starts": self._cell_starts, "cell_ends": self._cell_ends}
+                  ("built", self._built), ("grouped", self._grouped))
+        arrays = {"point_ids": self._point_ids, "cell_starts": self._cell_starts, "cell_ends": self._cell_ends,
+                  "point_groups": self._point_groups}
         return handles.LaunchOperands("hash_grid", static, arrays, {"cell_width_inv": (self.dtype, self._cell_width_inv)})
 
     def __del__(self) -> None:
