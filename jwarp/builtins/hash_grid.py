@@ -66,12 +66,18 @@ _BY_NAME = {t._np_dtype.name: q for t, q in QUERY_TYPES.items()}
 
 
 def cell_coord(v: Any) -> Any:
-    """Warp's cell coordinate of a scaled position: floor, saturated to int32 (NaN: 0)."""
+    """Warp's cell coordinate of a scaled position: floor, saturated to the int32 range (NaN: 0).
+
+    float16 values are widened to float32 first; float64 saturates at INT_MAX - 1 from 2147483646 on
+    (as Warp), so a query's last cell never reaches INT_MAX and its x/y/z steps cannot overflow."""
+    if v.dtype == jnp.float16:
+        v = v.astype(jnp.float32)
     c = jnp.floor(v)
-    big = jnp.asarray(2147483648.0, c.dtype)
-    inside = jnp.clip(c, -big, big - 1).astype(jnp.int32)
-    return jnp.where(c >= big, jnp.int32(_INT_MAX - 1),
-                     jnp.where(c >= -big, inside, jnp.where(c < -big, jnp.int32(_INT_MIN), jnp.int32(0))))
+    top = jnp.asarray(2147483646.0 if c.dtype == jnp.float64 else 2147483648.0, c.dtype)
+    low = jnp.asarray(-2147483648.0, c.dtype)
+    inside = jnp.clip(c, low, top - 1).astype(jnp.int32)
+    return jnp.where(c >= top, jnp.int32(_INT_MAX - 1),
+                     jnp.where(c >= low, inside, jnp.where(c < low, jnp.int32(_INT_MIN), jnp.int32(0))))
 
 
 def cell_index(x: Any, y: Any, z: Any, dims: tuple) -> Any:

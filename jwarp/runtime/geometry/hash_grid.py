@@ -24,6 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jwarp.builtins.hash_grid import cell_coord, cell_index
 from jwarp.lang import composites, scalars
 from jwarp.runtime import handles, storage
 from jwarp.runtime.array import array
@@ -32,21 +33,12 @@ from jwarp.runtime.device import get_device
 _MAX_CELL_COUNT = (1 << 31) - 1
 
 
-def _cell_coord(v: Any) -> Any:
-    c = jnp.floor(v)
-    big = jnp.asarray(2147483648.0, c.dtype)
-    inside = jnp.clip(c, -big, big - 1).astype(jnp.int32)
-    return jnp.where(c >= big, jnp.int32(2**31 - 2),
-                     jnp.where(c >= -big, inside, jnp.where(c < -big, jnp.int32(-(2**31)), jnp.int32(0))))
-
-
 @functools.partial(jax.jit, static_argnames=("dims", "capacity"))
 def _build(points: Any, inv: Any, groups: Any, dims: tuple, capacity: int) -> tuple:
     """(point ids in cell order, cell starts, cell ends, groups in that order). With ``groups``, points
     of one cell are ordered by group id as an unsigned number (Warp's (cell, group) keys)."""
     dx, dy, dz = dims
-    coords = [_cell_coord(points[:, k] * inv) for k in range(3)]
-    cells = (jnp.mod(coords[2], dz) * (dx * dy) + jnp.mod(coords[1], dy) * dx + jnp.mod(coords[0], dx)).astype(jnp.int32)
+    cells = cell_index(*(cell_coord(points[:, k] * inv) for k in range(3)), dims).astype(jnp.int32)
     if groups is None:
         order = jnp.argsort(cells, stable=True).astype(jnp.int32)
     else:
