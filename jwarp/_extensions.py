@@ -13,6 +13,8 @@ _EXPORTS = {
     "jwarp.runtime.device_aliases": ["map_cuda_device", "unmap_cuda_device", "get_cuda_supported_archs"],
     "jwarp.runtime.streams": ["get_event_elapsed_time"],
     "jwarp.runtime.tape": ["Tape"],
+    "jwarp.runtime.geometry.hash_grid": ["HashGrid"],
+    "jwarp.builtins.hash_grid": ["HashGridQuery"],
     "jwarp.autograd": [],  # importing it makes ``wp.autograd`` available
     "jwarp.runtime.capture": ["ScopedCapture", "capture_begin", "capture_end", "capture_launch", "Graph",
                                "capture_if", "capture_while", "CaptureMode", "is_conditional_graph_supported",

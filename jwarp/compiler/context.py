@@ -106,6 +106,7 @@ class KernelContext:
     accumulators: dict = field(default_factory=dict)
     sites: list = field(default_factory=list)
     finish_hooks: dict = field(default_factory=dict)  # name -> callable run once after the body is lowered
+    handles: list = field(default_factory=list)  # BoundHandle per geometry object id the launch received
 
     def __post_init__(self) -> None:
         self.tid = tuple(self._iota(axis) for axis in range(len(self.grid)))

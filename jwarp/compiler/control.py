@@ -285,9 +285,33 @@ def _lower_static_iteration(lw: FunctionLowerer, node: ast.For) -> None:
         rows, cols = seq.type._shape_
         row_t = composites.vector(cols, seq.type._wp_scalar_type_)
         items = [Value(row_t, tuple(seq.data[r * cols : (r + 1) * cols])) for r in range(rows)]
+    elif getattr(seq.type, "_jwarp_query_next_", None):
+        _query_loop(lw, node, seq)
+        return
     else:
         raise WarpCodegenError("for loops must iterate over range(...), a vector, or a compile-time sequence")
     _unrolled(lw, node, items)
+
+
+def _query_loop(lw: FunctionLowerer, node: ast.For, query: Value) -> None:
+    """``for index in wp.hash_grid_query(...)`` (and other query iterators): a masked while loop whose
+    condition advances the query with its ``*_next`` builtin, writing the found index to the target."""
+    from jwarp.compiler.registry import BUILTINS, Call
+    from jwarp.lang import scalars
+
+    hidden = f"__query_{node.lineno}_{node.col_offset}"
+    lw.env[hidden] = query
+    lw.env[node.target.id] = Value(scalars.int32, jnp.zeros(lw.ctx.grid, jnp.int32))
+    step = BUILTINS[query.type._jwarp_query_next_]
+    nodes = [ast.Name(id=hidden, ctx=ast.Store()), ast.Name(id=node.target.id, ctx=ast.Store())]
+
+    def condition() -> Any:
+        call = Call(step.name, lw.ctx, lw.active, lw, nodes)
+        found = step.lower(call, [lw.env[hidden], lw.env[node.target.id]], {})
+        return truth(found)
+
+    _masked_while(lw, node, condition, None, None, None)
+    del lw.env[hidden]
 
 
 def _unrolled(lw: FunctionLowerer, node: ast.For, items: list[Value]) -> None:

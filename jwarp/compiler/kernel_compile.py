@@ -23,6 +23,7 @@ from jax import lax
 
 from jwarp.compiler.chunking import lower_chunked
 from jwarp.compiler.context import KernelContext, SlotState, initial_accumulator, join_planes, split_planes
+from jwarp.compiler.handles import bind_handle
 from jwarp.compiler.lower import Frame, FunctionLowerer
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, Signature, StructSpec, ValueSpec
 from jwarp.compiler.source import FunctionSource
@@ -104,6 +105,7 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
 
         env = {name: build(spec) for name, spec in zip(arg_names, sig.params, strict=True)}
         sites: list = []  # shared by every context of this trace: site indices stay unique
+        bound_handles = [bind_handle(h, build, values) for h in sig.handles]
 
         def make_context(grid: tuple, kernel_slots: list, serial: bool = False) -> KernelContext:
             return KernelContext(
@@ -119,6 +121,7 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
                 enable_backward=dict(sig.extra).get("backward", True),
                 serial=serial,
                 sites=sites,
+                handles=bound_handles,
             )
 
         def run_body(ctx: KernelContext, active: Any) -> None:

@@ -50,6 +50,21 @@ class StructSpec:
 
 
 @dataclass(frozen=True)
+class HandleSpec:
+    """A geometry object (HashGrid, Mesh, Bvh, Volume) whose id a launch received.
+
+    ``id_index`` is the ``values`` slot holding the id; ``static`` the object's compile-time facts;
+    ``arrays`` and ``values`` its named buffers as ``(name, ArraySpec)`` / ``(name, ValueSpec)``
+    pairs. Query builtins find the object by comparing an id with the bound objects' ids."""
+
+    kind: str
+    id_index: int
+    static: tuple = ()
+    arrays: tuple = ()
+    values: tuple = ()
+
+
+@dataclass(frozen=True)
 class Signature:
     grid: tuple[int, ...]
     params: tuple
@@ -62,3 +77,4 @@ class Signature:
     kernel_dim: int = 1  # components returned by wp.tid() (leading grid axes)
     max_unroll: int | None = None  # the kernel's effective max_unroll option (None: wp.config.max_unroll)
     extra: tuple = field(default=())  # options that change code generation (hashable)
+    handles: tuple = ()  # HandleSpec of every geometry object whose id the launch received

@@ -14,11 +14,11 @@ from typing import Any
 import jax
 import numpy as np
 
-from jwarp.compiler.signature import ArraySpec, NoneArraySpec, StructSpec, ValueSpec
+from jwarp.compiler.signature import ArraySpec, HandleSpec, NoneArraySpec, StructSpec, ValueSpec
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ANY, INDEXED, ArrayType, _Generic, type_name
 from jwarp.lang.struct import StructInstance, StructType
-from jwarp.runtime import storage
+from jwarp.runtime import handles, storage
 from jwarp.runtime.access import check_array_access
 from jwarp.runtime.array import array
 from jwarp.runtime.device import Device
@@ -32,6 +32,7 @@ class Binding:
     values: list  # jax arrays on the launch device
     arrays: list = field(default_factory=list)  # (param path, array) for every array argument
     traced: bool = False  # a buffer or value is a JAX tracer (the launch is inside jax.jit/grad/vmap)
+    handles: tuple = ()  # HandleSpec of every geometry object id among the arguments
 
 
 class _Packer:
@@ -44,6 +45,8 @@ class _Packer:
         self.values: list = []
         self.arrays: list = []
         self.traced = False
+        self.handles: list[HandleSpec] = []
+        self.handle_ids: set[int] = set()
 
     def fail(self, name: str, message: str) -> RuntimeError:
         adj = "adjoint " if self.adjoint else ""
@@ -148,7 +151,30 @@ class _Packer:
             return ValueSpec(t, len(self.values) - 1)
         leaf = convert_value(self.kernel.key, name, t, value)
         self.values.append(device_constant(leaf, self.device))
-        return ValueSpec(t, len(self.values) - 1)
+        spec = ValueSpec(t, len(self.values) - 1)
+        if t is scalars.uint64 or (scalars.is_scalar_type(t) and issubclass(t, scalars.uint64)):
+            self.pack_handle(name, int(leaf), spec.index)
+        return spec
+
+    def pack_handle(self, name: str, handle: int, id_index: int) -> None:
+        """A uint64 argument that is a live geometry object's id: the object's buffers join the launch."""
+        obj = handles.lookup(handle)
+        if obj is None or handle in self.handle_ids:
+            return
+        self.handle_ids.add(handle)
+        operands = obj._launch_operands()
+        if getattr(obj, "device", self.device) is not self.device:
+            raise self.fail(name, f"is the id of a {type(obj).__name__} on device '{obj.device}', "
+                                  f"but the kernel is launched on '{self.device}'")
+        n_arrays = len(self.arrays)
+        arrays = tuple((key, self.pack_array(f"{name}.{key}", ArrayType(a.dtype, a.ndim), a))
+                       for key, a in operands.arrays.items())
+        del self.arrays[n_arrays:]  # read-only operands: not the kernel's array arguments
+        values = []
+        for key, (t, v) in operands.values.items():
+            self.values.append(device_constant(convert_value(self.kernel.key, f"{name}.{key}", t, v), self.device))
+            values.append((key, ValueSpec(t, len(self.values) - 1)))
+        self.handles.append(HandleSpec(operands.kind, id_index, tuple(operands.static), arrays, tuple(values)))
 
 
 def array_kind(value: Any) -> str | None:
@@ -249,7 +275,7 @@ def bind_arguments(kernel: Any, args: list, device: Device, adjoint: bool = Fals
         )
     packer = _Packer(kernel, device, adjoint)
     params = tuple(packer.pack(n, t, v) for n, t, v in zip(kernel.arg_names, kernel.arg_types, args))
-    return Binding(params, packer.bases, packer.values, packer.arrays, packer.traced)
+    return Binding(params, packer.bases, packer.values, packer.arrays, packer.traced, tuple(packer.handles))
 
 
 __all__ = ["Binding", "bind_arguments", "convert_value", "device_constant", "ANY"]

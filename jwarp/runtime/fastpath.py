@@ -248,6 +248,8 @@ def plannable(prepared: Any) -> bool:
     compiled = getattr(prepared, "compiled", None)
     if compiled is None or compiled.diagnostic_keys or prepared.binding.traced or prepared.kernel.is_generic:
         return False
+    if prepared.binding.handles:  # geometry ids: the objects' buffers are looked up at every launch
+        return False
     device = prepared.device
     return all(base.device is device for base in prepared.binding.bases)
 

@@ -236,6 +236,7 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
         block_dim=block_dim,
         kernel_dim=kernel.kernel_dim,
         extra=((("chunk", int(chunk)),) if chunk else ()) + ((("backward", False),) if not kernel.enable_backward else ()),
+        handles=binding.handles,
     )
     if binding.traced:  # inside jax.jit/grad/vmap: run the kernel functionally on the traced values
         from jwarp.interop.traced_launch import TracedLaunch

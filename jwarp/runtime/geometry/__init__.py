@@ -1,0 +1,1 @@
+"""Geometry objects whose ids kernels receive: HashGrid (Mesh, Bvh, Volume to come)."""

@@ -1,0 +1,164 @@
+"""``wp.HashGrid``: points bucketed into a periodic grid of cubic cells, for neighbour queries.
+
+``build(points, radius)`` computes every point's cell (Warp's hashing: ``floor(p / radius)`` per axis,
+wrapped into ``dim_x × dim_y × dim_z``), sorts the point indices by cell (a stable sort: points of one
+cell stay in index order, as in Warp) and finds each cell's range in the sorted order with
+``searchsorted``. All of it is one jitted JAX function. Kernels receive ``grid.id`` and query it
+with ``wp.hash_grid_query`` (see :mod:`jwarp.builtins.hash_grid`).
+
+Example:
+    >>> import numpy as np, jwarp as wp
+    >>> grid = wp.HashGrid(8, 8, 8)
+    >>> grid.build(wp.array(np.random.rand(100, 3), dtype=wp.vec3), radius=0.25)
+    >>> isinstance(grid.id, int)
+    True
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jwarp.builtins.hash_grid import cell_coord, cell_index
+from jwarp.lang import composites, scalars
+from jwarp.runtime import handles, storage
+from jwarp.runtime.array import array
+from jwarp.runtime.device import get_device
+
+_MAX_CELL_COUNT = (1 << 31) - 1
+
+
+@functools.partial(jax.jit, static_argnames=("dims", "capacity"))
+def _build(points: Any, inv: Any, groups: Any, dims: tuple, capacity: int) -> tuple:
+    """(point ids in cell order, cell starts, cell ends, groups in that order). With ``groups``, points
+    of one cell are ordered by group id as an unsigned number (Warp's (cell, group) keys)."""
+    dx, dy, dz = dims
+    cells = cell_index(*(cell_coord(points[:, k] * inv) for k in range(3)), dims).astype(jnp.int32)
+    if groups is None:
+        order = jnp.argsort(cells, stable=True).astype(jnp.int32)
+    else:
+        order = jnp.lexsort((groups.astype(jnp.uint32), cells)).astype(jnp.int32)
+    sorted_cells = cells[order]
+    all_cells = jnp.arange(dx * dy * dz, dtype=jnp.int32)
+    starts = jnp.searchsorted(sorted_cells, all_cells, side="left").astype(jnp.int32)
+    ends = jnp.searchsorted(sorted_cells, all_cells, side="right").astype(jnp.int32)
+    point_ids = jnp.zeros(capacity, jnp.int32).at[: order.shape[0]].set(order)
+    sorted_groups = jnp.zeros(capacity, jnp.int32)
+    if groups is not None:
+        sorted_groups = sorted_groups.at[: order.shape[0]].set(groups.astype(jnp.int32)[order])
+    return point_ids, starts, ends, sorted_groups
+
+
+class HashGrid:
+    """A hash grid for neighbour queries on points (Warp's ``wp.HashGrid``).
+
+    Args:
+        dim_x, dim_y, dim_z: cells per axis (positions wrap around them).
+        device: the device of the grid and of the points it is built from.
+        dtype: coordinate precision, ``wp.float32`` (default) or ``wp.float64``.
+
+    Attributes:
+        id: the grid's ``uint64`` handle, passed to kernels.
+    """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> HashGrid:
+        instance = super().__new__(cls)
+        instance.id = None
+        return instance
+
+    def __init__(self, dim_x: int, dim_y: int, dim_z: int, device: Any = None, dtype: Any = None):
+        dtype = scalars.float32 if dtype is None else dtype
+        if dtype not in (scalars.float16, scalars.float32, scalars.float64):
+            raise TypeError(f"Unsupported dtype {dtype} for HashGrid. Supported types: float16, float32, float64")
+        try:
+            dims = tuple(operator.index(d) for d in (dim_x, dim_y, dim_z))
+        except TypeError as e:
+            raise TypeError("HashGrid dimensions must be integers") from e
+        if min(dims) <= 0:
+            raise RuntimeError("Hash grid dimensions must be positive")
+        count = dims[0] * dims[1] * dims[2]
+        if count > _MAX_CELL_COUNT:
+            raise RuntimeError(f"Hash grid cell count exceeds supported limit: {dims[0]} * {dims[1]} * {dims[2]} = "
+                               f"{count} > {_MAX_CELL_COUNT}")
+        self.dtype = dtype
+        self._vec_type = composites.vector(3, dtype)
+        self.device = get_device(device)
+        self._dims = dims
+        self._capacity = 1
+        self._built = False
+        self._cell_width_inv = dtype._np_dtype.type(0)
+        self._point_ids = array(np.zeros(1, np.int32), dtype=scalars.int32, device=self.device)
+        self._point_groups = array(np.zeros(1, np.int32), dtype=scalars.int32, device=self.device)
+        self._grouped = False
+        zeros = np.zeros(count, np.int32)
+        self._cell_starts = array(zeros, dtype=scalars.int32, device=self.device)
+        self._cell_ends = array(zeros, dtype=scalars.int32, device=self.device)
+        self.reserved = False
+        self.groups = None
+        self.id = handles.register(self)
+
+    def reserve(self, num_points: int, with_groups: bool = False) -> None:
+        """Make room for ``num_points`` points, so later builds up to that size keep the buffers."""
+        self._reserve(int(num_points))
+        self._built = True
+        self.reserved = True
+
+    def _reserve(self, num_points: int) -> None:
+        if num_points > self._capacity:
+            self._capacity = num_points * 3 // 2
+            self._point_ids = array(np.zeros(self._capacity, np.int32), dtype=scalars.int32, device=self.device)
+            self._point_groups = array(np.zeros(self._capacity, np.int32), dtype=scalars.int32, device=self.device)
+
+    def build(self, points: array, radius: float, groups: Any = None) -> None:
+        """Bucket ``points`` (an array of this grid's vec3 type) into cells of width ``radius``."""
+        if points.dtype != self._vec_type:
+            raise TypeError(f"Hash grid points should have type {self._vec_type.__name__}, got {points.dtype}")
+        if radius <= 0.0:
+            raise ValueError(f"Hash grid cell width must be positive, got {radius}")
+        if points.device is not self.device:
+            raise RuntimeError("points must live on the same device as this HashGrid")
+        group_data = None
+        if groups is not None:
+            if groups.dtype != scalars.int32:
+                raise RuntimeError("groups should be an array of type wp.int32")
+            if groups.device is not self.device:
+                raise RuntimeError("groups must live on the same device as this HashGrid")
+            if groups.size != points.size:
+                raise RuntimeError("groups must have the same length as points")
+            group_data = groups.buffer.reshape(-1)
+        np_float = self.dtype._np_dtype.type
+        inv = np_float(1) / np_float(radius)
+        data = points.buffer.reshape(-1, 3)
+        self._reserve(data.shape[0])
+        with storage.x64():
+            point_ids, starts, ends, sorted_groups = _build(data, jnp.asarray(inv), group_data, self._dims,
+                                                            self._capacity)
+        self._point_ids._set_buffer(point_ids)
+        self._point_groups._set_buffer(sorted_groups)
+        self._grouped = groups is not None
+        self.groups = groups
+        self._cell_starts._set_buffer(starts)
+        self._cell_ends._set_buffer(ends)
+        self._cell_width_inv = inv
+        self._built = True
+        self.reserved = True
+
+    def _launch_operands(self) -> handles.LaunchOperands:
+        """The grid's buffers for a launch that receives its id (see :mod:`jwarp.runtime.handles`)."""
+        static = (("dims", self._dims), ("dtype", self.dtype._np_dtype.name), ("capacity", self._capacity),
+                  ("built", self._built), ("grouped", self._grouped))
+        arrays = {"point_ids": self._point_ids, "cell_starts": self._cell_starts, "cell_ends": self._cell_ends,
+                  "point_groups": self._point_groups}
+        return handles.LaunchOperands("hash_grid", static, arrays, {"cell_width_inv": (self.dtype, self._cell_width_inv)})
+
+    def __del__(self) -> None:
+        if self.id:
+            handles.unregister(self.id)
+
+
+__all__ = ["HashGrid"]

@@ -1,0 +1,75 @@
+"""Object handles: ``grid.id``, ``mesh.id``, ``bvh.id`` and ``volume.id`` as ``uint64`` kernel values.
+
+A geometry object (HashGrid, Mesh, Bvh, Volume) registers itself here and receives an id, a
+``uint64`` that Python code passes to kernels like any other scalar (also inside structs). When a
+launch binds a ``uint64`` argument whose value is a live object's id, the object's buffers join
+the launch as extra operands (:class:`jwarp.compiler.signature.HandleSpec`), and the kernel's query
+builtins read them through :mod:`jwarp.compiler.handles`. The id itself stays an ordinary value,
+so rebuilding an object (new buffers of the same shapes) reuses the compiled kernel.
+
+An object taking part implements ``_launch_operands() -> LaunchOperands``.
+
+Example:
+    >>> from jwarp.runtime import handles
+    >>> class Thing:
+    ...     def __init__(self):
+    ...         self.id = handles.register(self)
+    >>> t = Thing()
+    >>> handles.lookup(t.id) is t
+    True
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+# ids are large and sparse so that an ordinary uint64 argument practically never collides with one
+_ID_BASE = 0x6A77_0000_0000_0000
+_ID_STRIDE = 0x40
+_counter = itertools.count(1)
+_objects: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
+
+
+@dataclass
+class LaunchOperands:
+    """What an object contributes to a launch that receives its id.
+
+    Attributes:
+        kind: the object kind the query builtins ask for ("hash_grid", "mesh", "bvh", "volume").
+        static: hashable compile-time facts (grid dimensions, dtype), part of the kernel signature.
+        arrays: named ``wp.array`` buffers (read-only in kernels).
+        values: named ``(type, value)`` scalars or composites, passed as launch values.
+    """
+
+    kind: str
+    static: tuple = ()
+    arrays: dict = field(default_factory=dict)
+    values: dict = field(default_factory=dict)
+
+
+def register(obj: Any) -> int:
+    """A new id for ``obj`` (held weakly: the id dies with the object)."""
+    new_id = _ID_BASE + next(_counter) * _ID_STRIDE
+    _objects[new_id] = obj
+    return new_id
+
+
+def lookup(handle: Any) -> Any:
+    """The live object whose id is ``handle``, or None."""
+    try:
+        key = int(handle)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if key < _ID_BASE:
+        return None
+    return _objects.get(key)
+
+
+def unregister(handle: int) -> None:
+    _objects.pop(int(handle), None)
+
+
+__all__ = ["LaunchOperands", "lookup", "register", "unregister"]

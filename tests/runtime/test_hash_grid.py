@@ -1,0 +1,59 @@
+"""wp.HashGrid's Python side: construction and build validation, ids, and the kernel-side error for
+a query whose id does not reach the launch. Query results are checked against Warp in
+tests/differential/programs/geometry_hash_grid.py."""
+
+import numpy as np
+import pytest
+
+import jwarp as wp
+from jwarp.runtime import handles
+
+
+def test_ids_are_distinct_uint64_handles_of_live_grids():
+    a, b = wp.HashGrid(2, 2, 2), wp.HashGrid(2, 2, 2)
+    assert isinstance(a.id, int) and a.id != b.id and 0 < a.id < 2**64
+    assert handles.lookup(a.id) is a
+    stale = b.id
+    del b
+    assert handles.lookup(stale) is None
+    assert handles.lookup(5) is None
+
+
+@pytest.mark.parametrize("dims, error", [((0, 1, 1), RuntimeError), ((2048, 2048, 1024), RuntimeError),
+                                         ((1.5, 1, 1), TypeError)])
+def test_bad_dimensions_raise(dims, error):
+    with pytest.raises(error):
+        wp.HashGrid(*dims)
+
+
+def test_build_validates_points_and_radius():
+    grid = wp.HashGrid(4, 4, 4)
+    with pytest.raises(TypeError, match="vec3f"):
+        grid.build(wp.zeros(3, dtype=wp.vec3d), 1.0)
+    with pytest.raises(ValueError, match="positive"):
+        grid.build(wp.zeros(3, dtype=wp.vec3), 0.0)
+    with pytest.raises(TypeError, match="Unsupported dtype"):
+        wp.HashGrid(2, 2, 2, dtype=wp.int32)
+
+
+def test_cell_ranges_follow_a_stable_sort_of_cells():
+    pts = np.array([[0.6, 0, 0], [0.1, 0, 0], [0.7, 0, 0], [-0.4, 0, 0]], np.float32)
+    grid = wp.HashGrid(2, 1, 1)
+    grid.build(wp.array(pts, dtype=wp.vec3), 0.5)
+    # cells: 1, 0, 1, (-1 mod 2) = 1 -> sorted ids [1, 0, 2, 3]
+    assert grid._point_ids.numpy()[:4].tolist() == [1, 0, 2, 3]
+    assert grid._cell_starts.numpy().tolist() == [0, 1]
+    assert grid._cell_ends.numpy().tolist() == [1, 4]
+
+
+@wp.kernel
+def _query_without_grid(grid: wp.uint64, out: wp.array(dtype=int)):
+    n = int(0)
+    for j in wp.hash_grid_query(grid, wp.vec3(0.0), 1.0):
+        n += 1
+    out[0] = n
+
+
+def test_query_with_an_id_that_is_no_grid_names_the_builtin():
+    with pytest.raises(Exception, match="hash_grid_query.*no HashGrid id"):
+        wp.launch(_query_without_grid, dim=1, inputs=[wp.uint64(12345), wp.zeros(1, dtype=int)])
