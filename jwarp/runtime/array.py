@@ -32,13 +32,14 @@ from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ANY, ArrayType, _Generic, parse_subscript, resolve_dtype, type_name
 from jwarp.lang.struct import StructType
 from jwarp.runtime import addresses, storage
+from jwarp.runtime.array_ops import ArrayArithmetic
 from jwarp.runtime.device import Device, get_device
 from jwarp.runtime.locking import exclusive, state_lock
 
 _ids = itertools.count()
 
 
-class array:
+class array(ArrayArithmetic):
     """An n-dimensional array of a Warp dtype on one device (see module docstring)."""
 
     _jwarp_array = True
@@ -337,80 +338,9 @@ class array:
             return repr(self)
         return str(self.numpy())
 
-    # -- arithmetic (a builtin over the elements; see array_ops) ---------------------------------
-    def _op(self, name: str, *operands: Any, out: Any = None) -> Any:
-        from jwarp.runtime.array_ops import elementwise
-
-        return elementwise(name, *operands, out=out)
-
-    def __add__(self, y):
-        return self._op("add", self, y)
-
-    def __radd__(self, y):
-        return self._op("add", y, self)
-
-    def __sub__(self, y):
-        return self._op("sub", self, y)
-
-    def __rsub__(self, y):
-        return self._op("sub", y, self)
-
-    def __mul__(self, y):
-        return self._op("mul", self, y)
-
-    def __rmul__(self, y):
-        return self._op("mul", y, self)
-
-    def __truediv__(self, y):
-        return self._op("div", self, y)
-
-    def __rtruediv__(self, y):
-        return self._op("div", y, self)
-
-    def __floordiv__(self, y):
-        return self._op("floordiv", self, y)
-
-    def __rfloordiv__(self, y):
-        return self._op("floordiv", y, self)
-
-    def __mod__(self, y):
-        return self._op("mod", self, y)
-
-    def __rmod__(self, y):
-        return self._op("mod", y, self)
-
-    def __pow__(self, y):
-        return self._op("pow", self, y)
-
-    def __rpow__(self, y):
-        return self._op("pow", y, self)
-
-    def __neg__(self):
-        return self._op("neg", self)
-
-    def __pos__(self):
-        return self._op("pos", self)
-
-    def __iadd__(self, y):
-        return self._op("add", self, y, out=self)
-
-    def __isub__(self, y):
-        return self._op("sub", self, y, out=self)
-
-    def __imul__(self, y):
-        return self._op("mul", self, y, out=self)
-
-    def __itruediv__(self, y):
-        return self._op("div", self, y, out=self)
-
-    def __ifloordiv__(self, y):
-        return self._op("floordiv", self, y, out=self)
-
-    def __imod__(self, y):
-        return self._op("mod", self, y, out=self)
-
-    def __ipow__(self, y):
-        return self._op("pow", self, y, out=self)
+    def _make_result(self, buf: Any, dtype: Any) -> array:
+        """A new array holding an operator's result (``array_ops``), on this array's device."""
+        return array(buf, dtype=dtype, device=self.device)
 
     # -- in-place ops ----------------------------------------------------------------------------
     def assign(self, src: Any) -> None:

@@ -50,14 +50,12 @@ def elementwise(name: str, *operands: Any, out: Any = None) -> Any:
 
     Returns a new array, or writes into ``out`` and returns it.
     """
-    from jwarp.runtime.array import array, is_array
-
-    arrays = [o for o in operands if is_array(o)]
+    arrays = [o for o in operands if isinstance(o, ArrayArithmetic)]
     shape = _broadcast_shape([a.shape for a in arrays])
     with storage.x64():
         values = []
         for o in operands:
-            if is_array(o):
+            if isinstance(o, ArrayArithmetic):
                 values.append(_array_value(o, shape))
                 continue
             lifted = python_to_value(o)
@@ -68,7 +66,7 @@ def elementwise(name: str, *operands: Any, out: Any = None) -> Any:
         comp = storage.element_shape(result.type)
         leaves = [jnp.broadcast_to(jnp.asarray(leaf), shape) for leaf in leaves_of(result)]
         buf = jnp.stack(leaves, axis=-1).reshape(shape + comp) if comp else leaves[0]
-        new = array(buf, dtype=result.type, device=arrays[0].device)
+        new = arrays[0]._make_result(buf, result.type)
     if out is None:
         return new
     if out.dtype is not result.type or out.shape != shape:
@@ -78,3 +76,34 @@ def elementwise(name: str, *operands: Any, out: Any = None) -> Any:
         )
     out.assign(new)
     return out
+
+
+class ArrayArithmetic:
+    """Python operators of ``wp.array`` (``+ - * / // % **``, reflected and in-place forms, unary
+    ``-``/``+``): each applies the kernel builtin of that name over the elements (:func:`elementwise`).
+    Subclasses provide ``_make_result(buffer, dtype)``."""
+
+    def _make_result(self, buf: Any, dtype: Any) -> Any:
+        raise NotImplementedError
+
+
+def _install_operators() -> None:
+    def forward(name: str):
+        return lambda self, y: elementwise(name, self, y)
+
+    def reflected(name: str):
+        return lambda self, y: elementwise(name, y, self)
+
+    def in_place(name: str):
+        return lambda self, y: elementwise(name, self, y, out=self)
+
+    for dunder, builtin in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),
+                            ("floordiv", "floordiv"), ("mod", "mod"), ("pow", "pow")):
+        setattr(ArrayArithmetic, f"__{dunder}__", forward(builtin))
+        setattr(ArrayArithmetic, f"__r{dunder}__", reflected(builtin))
+        setattr(ArrayArithmetic, f"__i{dunder}__", in_place(builtin))
+    ArrayArithmetic.__neg__ = lambda self: elementwise("neg", self)
+    ArrayArithmetic.__pos__ = lambda self: elementwise("pos", self)
+
+
+_install_operators()
