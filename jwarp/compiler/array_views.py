@@ -49,6 +49,11 @@ def _axes(ref: ArrayRef, ndim: int) -> list:
     return [("fixed", v) for v in ref.prefix] + [("identity",)] * (ndim - len(ref.prefix))
 
 
+def slot_axes(ref: ArrayRef, ndim: int) -> list:
+    """Every axis of the ``ndim``-d slot ``ref`` views: fixed, identity, view or indexed (see above)."""
+    return _axes(ref, ndim)
+
+
 def _free(axes: list) -> list[int]:
     return [k for k, a in enumerate(axes) if a[0] != "fixed"]
 
