@@ -5,10 +5,11 @@ An :class:`~jwarp.compiler.values.ArrayRef` normally is a slot plus leading indi
 makes a view that lists every axis of the slot in ``axes``: an axis is either *fixed* by an
 index (``("fixed", Value)``), ``("identity",)``, a *view* axis ``("view", start, step, length)``
 (leaves, which may vary per lane) that the view's own indices address as ``start + k * step``,
-or an *indexed* axis ``("indexed", entries, start, step, length)`` whose view index ``k`` addresses
-the slot element ``entries[start + k * step]`` (``entries``: the int32 index buffer of a
-``wp.indexedarray``, see :func:`indexed_ref`). Bounds may be run-time values; they follow Python's
-slice rules, and negative indices into a view count from its end, as for arrays.
+or an *indexed* axis ``("indexed", entries, length)`` whose view index ``k`` addresses the slot
+element ``entries[k]`` (``entries``: the ``length`` int32 index entries of a
+``wp.indexedarray`` as the launch received it, see :func:`indexed_ref`). Bounds may be run-time
+values; they follow Python's slice rules, and negative indices into a view count from its end, as
+for arrays. Indexed axes are not sliced in kernel code (Warp cannot either).
 
 An indexed array is thus a view of its data array's slot, like a slice: loads, stores and atomics
 through it address the data directly, so they see (and are seen by) every other access to the
@@ -72,8 +73,7 @@ def indexed_ref(slot: int, entries: tuple) -> ArrayRef:
     >>> indexed_ref(0, (jnp.array([2, 0]), None)).axes[0][0]
     'indexed'
     """
-    axes = [("identity",) if e is None else ("indexed", e, np.int32(0), np.int32(1), np.int32(e.shape[0]))
-            for e in entries]
+    axes = [("identity",) if e is None else ("indexed", e, np.int32(e.shape[0])) for e in entries]
     return _make_ref(slot, axes)
 
 
@@ -81,14 +81,13 @@ def _indexed_source(axis: tuple, n: int, index: Value) -> Value:
     """Slot index for view index ``index`` along an indexed axis over a slot axis of extent ``n``:
     the index entry it selects; ``n`` (out of bounds) for a view index past the indexed extent
     or an entry outside ``[0, n)``."""
-    _, entries, start, step, length = axis
-    if entries.shape[0] == 0:
+    _, entries, length = axis
+    if length == 0:
         return Value(_INT, np.int32(n))
     i = jnp.asarray(index.data, jnp.int32)
     i = jnp.where(i < 0, i + length, i)  # negative indices count from the indexed extent's end
     in_view = (i >= 0) & (i < length)
-    pos = jnp.clip(start + i * step, 0, max(entries.shape[0] - 1, 0))
-    src = entries[pos].astype(jnp.int32)
+    src = entries[jnp.clip(i, 0, length - 1)].astype(jnp.int32)
     return Value(_INT, jnp.where(in_view & (src >= 0) & (src < n), src, np.int32(n)))
 
 
@@ -183,12 +182,14 @@ def slice_view(lw: FunctionLowerer, base: Value, parts: list[ast.expr]) -> Value
         if not isinstance(part, ast.Slice):
             axes[k] = ("fixed", _map_index(axis, shape[k], lw.eval(part)))
             continue
+        if axis[0] == "indexed":
+            raise WarpCodegenIndexError("Indexed arrays (wp.indexedarray) cannot be sliced in kernel code, as in Warp")
         if axis[0] == "identity":
             axis = ("view", np.int32(0), np.int32(1), np.int32(shape[k]))
-        kind, *entries, start0, step0, length0 = axis  # a slice of an indexed axis stays indexed
+        _, start0, step0, length0 = axis
         start, step, length = _slice_bounds(lw, part, length0)
         m = xp(start0, step0, start, step)
-        axes[k] = (kind, *entries, m.add(start0, m.multiply(start, step0)), m.multiply(step0, step), length)
+        axes[k] = ("view", m.add(start0, m.multiply(start, step0)), m.multiply(step0, step), length)
     new = _make_ref(ref.slot, axes)
     ndim = len(_free(axes))
     return Value(ArrayType(base.type.dtype, ndim), new)

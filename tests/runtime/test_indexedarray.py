@@ -139,3 +139,15 @@ def test_tile_transfers_reject_indexed_arrays():
     ia = wp.indexedarray(data, [wp.array(np.array([3, 0], dtype=np.int32))])
     with pytest.raises(WarpCodegenError, match="tile_load: indexed arrays"):
         wp.launch_tiled(_tile_of_indexed, dim=1, inputs=[ia, wp.zeros(2)], block_dim=2)
+
+
+@wp.kernel
+def _slice_of_indexed(ia: wp.indexedarray(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = ia[1:3][i]
+
+
+def test_kernel_slicing_of_indexed_arrays_is_refused():
+    ia = wp.indexedarray(wp.zeros(4), [wp.array(np.array([3, 0, 1], dtype=np.int32))])
+    with pytest.raises(IndexError, match="cannot be sliced in kernel code"):
+        wp.launch(_slice_of_indexed, dim=2, inputs=[ia, wp.zeros(2)])
