@@ -1,7 +1,8 @@
 """A wp.indexedarray is a view of its data array: within one thread, a write through the plain
 array is seen by a later read through an indexed array over the same data (and the reverse, and
 between two indexed arrays with different index arrays), 2-d indexed rows included; atomics
-through repeated index entries and atomics through the plain array on the same elements all land."""
+through repeated index entries and atomics through the plain array on the same elements all land.
+The same for Fabric arrays whose buckets point into a wp.array."""
 
 
 @wp.kernel
@@ -47,6 +48,33 @@ def rows(m: wp.array2d(dtype=float), im: wp.indexedarray2d(dtype=float), out: wp
     wp.atomic_add(im, i, j, 0.5)
 
 
+def fabric_interface(data, bucket_sizes):
+    pointers, counts, p = [], [], int(data.ptr)
+    for n in bucket_sizes:
+        pointers.append(p)
+        counts.append(n)
+        p += n * 4
+    info = {"type": (True, "f4", 1, 0, ""), "access": 2, "pointers": pointers, "counts": counts}
+    return {"version": 1, "device": str(data.device), "attribs": {"x": info}, "_ref": data}
+
+
+@wp.kernel(enable_backward=False)
+def fabric_store_read(a: wp.array(dtype=float), f: wp.fabricarray[float], g: wp.indexedfabricarray[float],
+                      perm: wp.array(dtype=wp.int32), out: wp.array(dtype=float), out2: wp.array(dtype=float)):
+    i = wp.tid()
+    k = perm[i]
+    f[k] = f[k] + 10.0  # through the Fabric array
+    out[i] = a[k]  # seen through the array its buckets point into
+    out2[i] = g[i]  # and through an indexed Fabric array over perm (the same element)
+
+
+@wp.kernel(enable_backward=False)
+def fabric_atomics(a: wp.array(dtype=float), g: wp.indexedfabricarray[float]):
+    i = wp.tid()
+    wp.atomic_add(g, i, 1.0)  # repeated entries
+    wp.atomic_add(a, i % 2, 0.25)
+
+
 def run():
     idx_np = np.array([3, 0, 4, 1, 2], dtype=np.int32)
     idx = wp.array(idx_np)
@@ -73,5 +101,14 @@ def run():
     order = wp.array(np.array([3, 2, 1, 0], dtype=np.int32))
     out4 = wp.zeros((4, 3), dtype=float)
     wp.launch(rows, dim=(4, 3), inputs=[m, wp.indexedarray(m, [order, None]), out4])
-    return {"out": out.numpy(), "a": a.numpy(), "out2": out2.numpy(), "out3": out3.numpy(), "b": b.numpy(),
+    e = wp.array(np.arange(6, dtype=np.float32))
+    fe = wp.fabricarray(fabric_interface(e, [2, 4]), "x")
+    out5 = wp.zeros(6, dtype=float)
+    out6 = wp.zeros(6, dtype=float)
+    perm = wp.array(np.array([5, 0, 3, 1, 2, 4], dtype=np.int32))
+    wp.launch(fabric_store_read, dim=6, inputs=[e, fe, fe[perm], perm, out5, out6])
+    e_stored = e.numpy().copy()
+    wp.launch(fabric_atomics, dim=6, inputs=[e, fe[wp.array(np.array([1, 1, 4, 0, 1, 4], dtype=np.int32))]])
+    return {"fabric_out": out5.numpy(), "fabric_out2": out6.numpy(), "fabric_stored": e_stored, "fabric": e.numpy(),
+            "out": out.numpy(), "a": a.numpy(), "out2": out2.numpy(), "out3": out3.numpy(), "b": b.numpy(),
             "c": c.numpy(), "d": d.numpy(), "m": m.numpy(), "out4": out4.numpy()}
