@@ -14,8 +14,8 @@ def write_then_read(a: wp.array(dtype=float), ia: wp.indexedarray(dtype=float), 
 
 
 @wp.kernel
-def indexed_write_then_read(a: wp.array(dtype=float), ia: wp.indexedarray(dtype=float), ib: wp.indexedarray(dtype=float),
-                            idx: wp.array(dtype=wp.int32), out: wp.array(dtype=float), out2: wp.array(dtype=float)):
+def indexed_write_then_read(a: wp.array(dtype=float), ia: wp.indexedarray(dtype=float),
+                            ib: wp.indexedarray(dtype=float), idx: wp.array(dtype=wp.int32), out: wp.array(dtype=float), out2: wp.array(dtype=float)):
     i = wp.tid()
     ia[i] = ia[i] * 3.0 + 2.0  # through the indexed array
     out[i] = a[idx[i]]  # seen through the plain array
