@@ -102,7 +102,6 @@ def _exchange(call: Call, args: tuple, n_values: int) -> Value:
     )
     slot.planes = new
     slot.written = True
-    slot.write_ops.add("store")  # exchange / compare-and-swap replace the element
     return value_from_leaves(values[-1].type, old)
 
 

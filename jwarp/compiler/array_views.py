@@ -3,10 +3,19 @@
 An :class:`~jwarp.compiler.values.ArrayRef` normally is a slot plus leading indices
 (``prefix``). Slicing in kernel code (``a[i, 1:3]``, ``a[::2]``, ``a[start:stop:step][i]``)
 makes a view that lists every axis of the slot in ``axes``: an axis is either *fixed* by an
-index (``("fixed", Value)``) or a *view* axis ``("view", start, step, length)`` (leaves, which
-may vary per lane) that the view's own indices address as ``start + k * step``. Bounds may
-be run-time values; they follow Python's slice rules, and negative indices into a view count
-from its end, as for arrays.
+index (``("fixed", Value)``), ``("identity",)``, a *view* axis ``("view", start, step, length)``
+(leaves, which may vary per lane) that the view's own indices address as ``start + k * step``,
+or an *indexed* axis ``("indexed", entries, length)`` whose view index ``k`` addresses the slot
+element ``entries[k]`` (``entries``: the ``length`` int32 index entries of a
+``wp.indexedarray`` as the launch received it, see :func:`indexed_ref`). Bounds may be run-time
+values; they follow Python's slice rules, and negative indices into a view count from its end, as
+for arrays. Indexed axes are not sliced in kernel code (Warp cannot either).
+
+An indexed array is thus a view of its data array's slot, like a slice: loads, stores and atomics
+through it address the data directly, so they see (and are seen by) every other access to the
+same data in the launch. An index entry outside the data's extent, or a view index outside the
+indexed extent, addresses no element: reads clamp and writes are dropped, as for any
+out-of-bounds access (Warp leaves both undefined).
 
 Example (kernel code)::
 
@@ -35,10 +44,15 @@ _INT = scalars.int32
 
 
 def _axes(ref: ArrayRef, ndim: int) -> list:
-    """Every slot axis of ``ref``: ("fixed", index Value) or ("view", start, step, length)."""
+    """Every slot axis of ``ref``: fixed, identity, view or indexed (see the module docstring)."""
     if ref.axes is not None:
         return list(ref.axes)
     return [("fixed", v) for v in ref.prefix] + [("identity",)] * (ndim - len(ref.prefix))
+
+
+def slot_axes(ref: ArrayRef, ndim: int) -> list:
+    """Every axis of the ``ndim``-d slot ``ref`` views: fixed, identity, view or indexed (see above)."""
+    return _axes(ref, ndim)
 
 
 def _free(axes: list) -> list[int]:
@@ -48,13 +62,41 @@ def _free(axes: list) -> list[int]:
 def view_shape(ref: ArrayRef, shape: tuple) -> list:
     """The view's extent along each of its dimensions (ints, or leaves for run-time slices)."""
     axes = _axes(ref, len(shape))
-    return [shape[k] if axes[k][0] == "identity" else axes[k][3] for k in _free(axes)]
+    return [shape[k] if axes[k][0] == "identity" else axes[k][-1] for k in _free(axes)]
+
+
+def indexed_ref(slot: int, entries: tuple) -> ArrayRef:
+    """The view of ``slot`` that a ``wp.indexedarray`` is: along each axis with an index buffer
+    in ``entries`` (None: the whole axis), the elements that buffer lists.
+
+    >>> import jax.numpy as jnp
+    >>> indexed_ref(0, (jnp.array([2, 0]), None)).axes[0][0]
+    'indexed'
+    """
+    axes = [("identity",) if e is None else ("indexed", e, np.int32(e.shape[0])) for e in entries]
+    return _make_ref(slot, axes)
+
+
+def _indexed_source(axis: tuple, n: int, index: Value) -> Value:
+    """Slot index for view index ``index`` along an indexed axis over a slot axis of extent ``n``:
+    the index entry it selects; ``n`` (out of bounds) for a view index past the indexed extent
+    or an entry outside ``[0, n)``."""
+    _, entries, length = axis
+    if length == 0:
+        return Value(_INT, np.int32(n))
+    i = jnp.asarray(index.data, jnp.int32)
+    i = jnp.where(i < 0, i + length, i)  # negative indices count from the indexed extent's end
+    in_view = (i >= 0) & (i < length)
+    src = entries[jnp.clip(i, 0, length - 1)].astype(jnp.int32)
+    return Value(_INT, jnp.where(in_view & (src >= 0) & (src < n), src, np.int32(n)))
 
 
 def _map_index(axis: tuple, n: int, index: Value) -> Value:
     """Source index along one slot axis of extent ``n`` for a view index along ``axis``."""
     if axis[0] == "identity":
         return index  # negative indices wrap later, against the slot's extent
+    if axis[0] == "indexed":
+        return _indexed_source(axis, n, index)
     _, start, step, length = axis
     i = index.data
     m = xp(i, start, step, length)
@@ -140,6 +182,8 @@ def slice_view(lw: FunctionLowerer, base: Value, parts: list[ast.expr]) -> Value
         if not isinstance(part, ast.Slice):
             axes[k] = ("fixed", _map_index(axis, shape[k], lw.eval(part)))
             continue
+        if axis[0] == "indexed":
+            raise WarpCodegenIndexError("Indexed arrays (wp.indexedarray) cannot be sliced in kernel code, as in Warp")
         if axis[0] == "identity":
             axis = ("view", np.int32(0), np.int32(1), np.int32(shape[k]))
         _, start0, step0, length0 = axis

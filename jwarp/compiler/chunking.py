@@ -86,7 +86,6 @@ def lower_chunked(
     for slot, traced, final in zip(slots, ctx.slots, planes):
         slot.planes = list(final)
         slot.written = traced.written
-        slot.write_ops |= traced.write_ops
     ctx.slots = slots
     ctx.accumulators = dict(accs)
     return ctx

@@ -32,9 +32,6 @@ class SlotState:
     shape: tuple[int, ...]
     planes: list
     written: bool = False
-    # how the kernel writes it: "store" for plain stores, else the atomic op ("add", "max", "cas", ...);
-    # an indexed array's write-back combines duplicate index entries by these (views.scatter_indexed)
-    write_ops: set = field(default_factory=set)
     local: bool = False  # a thread's own fixed-size array (wp.zeros in kernel code)
 
 

@@ -21,6 +21,7 @@ import jax.extend.core as jax_core
 import jax.numpy as jnp
 from jax import lax
 
+from jwarp.compiler import array_views
 from jwarp.compiler.chunking import lower_chunked
 from jwarp.compiler.context import KernelContext, SlotState, initial_accumulator, join_planes, split_planes
 from jwarp.compiler.handles import bind_handle
@@ -28,7 +29,7 @@ from jwarp.compiler.lower import Frame, FunctionLowerer
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, Signature, StructSpec, ValueSpec
 from jwarp.compiler.source import FunctionSource
 from jwarp.compiler.values import ArrayRef, Value, value_from_leaves
-from jwarp.compiler.views import apply_chain, gather_indexed, scatter_indexed, write_back
+from jwarp.compiler.views import apply_chain, write_back
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, dtype_leaf_shapes
 
@@ -51,17 +52,6 @@ def _value_leaves(t: Any, x: Any) -> list:
     return [flat[k] for k in range(t._length_)]
 
 
-def _indexed_combine(write_ops: set) -> str:
-    """How an indexed array's elements go back when index entries repeat (two kernel elements are
-    one data element): atomic adds/subs add their deltas and min/max combine, so no update is
-    lost; a kernel with plain stores (a race on repeated entries in Warp too) keeps one value."""
-    if write_ops and write_ops <= {"add", "sub"}:
-        return "add"
-    if write_ops in ({"max"}, {"min"}):
-        return next(iter(write_ops))
-    return "set"
-
-
 def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) -> Callable:
     """The kernel as a pure function of its buffers, for one signature."""
 
@@ -72,18 +62,23 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
         slot_index: dict[tuple, int] = {}
 
         def array_value(spec: ArraySpec) -> Value:
-            key = (spec.base, spec.chain, spec.indices)
+            """The array's slot: one per (base, view chain), shared by every argument over that
+            data. An indexed array is a view of its data array's slot (see array_views.indexed_ref),
+            so accesses through it and through the data array meet in one memory."""
+            key = (spec.base, spec.chain)
             if key not in slot_index:
                 buf = apply_chain(bases[spec.base], spec.chain)
-                if spec.indices:
-                    buf = gather_indexed(buf, index_buffers(spec))
-                slots.append(SlotState(spec.dtype, spec.shape, split_planes(buf, spec.dtype, spec.shape)))
-                slot_specs.append(spec)
+                shape = spec.shape
+                if spec.indices:  # the slot holds the viewed data, not the indexed elements
+                    shape = tuple(jax.tree_util.tree_leaves(buf)[0].shape[: len(spec.shape)])
+                slots.append(SlotState(spec.dtype, shape, split_planes(buf, spec.dtype, shape)))
+                slot_specs.append(ArraySpec(spec.dtype, shape, spec.base, spec.chain))
                 slot_index[key] = len(slots) - 1
-            return Value(ArrayType(spec.dtype, len(spec.shape)), ArrayRef(slot_index[key]))
-
-        def index_buffers(spec: ArraySpec) -> tuple:
-            return tuple(None if i is None else apply_chain(bases[i.base], i.chain) for i in spec.indices)
+            t = ArrayType(spec.dtype, len(spec.shape))
+            if spec.indices:  # index buffers as the launch passed them in
+                entries = tuple(None if i is None else apply_chain(bases[i.base], i.chain) for i in spec.indices)
+                return Value(t, array_views.indexed_ref(slot_index[key], entries))
+            return Value(t, ArrayRef(slot_index[key]))
 
         def build(spec: Any) -> Value:
             if isinstance(spec, ArraySpec):
@@ -143,9 +138,6 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
             if slot.written and spec is not None:
                 current = new_bases.get(spec.base, bases[spec.base])
                 contents = join_planes(slot.planes, spec.dtype, spec.shape)
-                if spec.indices:  # scatter through the index arrays into the viewed data
-                    contents = scatter_indexed(apply_chain(current, spec.chain), index_buffers(spec), contents,
-                                               combine=_indexed_combine(slot.write_ops))
                 new_bases[spec.base] = write_back(current, spec.chain, contents)
         diagnostics = {k: v for k, v in ctx.accumulators.items() if k in ("oob", "hang") or k.startswith("trip:")}
         return new_bases, diagnostics, tuple(sites)

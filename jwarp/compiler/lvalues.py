@@ -264,7 +264,6 @@ def _store_path(lw: FunctionLowerer, place: tuple, value: Value) -> None:
             planes[p] = plane
     slot.planes = planes
     slot.written = True
-    slot.write_ops.add("store")
 
 
 def _assign_local_path(lw: FunctionLowerer, place: tuple, value: Value) -> None:
@@ -336,7 +335,6 @@ def atomic_update(
             old_out = old if old_out is None else [leaf_where(cond, o, p) for o, p in zip(old, old_out)]
     slot.planes = planes
     slot.written = True
-    slot.write_ops.add(op)
     return old_out
 
 

@@ -2,7 +2,8 @@
 
 A transfer of a tile of ``shape`` at ``offset`` touches array element
 ``(*prefix, offset[0] + i, offset[1] + j, ...)`` for tile element ``(i, j, ...)`` — ``prefix``
-being indices already applied to the array (``wp.tile_load(a[k], ...)``). Each block moves its
+being indices already applied to the array (``wp.tile_load(a[k], ...)``); a slice made in kernel
+code (``wp.tile_load(a[1:9:2], ...)``) maps tile positions through it. Each block moves its
 own tile, so a transfer is one gather (or scatter) over ``(*lead, *shape)`` indices per
 component plane of the array. Out-of-range elements read as zero and are not written (Warp's
 ``bounds_check=True`` behaviour; jwarp also clamps with ``bounds_check=False`` rather than
@@ -18,39 +19,57 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from jwarp.compiler import tiles
+from jwarp.compiler import array_views, tiles
 from jwarp.compiler.values import ArrayRef, Value
 from jwarp.errors import WarpCodegenError
+from jwarp.lang import scalars
 from jwarp.lang.arrays import type_name
 
 
 def _plan(ctx: Any, array: Value, shape: tuple[int, ...], offset: list[Value], op: str):
-    """Index arrays ``(*lead, *shape)``-broadcastable for every array axis, and their validity."""
+    """Index arrays ``(*lead, *shape)``-broadcastable for every array axis, and their validity.
+
+    The array may be a view made in kernel code (``a[k]``, ``a[2:10:2]``): its fixed axes take
+    their index, its sliced axes map tile positions through the slice (positions past the
+    slice's extent are out of range)."""
     ref: ArrayRef = array.data
     slot = ctx.slots[ref.slot]
-    prefix = list(ref.prefix)
-    tile_axes = len(slot.shape) - len(prefix)
-    if tile_axes != len(shape):
+    axes = array_views.slot_axes(ref, len(slot.shape))
+    free = [axis for axis, a in enumerate(axes) if a[0] != "fixed"]
+    if any(axes[axis][0] == "indexed" for axis in free):
+        raise WarpCodegenError(f"{op}: indexed arrays (wp.indexedarray) have no tile transfers, as in Warp")
+    if len(free) != len(shape):
         raise WarpCodegenError(
-            f"{op}: a tile of {len(shape)} dimensions does not match an array of {tile_axes} dimensions"
+            f"{op}: a tile of {len(shape)} dimensions does not match an array of {len(free)} dimensions"
         )
     if offset and len(offset) != len(shape):
         raise WarpCodegenError(f"{op}: offset has {len(offset)} components, expected {len(shape)}")
     k = len(shape)
     n = len(ctx.grid)
+
+    def leaf(x: Any, what: str) -> Any:
+        x = tiles.scalar_of(ctx, x if isinstance(x, Value) else Value(scalars.int32, x), what)
+        return x.reshape(x.shape + (1,) * k)
+
     indices, valid = [], None
     for axis, extent in enumerate(slot.shape):
-        if axis < len(prefix):
-            idx = tiles.scalar_of(ctx, prefix[axis], "array index")
-            idx = idx.reshape(idx.shape + (1,) * k)
+        a = axes[axis]
+        ok = None
+        if a[0] == "fixed":
+            idx = leaf(a[1], "array index")
         else:
-            t_axis = axis - len(prefix)
+            t_axis = free.index(axis)
             start = tiles.scalar_of(ctx, offset[t_axis], "tile offset") if offset else jnp.zeros((1,) * n, jnp.int32)
             ramp_shape = [1] * k
             ramp_shape[t_axis] = shape[t_axis]
             ramp = jnp.arange(shape[t_axis], dtype=jnp.int32).reshape(ramp_shape)
             idx = start.astype(jnp.int32).reshape(start.shape + (1,) * k) + ramp
-        ok = (idx >= 0) & (idx < extent)
+            if a[0] == "view":
+                _, view_start, view_step, view_length = a
+                ok = (idx >= 0) & (idx < leaf(view_length, "slice length"))
+                idx = leaf(view_start, "slice start") + idx * leaf(view_step, "slice step")
+        in_range = (idx >= 0) & (idx < extent)
+        ok = in_range if ok is None else ok & in_range
         valid = ok if valid is None else valid & ok
         indices.append(idx)
     return slot, indices, valid

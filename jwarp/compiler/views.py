@@ -135,27 +135,17 @@ def gather_indexed(buf: Any, indices: tuple) -> Any:
     return _map(buf, lambda b: b[_index_grids(b.shape, indices)])
 
 
-def scatter_indexed(buf: Any, indices: tuple, new: Any, combine: str = "set") -> Any:
-    """New buffer whose indexed elements (see :func:`gather_indexed`) are ``new``.
-
-    Where index entries repeat, ``combine`` says how their values meet: ``"set"`` keeps one,
-    ``"add"`` adds each entry's change (``new`` minus the gathered value), ``"max"``/``"min"``
-    combine with the element.
+def scatter_indexed(buf: Any, indices: tuple, new: Any) -> Any:
+    """New buffer whose indexed elements (see :func:`gather_indexed`) are ``new`` (the runtime's
+    eager writes through a ``wp.indexedarray``; where index entries repeat, one value stays).
 
     >>> import jax.numpy as jnp
-    >>> idx = (jnp.array([1, 1]),)
-    >>> scatter_indexed(jnp.zeros(3), idx, jnp.array([2.0, 5.0]), combine="add")
-    Array([0., 7., 0.], dtype=float32)
+    >>> scatter_indexed(jnp.zeros(3), (jnp.array([2, 0]),), jnp.array([2.0, 5.0]))
+    Array([5., 0., 2.], dtype=float32)
     """
 
     def put(b: Any, n: Any) -> Any:
-        at = b.at[_index_grids(b.shape, indices, True)]
-        n = n.astype(b.dtype)
-        if combine == "add":
-            return at.add(n - b[_index_grids(b.shape, indices)], mode="drop")
-        if combine in ("max", "min"):
-            return getattr(at, combine)(n, mode="drop")
-        return at.set(n, mode="drop")
+        return b.at[_index_grids(b.shape, indices, True)].set(n.astype(b.dtype), mode="drop")
 
     return _map2(buf, new, put)
 

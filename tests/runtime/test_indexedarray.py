@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import jwarp as wp
+from jwarp.errors import WarpCodegenError
 from jwarp.lang.arrays import INDEXED, ArrayType, resolve_annotation
 
 
@@ -98,3 +99,55 @@ def test_launch_kind_mismatch_errors(tmp_path):
         wp.launch(module.wants_array, dim=1, inputs=[data[wp.array([0], dtype=int)]])
     wp.launch(module.wants_indexed, dim=1, inputs=[data[wp.array([2], dtype=int)]])
     np.testing.assert_array_equal(data.numpy(), [0, 0, 1])
+
+
+@wp.kernel
+def _bump_through_index(ia: wp.indexedarray(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = ia[i]
+    ia[i] = 7.0
+    wp.atomic_add(ia, i, 1.0)
+
+
+def test_out_of_range_entries_address_nothing():
+    """Index entries outside the data (undefined in Warp): writes and atomics are dropped, and in
+    debug mode the launch fails with nothing written."""
+    data = wp.array(np.arange(4, dtype=np.float32))
+    idx = wp.array(np.array([1, -1, 4, 2], dtype=np.int32))
+    out = wp.zeros(4)
+    wp.launch(_bump_through_index, dim=4, inputs=[wp.indexedarray(data, [idx]), out])
+    np.testing.assert_array_equal(data.numpy(), [0, 8, 8, 3])
+    np.testing.assert_array_equal(out.numpy()[[0, 3]], [1, 2])
+    mode = wp.config.mode
+    wp.config.mode = "debug"
+    try:
+        fresh = wp.array(np.arange(4, dtype=np.float32))
+        with pytest.raises(IndexError, match="Out-of-bounds array access in kernel '.*_bump_through_index'"):
+            wp.launch(_bump_through_index, dim=4, inputs=[wp.indexedarray(fresh, [idx]), wp.zeros(4)])
+        np.testing.assert_array_equal(fresh.numpy(), [0, 1, 2, 3])
+    finally:
+        wp.config.mode = mode
+
+
+@wp.kernel
+def _tile_of_indexed(ia: wp.indexedarray(dtype=float), out: wp.array(dtype=float)):
+    wp.tile_store(out, wp.tile_load(ia, shape=2))
+
+
+def test_tile_transfers_reject_indexed_arrays():
+    data = wp.zeros(4)
+    ia = wp.indexedarray(data, [wp.array(np.array([3, 0], dtype=np.int32))])
+    with pytest.raises(WarpCodegenError, match="tile_load: indexed arrays"):
+        wp.launch_tiled(_tile_of_indexed, dim=1, inputs=[ia, wp.zeros(2)], block_dim=2)
+
+
+@wp.kernel
+def _slice_of_indexed(ia: wp.indexedarray(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = ia[1:3][i]
+
+
+def test_kernel_slicing_of_indexed_arrays_is_refused():
+    ia = wp.indexedarray(wp.zeros(4), [wp.array(np.array([3, 0, 1], dtype=np.int32))])
+    with pytest.raises(IndexError, match="cannot be sliced in kernel code"):
+        wp.launch(_slice_of_indexed, dim=2, inputs=[ia, wp.zeros(2)])
