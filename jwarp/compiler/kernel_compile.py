@@ -189,8 +189,8 @@ class CompiledKernel:
             fn = jax.jit(lambda *args: evaluate(*jax.tree_util.tree_leaves(args)), donate_argnums=donate_argnums)
             if donate and operands is not None:
                 with jax.enable_x64(True) if self.uses_x64 else contextlib.nullcontext():
-                    if _copies_a_parameter(fn, operands):
-                        fn = self.executable()
+                    ahead = fn.lower(*operands).compile()
+                fn = self.executable() if _copies_a_parameter(ahead) else _compiled_first(ahead, fn)
             self._executables[donate] = fn
         return fn
 
@@ -199,12 +199,26 @@ class CompiledKernel:
         return new_bases, diagnostics
 
 
-def _copies_a_parameter(fn: Callable, operands: list) -> bool:
+def _compiled_first(ahead: Any, jitted: Callable) -> Callable:
+    """Call the ahead-of-time compiled program (the one the donation check built: calling ``jitted``
+    would compile it a second time), or ``jitted`` for operands of other types (the compiled program
+    refuses them with a ``TypeError`` before running, so nothing was donated)."""
+
+    def call(*args: Any) -> Any:
+        try:
+            return ahead(*args)
+        except TypeError:
+            return jitted(*args)
+
+    return call
+
+
+def _copies_a_parameter(compiled: Any) -> bool:
     """Whether the compiled program copies one of its entry parameters (from its optimized HLO).
 
     Without donation no output shares a parameter's buffer, so a parameter copy in the donating
     program is one that donation itself caused."""
-    text = fn.lower(*operands).compile().as_text()
+    text = compiled.as_text()
     entry = text[text.rfind("\nENTRY ") :]
     params = set(re.findall(r"^\s*(%\S+) = [^\n]*? parameter\(", entry, re.MULTILINE))
     return any(name in params for name in re.findall(r" copy\((%[^),]+)\)", entry))
