@@ -88,6 +88,7 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
 
         env = {name: build(spec) for name, spec in zip(arg_names, sig.params, strict=True)}
         sites: list = []  # shared by every context of this trace: site indices stay unique
+        manual = any(_varies_over_a_mesh_axis(p) for s in slots for p in s.planes)  # inside shard_map
 
         def make_context(grid: tuple, kernel_slots: list, serial: bool = False) -> KernelContext:
             return KernelContext(
@@ -100,6 +101,7 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
                 block_dim=sig.block_dim,
                 kernel_dim=sig.kernel_dim,
                 serial=serial,
+                watch_loops=not manual,
                 sites=sites,
             )
 
@@ -126,6 +128,13 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
     return pure_fn
 
 
+def _varies_over_a_mesh_axis(x: Any) -> bool:
+    """Whether ``x`` is a value varying over a manual mesh axis (inside ``shard_map``)."""
+    aval = jax.typeof(x)
+    axes = getattr(aval, "vma", None) or getattr(getattr(aval, "manual_axis_type", None), "varying", None)
+    return bool(axes)
+
+
 def serialise_on_stall(ctx: KernelContext, entry_planes: list, sig: Signature, make_context: Callable,
                        run_body: Callable) -> None:
     """Progress guarantee: where a ``while`` loop stalled with threads in lockstep (``stall`` flag, see
@@ -135,6 +144,8 @@ def serialise_on_stall(ctx: KernelContext, entry_planes: list, sig: Signature, m
     run that counts; a loop that stalls with threads serialised sets the ``hang`` flag instead.
 
     The serial run sits in the taken branch of a ``lax.cond``: launches that never stall do not pay for it.
+    Inside ``shard_map`` (buffers varying over a manual mesh axis) loops are not watched: the loop
+    carries' axis types could not be matched, so such kernels keep running in lockstep there.
     """
     stalled = ctx.accumulators.pop("stall") >= 0
     written = [s for s, slot in enumerate(ctx.slots[: len(entry_planes)]) if slot.written]
