@@ -100,6 +100,7 @@ class KernelContext:
     enable_backward: bool = True  # the kernel's option (calls to wp.ref functions need it off)
     thread_coords: tuple | None = None  # chunked launches: wp.tid() per lane (else the lane iotas)
     serial: bool = False  # one thread at a time (the progress fallback): a stalled loop is a hang
+    watch_loops: bool = True  # while loops detect stalls (off inside shard_map: see kernel_compile)
     accumulators: dict = field(default_factory=dict)
     sites: list = field(default_factory=list)
     finish_hooks: dict = field(default_factory=dict)  # name -> callable run once after the body is lowered

@@ -415,7 +415,7 @@ def _lane_loop(lw: FunctionLowerer, node: ast.For, t: type, start, stop, step) -
 def lower_while(lw: FunctionLowerer, node: ast.While) -> None:
     if node.orelse:
         raise WarpCodegenError("while/else is not supported in kernels")
-    _masked_while(lw, node, lambda: truth(lw.eval(node.test)), None, None, None, watch=True)
+    _masked_while(lw, node, lambda: truth(lw.eval(node.test)), None, None, None, watch=lw.ctx.watch_loops)
 
 
 def _unchanged(before: dict, after: dict) -> Any:

@@ -101,6 +101,7 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
         env = {name: build(spec) for name, spec in zip(arg_names, sig.params, strict=True)}
         sites: list = []  # shared by every context of this trace: site indices stay unique
         bound_handles = [bind_handle(h, build, values) for h in sig.handles]
+        manual = any(_varies_over_a_mesh_axis(p) for s in slots for p in s.planes)  # inside shard_map
 
         def make_context(grid: tuple, kernel_slots: list, serial: bool = False) -> KernelContext:
             return KernelContext(
@@ -115,6 +116,7 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
                 max_unroll=sig.max_unroll,
                 enable_backward=dict(sig.extra).get("backward", True),
                 serial=serial,
+                watch_loops=not manual,
                 sites=sites,
                 handles=bound_handles,
             )
@@ -145,6 +147,13 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
     return pure_fn
 
 
+def _varies_over_a_mesh_axis(x: Any) -> bool:
+    """Whether ``x`` is a value varying over a manual mesh axis (inside ``shard_map``)."""
+    aval = jax.typeof(x)
+    axes = getattr(aval, "vma", None) or getattr(getattr(aval, "manual_axis_type", None), "varying", None)
+    return bool(axes)
+
+
 def serialise_on_stall(ctx: KernelContext, entry_planes: list, sig: Signature, make_context: Callable,
                        run_body: Callable) -> None:
     """Progress guarantee: where a ``while`` loop stalled with threads in lockstep (``stall`` flag, see
@@ -154,6 +163,8 @@ def serialise_on_stall(ctx: KernelContext, entry_planes: list, sig: Signature, m
     run that counts; a loop that stalls with threads serialised sets the ``hang`` flag instead.
 
     The serial run sits in the taken branch of a ``lax.cond``: launches that never stall do not pay for it.
+    Inside ``shard_map`` (buffers varying over a manual mesh axis) loops are not watched: the loop
+    carries' axis types could not be matched, so such kernels keep running in lockstep there.
     """
     stalled = ctx.accumulators.pop("stall") >= 0
     written = [s for s, slot in enumerate(ctx.slots[: len(entry_planes)]) if slot.written]
@@ -208,8 +219,8 @@ class CompiledKernel:
             fn = jax.jit(lambda *args: evaluate(*jax.tree_util.tree_leaves(args)), donate_argnums=donate_argnums)
             if donate and operands is not None:
                 with jax.enable_x64(True) if self.uses_x64 else contextlib.nullcontext():
-                    if _copies_a_parameter(fn, operands):
-                        fn = self.executable()
+                    ahead = fn.lower(*operands).compile()
+                fn = self.executable() if _copies_a_parameter(ahead) else _compiled_first(ahead, fn)
             self._executables[donate] = fn
         return fn
 
@@ -218,12 +229,26 @@ class CompiledKernel:
         return new_bases, diagnostics
 
 
-def _copies_a_parameter(fn: Callable, operands: list) -> bool:
+def _compiled_first(ahead: Any, jitted: Callable) -> Callable:
+    """Call the ahead-of-time compiled program (the one the donation check built: calling ``jitted``
+    would compile it a second time), or ``jitted`` for operands of other types (the compiled program
+    refuses them with a ``TypeError`` before running, so nothing was donated)."""
+
+    def call(*args: Any) -> Any:
+        try:
+            return ahead(*args)
+        except TypeError:
+            return jitted(*args)
+
+    return call
+
+
+def _copies_a_parameter(compiled: Any) -> bool:
     """Whether the compiled program copies one of its entry parameters (from its optimized HLO).
 
     Without donation no output shares a parameter's buffer, so a parameter copy in the donating
     program is one that donation itself caused."""
-    text = fn.lower(*operands).compile().as_text()
+    text = compiled.as_text()
     entry = text[text.rfind("\nENTRY ") :]
     params = set(re.findall(r"^\s*(%\S+) = [^\n]*? parameter\(", entry, re.MULTILINE))
     return any(name in params for name in re.findall(r" copy\((%[^),]+)\)", entry))

@@ -137,7 +137,11 @@ class PreparedLaunch:
     def run(self, record_tape: bool = True) -> None:
         compiled = self.compiled
         buffers = self.input_buffers()
-        exe = compiled.executable()
+        if self._may_donate(record_tape) and fastpath.sole_owners(buffers, tuple(enumerate(compiled.written))):
+            # the executable later launches (plans, Launch objects) use too: a kernel compiles once
+            exe = compiled.executable(donate=True, operands=[*buffers, *self.binding.values])
+        else:
+            exe = compiled.executable()
         try:
             if compiled.uses_x64:
                 with storage.x64():
@@ -154,6 +158,17 @@ class PreparedLaunch:
 
             record_launch(self, buffers, new_bases, diagnostics)
         self.commit(new_bases)
+
+    def _may_donate(self, record_tape: bool) -> bool:
+        """Whether this launch may donate the buffers it rewrites (when nothing else holds them): not
+        while a tape records (it keeps the inputs), nor when diagnostics could still fail the launch
+        after the executable ran (a failed launch changes no array), nor for foreign-device arrays."""
+        compiled = self.compiled
+        if not (config.donate_buffers and compiled.written) or compiled.diagnostic_keys or config.verify_fp:
+            return False
+        if record_tape and active_tape() is not None:
+            return False
+        return all(base.device is self.device for base in self.binding.bases)
 
     def _check(self, new_bases: dict, diagnostics: dict) -> None:
         check_sites(self.kernel.key, self.compiled.sites, diagnostics)

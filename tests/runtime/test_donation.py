@@ -123,3 +123,45 @@ def test_donation_is_kept_where_xla_writes_in_place(donate):
     np.testing.assert_allclose(y.numpy(), np.full((64, 3), 8.0))
     exes = _executables(_scale)
     assert exes[True] is not exes[False]
+
+
+def _make_compile_once():
+    @wp.kernel
+    def compile_once(x: wp.array(dtype=wp.vec3), s: float):
+        i = wp.tid()
+        x[i] = x[i] * s + wp.vec3(1.0, 2.0, 3.0)
+
+    return compile_once
+
+
+@pytest.mark.parametrize("use_command", [False, True])
+def test_a_kernel_compiles_once(donate, use_command):
+    """Later launches reuse the first launch's executable: the first launch already donates when it can
+    (a donating executable built on the second launch would be a second XLA compilation)."""
+    import jax.monitoring
+
+    wp.config.donate_buffers = True
+    kernel = _make_compile_once()
+    x = wp.zeros(333, dtype=wp.vec3)
+    wp.launch(_saxpy, 4, [2.0, wp.ones(4), wp.zeros(4)])  # jwarp's own one-time jax work
+    builds: list = []  # an XLA compilation, or an executable loaded from the on-disk cache
+
+    def listener(event, duration, **kwargs):
+        if event == "/jax/core/compile/backend_compile_duration":
+            builds.append(duration)
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        cmd = wp.launch(kernel, 333, [x, 2.0], record_cmd=True) if use_command else None
+        for _ in range(4):
+            if cmd is not None:
+                cmd.launch()
+            else:
+                wp.launch(kernel, 333, [x, 2.0])
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)
+    expected = np.zeros((333, 3), np.float32)
+    for _ in range(4):
+        expected = expected * 2.0 + np.array([1.0, 2.0, 3.0], np.float32)
+    np.testing.assert_allclose(x.numpy(), expected)
+    assert len(builds) == 1, f"{len(builds)} executables built"
