@@ -81,7 +81,7 @@ def test_subclass_instances_are_values_not_annotations():
     assert b.a is t
     with pytest.raises(TypeError, match="Struct field 'ia' expects a Warp indexed array, got Tagged"):
         b.ia = t
-    with pytest.raises(TypeError, match="Struct field 'a' expects a Warp array, got \w+"):
+    with pytest.raises(TypeError, match=r"Struct field 'a' expects a Warp array, got \w+"):
         b.a = wp.array[float]
     with pytest.raises(TypeError, match="array subclass instance as an annotation"):
         wp.struct(type("S", (), {"__annotations__": {"x": t}}))
