@@ -11,6 +11,9 @@ Example (kernel code, launched with ``wp.launch_tiled(k, dim=n, inputs=[a, b], b
 
 from __future__ import annotations
 
+import typing
+from typing import Any
+
 import jax.numpy as jnp
 import numpy as np
 
@@ -150,10 +153,24 @@ class TileBuiltin(Builtin):
     """``wp.tile``: the builtin, and ``wp.tile[dtype, M, N]`` as a function parameter annotation."""
 
     def __getitem__(self, params: object) -> TileType:
-        if not isinstance(params, tuple) or len(params) < 2:
-            raise TypeError("wp.tile[...] takes a dtype and at least one extent: wp.tile[float, 16, 16]")
+        params = params if isinstance(params, tuple) else (params,)
+        if not params:
+            raise TypeError("wp.tile[...] requires at least a dtype: wp.tile[float] or wp.tile[float, 16, 16]")
         dtype, *shape = params
-        return TileType(resolve_dtype(dtype), tuple(int(d) for d in shape))
+        if len(shape) == 1 and isinstance(shape[0], tuple):  # wp.tile[float, (M, N)]
+            shape = list(shape[0])
+        if not shape:  # wp.tile[float]: any shape (as Warp)
+            return TileType(resolve_dtype(dtype), Any)  # type: ignore[arg-type]
+        extents = tuple(_tile_extent(d) for d in shape)
+        return TileType(resolve_dtype(dtype), extents)
+
+
+def _tile_extent(d: Any) -> int:
+    """One extent of a tile annotation: a positive int or ``Literal[n]``."""
+    args = typing.get_args(d) if typing.get_origin(d) is typing.Literal else (d,)
+    if len(args) != 1 or not isinstance(args[0], int) or args[0] <= 0:
+        raise TypeError(f"Tile extents must be positive integer (or Literal) values, got {d!r}")
+    return args[0]
 
 
 def _tile(call: Call, x: Value, preserve_type: Value | None = None) -> Value:

@@ -18,8 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jwarp.lang import composites, scalars
+from jwarp.lang.array_annotations import ArrayAnnotation
 from jwarp.lang.refs import Reference
 from jwarp.lang.struct import StructType
+
+
+class UnsupportedDtypeError(TypeError):
+    """An array annotation's dtype is no Warp type (raised when a kernel uses the annotation)."""
 
 
 class _Generic:
@@ -131,6 +136,11 @@ def resolve_annotation(annotation: Any) -> Any:
         return annotation
     if isinstance(annotation, type) and getattr(annotation, "_jwarp_array_class", False):
         return ArrayType(ANY, getattr(annotation, "_default_ndim", 1), getattr(annotation, "_array_kind", "array"))
+    if isinstance(annotation, ArrayAnnotation):  # wp.array[dtype, ndim]: the dtype is checked now
+        if annotation.ndim is typing.Any:
+            raise TypeError(f"{annotation!r}: kernel parameters with any number of dimensions are not supported "
+                            "by jwarp; give the ndim")
+        return ArrayType(resolve_dtype(annotation.dtype), annotation.ndim, annotation._array_kind)
     if getattr(annotation, "_jwarp_array", False):
         # an annotation-only runtime array (``wp.array(dtype=float)``) or a real array
         _reject_subclass_instance(annotation)
@@ -183,7 +193,7 @@ def resolve_dtype(dtype: Any) -> Any:
         return resolve_annotation(dtype)
     scalar = scalars.canonical_scalar(dtype)
     if scalar is None:
-        raise TypeError(f"Unsupported array dtype {dtype!r}")
+        raise UnsupportedDtypeError(f"Unsupported array dtype {dtype!r}")
     return scalar
 
 

@@ -14,17 +14,19 @@ Example:
     >>> v.y, len(v), v * 2.0
     (2.0, 3, vec3f([2.0, 4.0, 6.0]))
     >>> wp.types.matrix(shape=(2, 2), dtype=wp.float64)(1, 2, 3, 4)[1, 0]
-    3.0
+    float64(3.0)
 """
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import math
 from typing import Any, TypeVar
 
 import numpy as np
 
+from jwarp.lang import composite_access as access
 from jwarp.lang import scalars
 from jwarp.lang.scalars import canonical_scalar
 
@@ -53,48 +55,140 @@ class composite_base:
             if isinstance(a, composite_base) or hasattr(a, "__len__") or isinstance(a, np.ndarray):
                 arr = np.asarray(a._v if isinstance(a, composite_base) else a)
                 if arr.size == 1 and n != 1:
-                    flat = np.full(n, arr.reshape(()), dtype)
+                    flat = np.full(n, self._import(arr.reshape(())[()]), dtype)
                 elif arr.size != n:
-                    raise ValueError(
-                        f"Invalid number of arguments in {type(self).__name__} constructor, "
-                        f"expected {n} elements, got {arr.size}"
-                    )
+                    raise ValueError(self._count_error(arr.size))
                 else:
-                    flat = arr.reshape(-1).astype(dtype)
+                    flat = self._import_all(arr.reshape(-1))
             else:
-                flat = np.full(n, _scalar_value(a), dtype)
+                flat = np.full(n, self._import(a), dtype)
         elif len(args) == n:
-            flat = np.array([_scalar_value(a) for a in args]).astype(dtype)
+            flat = self._import_all(args)
         elif self._wp_type_kind_ == "matrix" and len(args) == self._shape_[0]:
             if any(isinstance(a, composite_base) and a._wp_type_kind_ == "vector" for a in args):
                 raise TypeError(
                     "Passing vectors to `wp.matrix()` isn't supported, use `wp.matrix_from_rows()` or "
                     "`wp.matrix_from_cols()` instead."
                 )
-            flat = np.array([[_scalar_value(x) for x in row] for row in args]).reshape(-1).astype(dtype)
+            cols = self._shape_[1]
+            for row in args:
+                if not hasattr(row, "__len__") or len(row) != cols:
+                    raise TypeError(
+                        f"Invalid argument in matrix constructor, expected row of length {cols}, got {row}"
+                    )
+            flat = self._import_all([x for row in args for x in row])
         elif self._wp_type_kind_ == "transformation" and len(args) == 2:
             flat = np.concatenate([np.asarray(args[0], dtype).reshape(3), np.asarray(args[1], dtype).reshape(4)])
         else:
-            raise ValueError(
-                f"Invalid number of arguments in {type(self).__name__} constructor, expected {n} elements, "
-                f"got {len(args)}"
-            )
+            raise ValueError(self._count_error(len(args)))
         self._v = flat.reshape(self._shape_)
 
-    # -- sequence protocol -------------------------------------------------------------------
+    def _count_error(self, got: int) -> str:
+        constructor = "matrix" if self._wp_type_kind_ == "matrix" else "vector"  # as Warp words it
+        return (
+            f"Invalid number of arguments in {constructor} constructor, expected {self._length_} elements, "
+            f"got {got}"
+        )
+
+    def _import(self, x: Any) -> Any:
+        """A constructor argument as a component value (integers wrap, as Warp's ctypes storage)."""
+        return scalars.to_numpy_scalar(self._wp_scalar_type_, _scalar_value(x))
+
+    def _import_all(self, values: Any) -> np.ndarray:
+        return np.array([self._import(x) for x in values], self._wp_scalar_type_._np_dtype)
+
+    # -- sequence protocol (key rules and messages: composite_access) -----------------------
     def __len__(self) -> int:
         return self._shape_[0]
 
+    def _export(self, value: np.generic) -> Any:
+        return access.export_scalar(self._wp_scalar_type_, value)
+
+    def _sub_value(self, values: np.ndarray) -> Any:
+        """A value read by a slice: a vector (1-d) or a matrix (2-d) of this scalar type."""
+        if values.ndim == 2:
+            return matrix(values.shape, self._wp_scalar_type_)(values)
+        return vector(values.shape[0], self._wp_scalar_type_)(values)
+
     def __getitem__(self, key: Any) -> Any:
-        out = self._v[key]
-        if isinstance(out, np.ndarray):
-            if out.ndim == 1 and self._wp_type_kind_ == "matrix":
-                return vector(out.shape[0], self._wp_scalar_type_)(out)
-            return out.copy()
-        return out.item()
+        if self._wp_type_kind_ == "matrix":
+            return self._get_matrix_item(access.matrix_key(key))
+        access.check_vector_key(key)
+        if isinstance(key, slice):
+            return self._sub_value(self._v[key])
+        return self._export(self._v[access.normalize_index(key, self._length_, "invalid index")])
+
+    def _get_matrix_item(self, key: tuple[Any, ...]) -> Any:
+        rows, cols = self._shape_
+        if len(key) == 1 and not isinstance(key[0], slice):
+            return self.get_row(key[0])
+        if len(key) == 2 and not any(isinstance(k, slice) for k in key):
+            i = access.normalize_index(key[0], rows, "invalid index")
+            return self._export(self._v[i, access.normalize_index(key[1], cols, "invalid index")])
+        return self._sub_value(self._v[key])
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        self._v[key] = np.asarray(value._v if isinstance(value, composite_base) else _scalar_value(value))
+        scalar = self._wp_scalar_type_
+        if self._wp_type_kind_ == "matrix":
+            key = access.matrix_key(key)
+            if len(key) == 1 and not isinstance(key[0], slice):
+                self.set_row(key[0], value)
+                return
+            if len(key) == 2 and not any(isinstance(k, slice) for k in key):
+                rows, cols = self._shape_
+                if not isinstance(value, str) and np.ndim(value) != 0:
+                    raise RuntimeError(
+                        "The provided value is expected to be a scalar but got an object of shape "
+                        f"{np.shape(value)} instead"
+                    )
+                i = access.normalize_index(key[0], rows, "invalid index")
+                self._v[i, access.normalize_index(key[1], cols, "invalid index")] = access.import_scalar(scalar, value)
+                return
+            target = self._v[key]
+            self._v[key] = access.import_sequence(scalar, np.asarray(value).reshape(-1), target.size).reshape(
+                target.shape
+            )
+            return
+        access.check_vector_key(key)
+        if isinstance(key, slice):
+            self._v[key] = access.import_sequence(scalar, value, len(range(*key.indices(self._length_))))
+        else:
+            self._v[access.normalize_index(key, self._length_, "invalid index")] = access.import_scalar(scalar, value)
+
+    # -- matrix rows and columns (Warp's get_row/set_row/get_col/set_col) --------------------------
+    def get_row(self, r: Any) -> Any:
+        """Row ``r`` of a matrix as a vector (a copy)."""
+        return self._sub_value(self._v[access.normalize_index(r, self._shape_[0], "Invalid row index")])
+
+    def set_row(self, r: Any, value: Any) -> None:
+        """Set row ``r`` of a matrix from a sequence of ``cols`` numbers, or fill it with one number."""
+        r = access.normalize_index(r, self._shape_[0], "Invalid row index")
+        self._v[r] = self._line_values(value, self._shape_[1])
+
+    def get_col(self, c: Any) -> Any:
+        """Column ``c`` of a matrix as a vector (a copy)."""
+        return self._sub_value(self._v[:, access.normalize_index(c, self._shape_[1], "Invalid column index")])
+
+    def set_col(self, c: Any, value: Any) -> None:
+        """Set column ``c`` of a matrix from a sequence of ``rows`` numbers, or fill it with one number."""
+        c = access.normalize_index(c, self._shape_[1], "Invalid col index")
+        self._v[:, c] = self._line_values(value, self._shape_[0])
+
+    def _line_values(self, value: Any, size: int) -> np.ndarray:
+        if isinstance(value, composite_base) and value._wp_type_kind_ != "matrix":
+            value = value._v
+        if hasattr(value, "__len__") and not isinstance(value, str):
+            return access.import_sequence(self._wp_scalar_type_, value, size)
+        return np.full(size, access.import_scalar(self._wp_scalar_type_, value))
+
+    @classmethod
+    def from_ptr(cls, ptr: int):
+        """A value copied from the memory at address ``ptr`` (components stored contiguously)."""
+        if not ptr:
+            raise RuntimeError("NULL pointer exception")
+        dtype = cls._wp_scalar_type_._np_dtype
+        raw = (ctypes.c_char * (cls._length_ * dtype.itemsize)).from_address(ptr)
+        return cls(np.frombuffer(raw, dtype).copy())
 
     def __iter__(self):
         for i in range(len(self)):
@@ -104,7 +198,10 @@ class composite_base:
         return self._v.astype(dtype) if dtype is not None else self._v.copy()
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self._v.tolist()})"
+        if self._wp_type_kind_ == "matrix":
+            return f"{type(self).__name__}({self._v.tolist()})"
+        # as Warp: float32/int32 components print as Python numbers, others as boxed scalars
+        return f"{type(self).__name__}([{', '.join(repr(x) for x in self)}])"
 
     def __str__(self) -> str:
         if self._v.ndim == 2:  # Warp prints one matrix row per line
@@ -112,10 +209,18 @@ class composite_base:
         return str(self._v.tolist())
 
     def __eq__(self, other: object) -> bool:
+        """Component-wise equality with another composite or any sequence of the same length (a bool)."""
+        if isinstance(other, composite_base):
+            return self._shape_ == other._shape_ and bool(np.array_equal(self._v, other._v))
         try:
-            return bool(np.array_equal(self._v, np.asarray(other).reshape(self._shape_)))
-        except (ValueError, TypeError):
+            if len(other) != len(self):  # type: ignore[arg-type]
+                return False
+            return all(bool(a == b) for a, b in zip(self, other))  # type: ignore[call-overload]
+        except (TypeError, ValueError):
             return False
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
 
     def __hash__(self) -> int:
         return hash(self._v.tobytes())
@@ -228,12 +333,12 @@ class _vector_instance(composite_base):
         index = _COMPONENT_NAMES.get(name)
         if index is None or index >= self._length_:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-        return self._v[index].item()
+        return self._export(self._v[index])
 
     def __setattr__(self, name: str, value: Any) -> None:
         index = _COMPONENT_NAMES.get(name)
         if index is not None and index < self._length_:
-            self._v[index] = _scalar_value(value)
+            self._v[index] = access.import_scalar(self._wp_scalar_type_, value)
         else:
             super().__setattr__(name, value)
 
@@ -345,7 +450,6 @@ def _make_composite(kind: str, shape: tuple[int, ...], scalar: Any) -> type:
         "_wp_type_args_": type_args,
         "_wp_type_params_": tuple(type_args["shape"]) + (scalar,) if kind == "matrix" else tuple(type_args.values()),
         "_wp_generic_": generic,
-        "__slots__": (),
         "__module__": "jwarp.types",
     }
     if kind == "matrix":

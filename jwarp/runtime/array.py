@@ -29,6 +29,7 @@ import numpy as np
 
 from jwarp.compiler.views import apply_chain, write_back
 from jwarp.lang import composites, scalars
+from jwarp.lang import array_annotations
 from jwarp.lang.arrays import ANY, ArrayType, _Generic, parse_subscript, resolve_dtype, type_name
 from jwarp.lang.struct import StructType
 from jwarp.runtime import addresses, storage
@@ -151,9 +152,13 @@ class array(ArrayArithmetic):
         self._buffer = x if keep else _device_put(x, self.device)  # copy=False wraps without copying
 
     @classmethod
-    def __class_getitem__(cls, params: Any) -> array:
-        dtype, ndim = parse_subscript(params)
-        return cls(dtype=dtype, ndim=ndim)
+    def __class_getitem__(cls, params: Any) -> Any:
+        if getattr(cls, "_jwarp_fixed", False):  # wp.fixedarray[...]: an annotation-only instance
+            dtype, ndim = parse_subscript(params)
+            return cls(dtype=dtype, ndim=ndim)
+        # wp.array[...] / wp.array2d[...]: a lightweight annotation (dtype checked when used)
+        fixed_rank = cls._default_ndim if cls is not array else None
+        return array_annotations.subscript(array, params, fixed_rank)
 
     # -- buffer access ---------------------------------------------------------------------------
     @property

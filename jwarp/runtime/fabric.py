@@ -31,7 +31,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from jwarp.lang import composites, scalars
-from jwarp.lang.arrays import ArrayType, parse_subscript, resolve_dtype, type_name
+from jwarp.lang import array_annotations
+from jwarp.lang.arrays import ArrayType, resolve_dtype, type_name
 from jwarp.runtime import addresses, storage
 from jwarp.runtime.array import array
 from jwarp.runtime.device import get_device
@@ -159,8 +160,7 @@ class _FabricBase:
 
     @classmethod
     def __class_getitem__(cls, params: Any) -> Any:
-        dtype, ndim = parse_subscript(params)
-        return cls(dtype=dtype, ndim=ndim)
+        return array_annotations.subscript(cls, params)
 
     @property
     def size(self) -> int:

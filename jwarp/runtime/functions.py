@@ -15,6 +15,8 @@ Example:
 from __future__ import annotations
 
 import inspect
+import types
+import typing
 import re
 from typing import Any, Callable
 
@@ -38,6 +40,11 @@ def _param_types(func: Callable, what: str, require: bool) -> list[tuple[str, An
                 raise WarpCodegenError(f"Incomplete argument annotations on {what.lower()} {func.__qualname__}")
             params.append((name, None, p.default))
             continue
+        if typing.get_origin(hints[name]) in (typing.Union, types.UnionType):
+            raise RuntimeError(
+                f"{what} '{func.__qualname__}' argument '{name}': Union type annotations are only supported "
+                "at Python scope"
+            )
         t = resolve_annotation(hints[name])
         if t is None:
             raise WarpCodegenError(

@@ -27,7 +27,8 @@ import numpy as np
 
 from jwarp.compiler.views import gather_indexed, scatter_indexed
 from jwarp.lang import scalars
-from jwarp.lang.arrays import INDEXED, ArrayType, parse_subscript, resolve_dtype, type_name
+from jwarp.lang import array_annotations
+from jwarp.lang.arrays import INDEXED, ArrayType, resolve_dtype, type_name
 from jwarp.lang.struct import StructType
 from jwarp.runtime import storage
 from jwarp.runtime.array import array
@@ -93,9 +94,8 @@ class indexedarray:
         self.shape = tuple(shape)
 
     @classmethod
-    def __class_getitem__(cls, params: Any) -> indexedarray:
-        dtype, ndim = parse_subscript(params)
-        return cls(dtype=dtype, ndim=ndim)
+    def __class_getitem__(cls, params: Any) -> Any:
+        return array_annotations.subscript(cls, params)
 
     # -- contents --------------------------------------------------------------------------------
     def _index_buffers(self) -> tuple:

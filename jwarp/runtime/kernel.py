@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 from jwarp.compiler.source import FunctionSource, get_source
 from jwarp.errors import WarpCodegenError
+from jwarp.lang.arrays import UnsupportedDtypeError
 from jwarp.lang.refs import is_reference
 from jwarp.runtime.functions import (  # noqa: F401  (re-exported: wp.func and friends live there)
     Function,
@@ -42,6 +43,14 @@ from jwarp.runtime.functions import (  # noqa: F401  (re-exported: wp.func and f
 
 
 _KERNELS: "weakref.WeakSet[Kernel]" = weakref.WeakSet()
+
+
+class _Unresolved:
+    """A parameter type that could not be resolved when the kernel was defined (an array of a
+    dtype that is no Warp type); using the kernel raises the error then, as Warp does."""
+
+    def __init__(self, error: Exception):
+        self.error = error
 
 
 def forget_compiled() -> None:
@@ -63,7 +72,10 @@ class Kernel:
         self.key = key or qualified_key(func)
         self.options = dict(options or {})
         self.module = resolve_module(module, func)
-        params = _param_types(func, "Kernel", require=True)
+        try:
+            params = _param_types(func, "Kernel", require=True)
+        except UnsupportedDtypeError as e:  # as Warp: an array dtype is checked when the kernel is built
+            params = [(name, _Unresolved(e), None) for name in inspect.signature(func).parameters]
         for name, t, _ in params:
             if is_reference(t):
                 raise WarpCodegenError(
@@ -71,7 +83,7 @@ class Kernel:
                     "pass addressable values to @wp.func helpers instead"
                 )
         self.arg_names = [p[0] for p in params]
-        self.arg_types = [p[1] for p in params]
+        self._arg_types = [p[1] for p in params]
         self.overloads: dict[str, Kernel] = {}  # generic kernels: instantiated signatures
         self._cache: dict = {}
         self._source: FunctionSource | None = None
@@ -85,6 +97,17 @@ class Kernel:
         self.__wrapped__ = func
         self.module.register_kernel(self)
         _KERNELS.add(self)
+
+    @property
+    def arg_types(self) -> list[Any]:
+        for t in self._arg_types:
+            if isinstance(t, _Unresolved):
+                raise WarpCodegenError(f"Kernel '{self.key}': {t.error}") from t.error
+        return self._arg_types
+
+    @arg_types.setter
+    def arg_types(self, types: list[Any]) -> None:
+        self._arg_types = list(types)
 
     @property
     def source(self) -> FunctionSource:

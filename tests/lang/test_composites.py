@@ -80,3 +80,115 @@ def test_quaternion_and_transform_products():
     np.testing.assert_allclose(np.array(a * b), expected)
     t = wp.transform(wp.vec3(1.0, 2.0, 3.0), wp.quat(0.0, 0.0, 0.0, 1.0))
     assert t * t == (2.0, 4.0, 6.0, 0.0, 0.0, 0.0, 1.0)
+
+
+# -- Python-scope element access, as Warp 1.19 (messages checked against real Warp) ----------------
+
+
+def test_element_reads_return_warp_scalars_except_float32_int32():
+    assert type(wp.vec3f(1, 2, 3)[0]) is float and type(wp.vec3i(1, 2, 3)[0]) is int
+    assert type(wp.vec3d(1, 2, 3)[0]) is wp.float64 and type(wp.vec3h(1, 2, 3).y) is wp.float16
+    assert type(wp.mat22h(1, 2, 3, 4)[0, 0]) is wp.float16
+    old = wp.config.legacy_scalar_return_types
+    try:
+        wp.config.legacy_scalar_return_types = True
+        assert type(wp.vec3d(1, 2, 3)[0]) is float
+    finally:
+        wp.config.legacy_scalar_return_types = old
+
+
+def test_repr_shows_boxed_components():
+    assert repr(wp.vec2i(1, 2)) == "vec2i([1, 2])"
+    assert repr(wp.vec3d(1, 2, 3)) == "vec3d([float64(1.0), float64(2.0), float64(3.0)])"
+    assert repr(wp.vec2ub(1, 2)) == "vec2ub([uint8(1), uint8(2)])"
+    assert str(wp.vec3d(1, 2, 3)) == "[1.0, 2.0, 3.0]"
+
+
+def test_slices_are_vectors_and_equality_is_a_bool():
+    v = wp.vec4(1, 2, 3, 4)
+    assert type(v[1:3]) is wp.vec2 and v[1:3] == (2.0, 3.0)
+    assert (v == wp.vec4(1, 2, 3, 4)) is True and (v != (1, 2, 3, 5)) is True
+    assert (v == wp.vec3(1, 2, 3)) is False and (v == 5) is False
+    assert wp.mat22(1, 2, 3, 4) == [[1, 2], [3, 4]] and wp.mat22(1, 2, 3, 4) != (1, 2, 3, 4)
+    assert type(wp.mat33(*range(9))[1]) is wp.vec3 and wp.mat22(1, 2, 3, 4)[-1, -1] == 4.0
+
+
+def test_integer_components_wrap():
+    v = wp.vec3i(2**33 + 5, -1, 3)
+    assert list(v) == [5, -1, 3]
+    u = wp.vec3ub(1, 2, 3)
+    u[0] = -1
+    assert u[0] == 255
+
+
+def test_invalid_keys_raise_key_error():
+    v, m = wp.vec3(1, 2, 3), wp.mat22(1, 2, 3, 4)
+    with pytest.raises(KeyError, match="Invalid key None, expected int or slice"):
+        v[None]
+    with pytest.raises(KeyError, match="Invalid key None, expected int or slice"):
+        v[None] = 0
+    with pytest.raises(KeyError, match="Invalid key None, expected int or pair of ints"):
+        m[None]
+    with pytest.raises(KeyError, match="Invalid key, expected one or two indices, got 3"):
+        m[0, 1, 2] = (0, 0)
+    with pytest.raises(IndexError, match="invalid index"):
+        v[3]
+    with pytest.raises(IndexError, match="Invalid row index"):
+        m[2]
+
+
+def test_assigned_values_are_type_checked():
+    v = wp.vec3i(1, 2, 3)
+    with pytest.raises(TypeError, match="Expected to assign a `int32` value but got `str` instead"):
+        v[0] = "123.0"
+    with pytest.raises(TypeError, match="Expected to assign a `int32` value but got `float` instead"):
+        v[0] = 2.5
+    with pytest.raises(TypeError, match="sequence of `int32` values but got `vec3i` instead"):
+        v[:1] = (v,)
+    with pytest.raises(ValueError, match="Can only assign sequence of same size"):
+        v[:1] = (1, 2)
+    m = wp.mat22h(1, 2, 3, 4)
+    with pytest.raises(TypeError, match="sequence of `float16` values but got `mat22h` instead"):
+        m[0] = (m,)
+    with pytest.raises(RuntimeError, match="expected to be a scalar but got an object of shape"):
+        m[0, 0] = (1, 2)
+    v[1:3] = (wp.int8(7), np.int64(8))
+    m[1] = 9
+    assert list(v) == [1, 7, 8] and m[1] == (9.0, 9.0)
+
+
+def test_matrix_rows_and_columns():
+    m = wp.mat22(1, 2, 3, 4)
+    assert m.get_row(1) == (3.0, 4.0) and m.get_col(0) == (1.0, 3.0)
+    m.set_row(0, (7, 8))
+    m.set_col(1, 0)
+    assert m == ((7.0, 0.0), (3.0, 0.0))
+    with pytest.raises(IndexError, match="Invalid row index$"):
+        m.set_row(2, (0, 0))
+
+
+def test_constructor_argument_errors():
+    with pytest.raises(ValueError, match=r"in vector constructor, expected 3 elements, got 2$"):
+        wp.vec3(1, 2)
+    with pytest.raises(ValueError, match=r"in vector constructor, expected 4 elements, got 2$"):
+        wp.quat(1, 2)
+    with pytest.raises(ValueError, match=r"in matrix constructor, expected 4 elements, got 3$"):
+        wp.mat22(1, 2, 3)
+    with pytest.raises(TypeError, match=r"expected row of length 2, got \(1, 2, 3\)$"):
+        wp.mat22((1, 2, 3), (3, 4, 5))
+
+
+def test_from_ptr_copies_memory():
+    data = np.array([1.5, 2.5, 3.5], np.float64)
+    v = wp.vec3d.from_ptr(data.ctypes.data)
+    data[0] = 0.0
+    assert v == (1.5, 2.5, 3.5)
+    with pytest.raises(RuntimeError, match="NULL pointer exception"):
+        wp.mat22.from_ptr(0)
+
+
+def test_bfloat16_vectors():
+    vec3bf = wp.types.vector(3, wp.bfloat16)
+    v = vec3bf(1, 2, 3)
+    assert v == vec3bf(1, 2, 3) and v != vec3bf(1, 2, 4)
+    assert type(v[0]) is wp.bfloat16 and repr(v) == "vec3bf([bfloat16(1.0), bfloat16(2.0), bfloat16(3.0)])"

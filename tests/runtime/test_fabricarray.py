@@ -41,7 +41,7 @@ def test_fabricarray_reads_and_writes_the_array_its_buckets_point_into():
 
 def test_fabricarray_annotations_and_errors():
     assert wp.fabricarray[float].dtype is wp.float32 and wp.fabricarray(dtype=wp.vec3).ndim == 1
-    assert wp.indexedfabricarray[float].device is None
+    assert not isinstance(wp.indexedfabricarray[float], wp.indexedfabricarray)  # an annotation, as in Warp
     a = wp.zeros(4, dtype=float)
     with pytest.raises(ValueError, match="Invalid attribute name"):
         wp.fabricarray(_iface(a, [4]), None)
@@ -81,7 +81,7 @@ def test_subclass_instances_are_values_not_annotations():
     assert b.a is t
     with pytest.raises(TypeError, match="Struct field 'ia' expects a Warp indexed array, got Tagged"):
         b.ia = t
-    with pytest.raises(TypeError, match="Struct field 'a' expects a Warp array, got array"):
+    with pytest.raises(TypeError, match=r"Struct field 'a' expects a Warp array, got \w+"):
         b.a = wp.array[float]
     with pytest.raises(TypeError, match="array subclass instance as an annotation"):
         wp.struct(type("S", (), {"__annotations__": {"x": t}}))
