@@ -13,9 +13,8 @@ Semantics follow Warp 1.19's native code (``warp/native/mat.h``, ``svd.h``):
   sweeps with approximate Givens quaternions (4 sweeps, 8 for float64), columns sorted by
   decreasing norm with sign-preserving swaps (``det(V) == +1``), then a Givens QR (``det(Q) == +1``;
   ``sigma[2]`` carries the sign of ``det(A)``). So signs, ordering and the eigenvector basis agree
-  with Warp's outputs, not just the reconstruction. The QR factor ``Q`` is formed as the product of
-  the three Givens rotations rather than Warp's expanded closed form, so results differ from Warp's
-  in the last bits (~1e-7 relative in float32); entries of ``R`` below the diagonal are the computed
+  with Warp's outputs, not just the reconstruction. The QR factor ``Q`` is formed from its
+  expanded closed form in the three Givens half-angles, as Warp does; entries of ``R`` below the diagonal are the computed
   near-zero residues, as in Warp.
 - Gradients of ``svd3``/``svd2``/``qr3``/``eig3`` are Warp's closed-form adjoints
   (:mod:`jwarp.builtins.linalg_adjoints`), not the derivative of the iterations.
@@ -325,26 +324,38 @@ def _qr_givens(a1: Any, a2: Any, eps: float) -> tuple[Any, Any]:
 
 def _qr3(b: list, eps: float) -> tuple[list, list]:
     """Givens QR of a 3x3 matrix: rows (0,1), then (0,2), then (1,2). Returns (Q, R)."""
-    rot = []
+    halves = []
     r = list(b)
     for p, k in ((0, 1), (0, 2), (1, 2)):
         ch, sh = _qr_givens(r[p * 3 + p], r[k * 3 + p], eps)
+        halves.append((ch, sh))
         cs = 1.0 - 2.0 * sh * sh
         sn = 2.0 * ch * sh
-        rot.append((cs, sn))
         new = list(r)
         for j in range(3):
             new[p * 3 + j] = cs * r[p * 3 + j] + sn * r[k * 3 + j]
             new[k * 3 + j] = -sn * r[p * 3 + j] + cs * r[k * 3 + j]
         r = new
-    (a1, b1), (a2, b2), (a3, b3) = rot
-    # Q = G01 * G02 * G12 with G = [[cs, -sn], [sn, cs]] on its pair of axes
-    q = [
-        a1 * a2, -b1 * a3 - a1 * b2 * b3, b1 * b3 - a1 * b2 * a3,
-        b1 * a2, a1 * a3 - b1 * b2 * b3, -a1 * b3 - b1 * b2 * a3,
-        b2, a2 * b3, a2 * a3,
-    ]  # fmt: skip
-    return q, r
+    return _qr_rotation(halves), r
+
+
+def _qr_rotation(halves: list) -> list:
+    """``Q = G01 G02 G12`` from the three Givens half-angles, expanded entry by entry in the
+    half-angle cosines/sines (the form Warp evaluates: in float16 the rounding of each entry
+    then matches Warp's, where the product of the rounded rotations drifts from orthogonal)."""
+    (c1, s1), (c2, s2), (c3, s3) = halves
+    m1, m2, m3 = 2.0 * (s1 * s1) - 1.0, 2.0 * (s2 * s2) - 1.0, 2.0 * (s3 * s3) - 1.0  # -cos of each angle
+    return [
+        m1 * m2,
+        4.0 * c2 * c3 * m1 * s2 * s3 + 2.0 * c1 * s1 * m3,
+        4.0 * c1 * c3 * s1 * s3 - 2.0 * c2 * m1 * s2 * m3,
+        -2.0 * c1 * s1 * m2,
+        -8.0 * c1 * c2 * c3 * s1 * s2 * s3 + m1 * m3,
+        -2.0 * c3 * s3 + 4.0 * s1 * (c3 * s1 * s3 + c1 * c2 * s2 * m3),
+        2.0 * c2 * s2,
+        -2.0 * c3 * m2 * s3,
+        m2 * m3,
+    ]
 
 
 def _sort_columns(b: list, v: list) -> tuple[list, list]:
