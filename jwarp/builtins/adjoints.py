@@ -67,7 +67,7 @@ def override(name: str, rule: Callable, arity: int | None = None) -> None:
         arg_leaves = [list(leaves_of(a)) for a in args]
         if all(is_const(x) for x in out_leaves):
             return out
-        rerouted = reroute(rule, arg_leaves, out_leaves)
+        rerouted = reroute(RULES[name], arg_leaves, out_leaves)
         return Value(out.type, value_from_leaves(out.type, rerouted).data, out.affine)
 
     impl._jwarp_adjoint = True
@@ -167,6 +167,17 @@ def _install_scalar_math() -> None:
     elementwise("mod", lambda a, b, out: (_one(a), None))
     elementwise("pow", lambda a, b, out: (b * jnp.power(a, b - 1), jnp.where(out == 0, 0, jnp.log(a) * out)))
     elementwise("div", lambda a, b, out: (1.0 / b, -out / b))
+    _div_by_scalar = RULES["div"]
+
+    def div_rule(args: list, out: list, tangents: list) -> list:
+        (a, b), (ta, tb) = args, tangents
+        if len(b) != 1 or len(a) == 1:
+            return _div_by_scalar(args, out, tangents)
+        # composite / scalar, Warp's adj_div: adj_b -= dot(a, adj_ret) / (b * b), adj_a += adj_ret / b
+        scaled = tb[0] / (b[0] * b[0])
+        return [t / b[0] - x * scaled for x, t in zip(a, ta)]
+
+    override("div", div_rule, 2)
 
 
 def _length_rule(args: list, out: list, tangents: list) -> list:

@@ -13,10 +13,11 @@ Semantics follow Warp 1.19's native code (``warp/native/mat.h``, ``svd.h``):
   sweeps with approximate Givens quaternions (4 sweeps, 8 for float64), columns sorted by
   decreasing norm with sign-preserving swaps (``det(V) == +1``), then a Givens QR (``det(Q) == +1``;
   ``sigma[2]`` carries the sign of ``det(A)``). So signs, ordering and the eigenvector basis agree
-  with Warp's outputs, not just the reconstruction. The QR factor ``Q`` is formed as the product of
-  the three Givens rotations rather than Warp's expanded closed form, so results differ from Warp's
-  in the last bits (~1e-7 relative in float32); entries of ``R`` below the diagonal are the computed
+  with Warp's outputs, not just the reconstruction. The QR factor ``Q`` is formed from its
+  expanded closed form in the three Givens half-angles, as Warp does; entries of ``R`` below the diagonal are the computed
   near-zero residues, as in Warp.
+- Gradients of ``svd3``/``svd2``/``qr3``/``eig3`` are Warp's closed-form adjoints
+  (:mod:`jwarp.builtins.linalg_adjoints`), not the derivative of the iterations.
 - ``svd2`` is Warp's closed form: eigen-analysis of ``A^T A``, nonnegative sorted singular values,
   ``U = V = I`` when both singular values are equal.
 
@@ -45,6 +46,7 @@ from jax import lax
 
 from jwarp.builtins import common as c
 from jwarp.builtins.common import Call, Value
+from jwarp.builtins.linalg_adjoints import eig3_adjoint, qr3_adjoint, svd_adjoint, with_adjoint
 from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import TupleType, leaves_of, value_from_leaves, xp
 from jwarp.lang import composites, scalars
@@ -322,26 +324,38 @@ def _qr_givens(a1: Any, a2: Any, eps: float) -> tuple[Any, Any]:
 
 def _qr3(b: list, eps: float) -> tuple[list, list]:
     """Givens QR of a 3x3 matrix: rows (0,1), then (0,2), then (1,2). Returns (Q, R)."""
-    rot = []
+    halves = []
     r = list(b)
     for p, k in ((0, 1), (0, 2), (1, 2)):
         ch, sh = _qr_givens(r[p * 3 + p], r[k * 3 + p], eps)
+        halves.append((ch, sh))
         cs = 1.0 - 2.0 * sh * sh
         sn = 2.0 * ch * sh
-        rot.append((cs, sn))
         new = list(r)
         for j in range(3):
             new[p * 3 + j] = cs * r[p * 3 + j] + sn * r[k * 3 + j]
             new[k * 3 + j] = -sn * r[p * 3 + j] + cs * r[k * 3 + j]
         r = new
-    (a1, b1), (a2, b2), (a3, b3) = rot
-    # Q = G01 * G02 * G12 with G = [[cs, -sn], [sn, cs]] on its pair of axes
-    q = [
-        a1 * a2, -b1 * a3 - a1 * b2 * b3, b1 * b3 - a1 * b2 * a3,
-        b1 * a2, a1 * a3 - b1 * b2 * b3, -a1 * b3 - b1 * b2 * a3,
-        b2, a2 * b3, a2 * a3,
-    ]  # fmt: skip
-    return q, r
+    return _qr_rotation(halves), r
+
+
+def _qr_rotation(halves: list) -> list:
+    """``Q = G01 G02 G12`` from the three Givens half-angles, expanded entry by entry in the
+    half-angle cosines/sines (the form Warp evaluates: in float16 the rounding of each entry
+    then matches Warp's, where the product of the rounded rotations drifts from orthogonal)."""
+    (c1, s1), (c2, s2), (c3, s3) = halves
+    m1, m2, m3 = 2.0 * (s1 * s1) - 1.0, 2.0 * (s2 * s2) - 1.0, 2.0 * (s3 * s3) - 1.0  # -cos of each angle
+    return [
+        m1 * m2,
+        4.0 * c2 * c3 * m1 * s2 * s3 + 2.0 * c1 * s1 * m3,
+        4.0 * c1 * c3 * s1 * s3 - 2.0 * c2 * m1 * s2 * m3,
+        -2.0 * c1 * s1 * m2,
+        -8.0 * c1 * c2 * c3 * s1 * s2 * s3 + m1 * m3,
+        -2.0 * c3 * s3 + 4.0 * s1 * (c3 * s1 * s3 + c1 * c2 * s2 * m3),
+        2.0 * c2 * s2,
+        -2.0 * c3 * m2 * s3,
+        m2 * m3,
+    ]
 
 
 def _sort_columns(b: list, v: list) -> tuple[list, list]:
@@ -392,15 +406,20 @@ def svd3(call: Call, A: Value, *outs: Value) -> Value | None:
     _mat3_input(call, A, outs)
     mt, vt = A.type, composites.vector(3, c.scalar_type(A))
     _out_args(call, outs, (mt, vt, mt), (A,))
-    a = _jnp_leaves(A)
+    out = with_adjoint(_svd3_leaves, svd_adjoint, list(leaves_of(A)))
+    values = [value_from_leaves(mt, out[:9]), value_from_leaves(vt, out[9:12]), value_from_leaves(mt, out[12:])]
+    return _result(call, values, outs, 1)
+
+
+def _svd3_leaves(a: list) -> list:
+    a = [jnp.asarray(x) for x in a]
     dt = a[0].dtype
     ata = _matmul3(a, a, transpose_a=True)
     q = _jacobi([ata[0], ata[3], ata[4], ata[6], ata[7], ata[8]], _sweeps(dt))
     v = _quat_to_mat(q)
     b, v = _sort_columns(_matmul3(a, v), v)
     u, r = _qr3(b, _givens_eps(dt))
-    values = [value_from_leaves(mt, u), value_from_leaves(vt, [r[0], r[4], r[8]]), value_from_leaves(mt, v)]
-    return _result(call, values, outs, 1)
+    return [*u, r[0], r[4], r[8], *v]
 
 
 @builtin("qr3", group="Vector Math")
@@ -408,9 +427,14 @@ def qr3(call: Call, A: Value, *outs: Value) -> Value | None:
     """``Q, R = qr3(A)`` (or ``qr3(A, Q, R)``): ``A = Q R``, ``det(Q) = +1``, ``R`` upper triangular."""
     _mat3_input(call, A, outs)
     _out_args(call, outs, (A.type, A.type), (A,))
-    a = _jnp_leaves(A)
+    out = with_adjoint(_qr3_leaves, qr3_adjoint, list(leaves_of(A)))
+    return _result(call, [value_from_leaves(A.type, out[:9]), value_from_leaves(A.type, out[9:])], outs, 1)
+
+
+def _qr3_leaves(a: list) -> list:
+    a = [jnp.asarray(x) for x in a]
     q, r = _qr3(a, _givens_eps(a[0].dtype))
-    return _result(call, [value_from_leaves(A.type, q), value_from_leaves(A.type, r)], outs, 1)
+    return [*q, *r]
 
 
 @builtin("eig3", group="Vector Math")
@@ -420,11 +444,16 @@ def eig3(call: Call, A: Value, *outs: Value) -> Value | None:
     _mat3_input(call, A, outs)
     vt = composites.vector(3, c.scalar_type(A))
     _out_args(call, outs, (A.type, vt), (A,))
-    a = _jnp_leaves(A)
+    out = with_adjoint(_eig3_leaves, eig3_adjoint, list(leaves_of(A)))
+    return _result(call, [value_from_leaves(A.type, out[:9]), value_from_leaves(vt, out[9:])], outs, 1)
+
+
+def _eig3_leaves(a: list) -> list:
+    a = [jnp.asarray(x) for x in a]
     q = _quat_to_mat(_jacobi([a[0], a[3], a[4], a[6], a[7], a[8]], _sweeps(a[0].dtype)))
     t = _matmul3(q, a, transpose_a=True)
     d = [t[i * 3] * q[i] + t[i * 3 + 1] * q[3 + i] + t[i * 3 + 2] * q[6 + i] for i in range(3)]
-    return _result(call, [value_from_leaves(A.type, q), value_from_leaves(vt, d)], outs, 1)
+    return [*q, *d]
 
 
 @builtin("svd2", group="Vector Math")
@@ -435,7 +464,13 @@ def svd2(call: Call, A: Value, *outs: Value) -> Value | None:
         raise call.no_overload(A, *outs)
     mt, vt = A.type, composites.vector(2, c.scalar_type(A))
     _out_args(call, outs, (mt, vt, mt), (A,))
-    a11, a12, a21, a22 = _jnp_leaves(A)
+    out = with_adjoint(_svd2_leaves, svd_adjoint, list(leaves_of(A)))
+    values = [value_from_leaves(mt, out[:4]), value_from_leaves(vt, out[4:6]), value_from_leaves(mt, out[6:])]
+    return _result(call, values, outs, 1)
+
+
+def _svd2_leaves(a: list) -> list:
+    a11, a12, a21, a22 = (jnp.asarray(x) for x in a)
     ata11 = a11 * a11 + a21 * a21
     ata12 = a11 * a12 + a21 * a22
     ata22 = a12 * a12 + a22 * a22
@@ -467,12 +502,7 @@ def svd2(call: Call, A: Value, *outs: Value) -> Value | None:
 
     u = [pick(u11, one), pick(-u21 * sign, zero), pick(u21, zero), pick(u11 * sign, one)]
     v = [pick(v11, one), pick(-v21, zero), pick(v21, zero), pick(v11, one)]
-    values = [
-        value_from_leaves(mt, u),
-        value_from_leaves(vt, [pick(s1, s_eq), pick(s2, s_eq)]),
-        value_from_leaves(mt, v),
-    ]
-    return _result(call, values, outs, 1)
+    return [*u, pick(s1, s_eq), pick(s2, s_eq), *v]
 
 
 __all__ = ["div_sqrt", "safe_sqrt", "sum_products", "type_name", "typed"]

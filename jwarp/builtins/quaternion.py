@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from jwarp.builtins import common as c
 from jwarp.builtins.common import STATIC, Call, Value
@@ -44,7 +45,17 @@ def _fn(np_fn: Any, jnp_fn: Any):
 
 sin = _fn(np.sin, jnp.sin)
 cos = _fn(np.cos, jnp.cos)
-atan2 = _fn(np.arctan2, jnp.arctan2)
+
+
+def _atan2_finite(y: Any, x: Any) -> Any:
+    """``arctan2`` whose derivative at ``(0, 0)`` is 0 instead of NaN (the value is unchanged)."""
+    y, x = jnp.broadcast_arrays(y, x)
+    origin = (x == 0) & (y == 0)
+    safe = jnp.arctan2(y, jnp.where(origin, jnp.ones_like(x), x))
+    return jnp.where(origin, lax.stop_gradient(jnp.arctan2(y, x)), safe)
+
+
+atan2 = _fn(np.arctan2, _atan2_finite)
 absolute = _fn(np.abs, jnp.abs)
 where = c.where
 

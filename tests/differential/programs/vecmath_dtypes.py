@@ -59,11 +59,15 @@ def halves(
     vecs: wp.array(dtype=wp.vec3h, ndim=2),
     mats: wp.array(dtype=wp.mat33h, ndim=2),
     svd: wp.array(dtype=wp.mat33h),
+    qr: wp.array(dtype=wp.mat33h, ndim=2),
     idx: wp.array(dtype=wp.uint32, ndim=2),
 ):
     i = wp.tid()
     u = a[i]
     v = b[i]
+    Q, R = wp.qr3(m[i])
+    qr[i, 0] = Q
+    qr[i, 1] = wp.transpose(Q) * Q  # Q's departure from orthogonality follows Warp's per-entry rounding
     scal[i, 0] = wp.dot(u, v)
     scal[i, 1] = wp.length(u)
     scal[i, 2] = wp.length_sq(v)
@@ -169,11 +173,13 @@ def run():
     hb = (rng.standard_normal((n, 3)) * 2).astype(np.float16)
     hb[0] = 0.0
     hm = (rng.standard_normal((n, 3, 3)) * 0.5 + np.eye(3) * 2).astype(np.float16)
+    hm[-4:] = 0.5 * (rng.uniform(-1.0, 1.0, (4, 3, 3)) + np.eye(3))  # less dominant diagonals
     h_out = {
         "scal": wp.zeros((n, 5), dtype=wp.float16),
         "vecs": wp.zeros((n, 3), dtype=wp.vec3h),
         "mats": wp.zeros((n, 3), dtype=wp.mat33h),
         "svd": wp.zeros(n, dtype=wp.mat33h),
+        "qr": wp.zeros((n, 2), dtype=wp.mat33h),
         "idx": wp.zeros((n, 2), dtype=wp.uint32),
     }
     wp.launch(
@@ -229,5 +235,6 @@ TOLERANCE = {
     "f16_scal": (2e-3, 2e-3),
     "f16_vecs": (2e-3, 2e-3),
     "f16_mats": (5e-3, 1e-2),
-    "f16_svd": (0.0, 5e-2),  # 4 Jacobi sweeps in half precision: rounding differences compound
+    "f16_svd": (0.0, 5e-2),
+    "f16_qr": (0.0, 1e-3),  # 4 Jacobi sweeps in half precision: rounding differences compound
 }
