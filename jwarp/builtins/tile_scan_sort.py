@@ -71,14 +71,16 @@ def tile_scan_exclusive(call: Call, a: Value) -> Value:
 
 @builtin("tile_scan_max_inclusive", group="Tile Primitives", kernel_only=True)
 def tile_scan_max_inclusive(call: Call, a: Value) -> Value:
-    """Inclusive prefix maxima: element ``i`` is the largest of elements ``0..i``."""
-    return _scan(call, a, lambda x, axis: lax.cummax(x, axis=axis))
+    """Inclusive prefix maxima: element ``i`` is the largest of elements ``0..i`` (NaNs are
+    skipped, as ``numpy.fmax``)."""
+    return _scan(call, a, lambda x, axis: lax.associative_scan(jnp.fmax, x, axis=axis))
 
 
 @builtin("tile_scan_min_inclusive", group="Tile Primitives", kernel_only=True)
 def tile_scan_min_inclusive(call: Call, a: Value) -> Value:
-    """Inclusive prefix minima: element ``i`` is the smallest of elements ``0..i``."""
-    return _scan(call, a, lambda x, axis: lax.cummin(x, axis=axis))
+    """Inclusive prefix minima: element ``i`` is the smallest of elements ``0..i`` (NaNs are
+    skipped, as ``numpy.fmin``)."""
+    return _scan(call, a, lambda x, axis: lax.associative_scan(jnp.fmin, x, axis=axis))
 
 
 @builtin("tile_sort", group="Tile Primitives", kernel_only=True)

@@ -108,13 +108,19 @@ def run():
     wp.launch_tiled(element_writes, dim=3, inputs=[a, b, ow], block_dim=8)
     out["element_writes"] = ow.numpy()
 
-    s = wp.array(rng.standard_normal(16).astype(np.float32))
+    s_np = rng.standard_normal(16).astype(np.float32)
+    s_np[[0, 9, 10]] = np.nan  # min/max scans skip NaNs
+    s = wp.array(s_np)
     si = wp.array(rng.integers(-5, 6, 16).astype(np.int32))
     arrs = [wp.zeros(16, dtype=float) for _ in range(4)]
     inc_i = wp.zeros(16, dtype=int)
     exc2d = wp.zeros((4, 4), dtype=float)
     wp.launch_tiled(scans, dim=2, inputs=[s, si, *arrs, inc_i, exc2d], block_dim=8)
-    for name, arr in zip(("inc", "exc", "max", "min"), arrs):
+    for name, arr in zip(("max", "min"), arrs[2:]):
+        out["scan_" + name] = arr.numpy()
+    s = wp.array(np.nan_to_num(s_np, nan=0.5))
+    wp.launch_tiled(scans, dim=2, inputs=[s, si, *arrs, inc_i, exc2d], block_dim=8)
+    for name, arr in zip(("inc", "exc"), arrs[:2]):
         out["scan_" + name] = arr.numpy()
     out.update(scan_int=inc_i.numpy(), scan_exc2d=exc2d.numpy())
 
