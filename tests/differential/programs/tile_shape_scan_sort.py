@@ -117,11 +117,11 @@ def run():
     exc2d = wp.zeros((4, 4), dtype=float)
     wp.launch_tiled(scans, dim=2, inputs=[s, si, *arrs, inc_i, exc2d], block_dim=8)
     for name, arr in zip(("max", "min"), arrs[2:]):
-        out["scan_" + name] = arr.numpy()
+        out["scan_" + name] = arr.numpy().copy()  # Warp CPU arrays share memory with .numpy()
     s = wp.array(np.nan_to_num(s_np, nan=0.5))
     wp.launch_tiled(scans, dim=2, inputs=[s, si, *arrs, inc_i, exc2d], block_dim=8)
     for name, arr in zip(("inc", "exc"), arrs[:2]):
-        out["scan_" + name] = arr.numpy()
+        out["scan_" + name] = arr.numpy().copy()  # Warp CPU arrays share memory with .numpy()
     out.update(scan_int=inc_i.numpy(), scan_exc2d=exc2d.numpy())
 
     k = wp.array(rng.permutation(16).astype(np.float32) * 0.5 - 3.0)
