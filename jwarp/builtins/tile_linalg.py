@@ -132,6 +132,12 @@ def tile_index(call: Call, a: Value, *idx: Value) -> Value:
     """``t[i, j]``: the element (block-uniform, read by every thread) at the given indices."""
     lw = call
     t = a.type
+    if 0 < len(idx) < t.ndim:  # t[i]: the sub-tile view of the leading indices (builtins/tile_shape.py)
+        from jwarp.compiler.registry import BUILTINS
+        from jwarp.compiler.values import TupleType
+
+        offset = Value(TupleType(tuple(v.type for v in idx)), tuple(idx))
+        return BUILTINS["tile_view"].lower(call, [a, offset], {})
     if len(idx) != t.ndim:
         raise WarpCodegenError(f"A tile of shape {t.shape} needs {t.ndim} indices, got {len(idx)}")
     ctx = lw.ctx

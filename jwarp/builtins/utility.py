@@ -21,6 +21,7 @@ from jwarp.compiler import array_views
 from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import Affine, TupleType, leaves_of, scalar_value, select_value, xp
 from jwarp.lang import composites, scalars
+from jwarp.lang.tile_types import TileType
 from jwarp.lang.arrays import ArrayType, type_name
 
 
@@ -55,6 +56,8 @@ def len_(call: Call, a: Value) -> Value:
         return scalar_value(scalars.int32, a.type._shape_[0])
     if isinstance(a.type, TupleType):
         return scalar_value(scalars.int32, len(a.type.types))
+    if isinstance(a.type, TileType):  # the first dimension of a tile
+        return scalar_value(scalars.int32, a.type.shape[0])
     raise call.no_overload(a)
 
 

@@ -180,8 +180,19 @@ def assign(lw: FunctionLowerer, target: ast.expr, value: Value) -> None:
     place = _resolve(lw, target)
     if place[0] == "memory":
         _store_path(lw, place, value)
+    elif is_tile_type(lw.env[place[1]].type):
+        _assign_tile_element(lw, place, value)
     else:
         _assign_local_path(lw, place, value)
+
+
+def _assign_tile_element(lw: FunctionLowerer, place: tuple, value: Value) -> None:
+    """``t[i, j] = v`` on a local tile (builtins/tile_shape.py)."""
+    _, name, steps = place
+    if len(steps) != 1 or steps[0][0] != "index" or components.has_slice(steps[0][1]):
+        raise WarpCodegenError("Tiles support element assignment with integer indices only (t[i, j] = v)")
+    new = call_builtin(lw, "_tile_set", lw.env[name], value, *_indices(lw, steps[0][1]))
+    lw.bind(name, new)
 
 
 def _unpack(value: Value, n: int) -> list[Value]:
@@ -303,6 +314,8 @@ def aug_assign(lw: FunctionLowerer, node: ast.AugAssign) -> None:
     new = binary(lw, type(node.op), current, rhs)
     if place[0] == "memory":
         _store_path(lw, place, new)
+    elif is_tile_type(lw.env[place[1]].type):
+        _assign_tile_element(lw, place, new)
     else:
         _assign_local_path(lw, place, new)
 
