@@ -32,6 +32,7 @@ class SlotState:
     shape: tuple[int, ...]
     planes: list
     written: bool = False
+    read: bool = False  # the kernel loads from it (Warp's verify_autograd_array_access bookkeeping)
     # how the kernel writes it: "store" for plain stores, else the atomic op ("add", "max", "cas", ...);
     # an indexed array's write-back combines duplicate index entries by these (views.scatter_indexed)
     write_ops: set = field(default_factory=set)

@@ -34,11 +34,12 @@ from jwarp.lang.struct import StructType
 from jwarp.runtime import storage
 from jwarp.runtime.device import Device, get_device
 from jwarp.runtime.locking import exclusive, state_lock
+from jwarp.runtime.read_flags import ReadFlags
 
 _ids = itertools.count()
 
 
-class array:
+class array(ReadFlags):
     """An n-dimensional array of a Warp dtype on one device (see module docstring)."""
 
     _jwarp_array = True
@@ -187,8 +188,19 @@ class array:
     def strides(self) -> tuple[int, ...]:
         item = self._itemsize()
         probe = _view_probe(self.root.shape, self._chain) if self._chain else None
-        if probe is not None and probe.shape == self.shape:
-            return tuple(int(st) * item for st in probe.strides)
+        if probe is not None:  # strides in elements of the root's dtype
+            root_item, k = self.root._itemsize(), probe.ndim
+            outer = tuple(int(st) * root_item for st in probe.strides)
+            if probe.shape == self.shape:
+                return outer
+            if probe.shape[: self.ndim] == self.shape:  # trailing dims became components (view(vec))
+                return outer[: self.ndim]
+            if self.shape[:k] == probe.shape:  # components became trailing dims (view(float))
+                inner, acc = [], item
+                for d in reversed(self.shape[k:]):
+                    inner.insert(0, acc)
+                    acc *= d
+                return outer + tuple(inner)
         out, acc = [], item
         for d in reversed(self.shape):
             out.append(acc)
@@ -329,12 +341,14 @@ class array:
         if _deferred(self, lambda: self.fill_(value)):
             return
         self._set_buffer(storage.device_full(self.shape, element, self.device))
+        self.mark_init()
 
     def zero_(self) -> None:
         """Set every element to zero."""
         if _deferred(self, self.zero_):
             return
         self._set_buffer(storage.device_zeros(self.shape, self.dtype, self.device))
+        self.mark_init()
 
     def to(self, device: Any, requires_grad: bool | None = None) -> array:
         """This array if already on ``device``, else a copy there."""
@@ -357,7 +371,7 @@ class array:
             _id=next(_ids), _base=self.root, _chain=self._chain + tuple(ops), _buffer=None, _grad=None,
             _requires_grad=self._requires_grad, _retain_grad=False, _version=0, pinned=self.pinned, deleter=None,
             dtype=dtype if dtype is not None else self.dtype, shape=tuple(shape), ndim=len(shape),
-            device=self.device,
+            device=self.device, _ref=self, _is_read=self._is_read,
         )
         return v
 
@@ -410,22 +424,12 @@ class array:
         return self if not self.is_view or self.is_contiguous else self.clone()
 
     def view(self, dtype: Any) -> array:
-        """Reinterpret elements as ``dtype`` with the same scalar type (e.g. float32 (n,3) → vec3)."""
+        """The same memory seen as ``dtype`` (rules in :mod:`jwarp.runtime.dtype_views`)."""
+        from jwarp.runtime.dtype_views import view_shape_and_ops
+
         dtype = resolve_dtype(dtype)
-        src_scalar, dst_scalar = storage.scalar_of(self.dtype), storage.scalar_of(dtype)
-        if src_scalar is not dst_scalar:
-            raise RuntimeError("view() between different scalar types is not supported")
-        src_comp, dst_comp = storage.element_shape(self.dtype), storage.element_shape(dtype)
-        total = self.size * int(np.prod(src_comp))
-        per = int(np.prod(dst_comp))
-        if src_comp == () and dst_comp and self.shape[-1] * 1 == per:
-            shape = self.shape[:-1]
-        elif total % per == 0 and self.ndim == 1:
-            shape = (total // per,)
-        else:
-            raise RuntimeError(f"Cannot view an array of {type_name(self.dtype)} as {type_name(dtype)}")
-        op = ("reshape", (shape + dst_comp, self.ndim + len(src_comp)))
-        return self._view((op,), shape, dtype)
+        shape, ops = view_shape_and_ops(self, dtype)
+        return self._view(ops, shape, dtype)
 
     @property
     def vars(self) -> Any:

@@ -147,6 +147,13 @@ class Kernel:
             getattr(self, table, {}).clear()
 
     @property
+    def adj(self) -> Any:
+        """Warp's ``kernel.adj``: name, location and parameters (:mod:`jwarp.runtime.kernel_adj`)."""
+        from jwarp.runtime.kernel_adj import KernelAdjoint
+
+        return KernelAdjoint(self)
+
+    @property
     def is_generic(self) -> bool:
         from jwarp.lang.arrays import ArrayType, _Generic
 

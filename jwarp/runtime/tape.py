@@ -56,6 +56,7 @@ class Tape:
         self.launches: list = []
         self.scopes: list = []
         self.loss = None
+        self._access_arrays: list = []  # arrays whose read marks backward()/reset() clear (read_flags.py)
 
     # -- recording -------------------------------------------------------------------------------
     def __enter__(self) -> Tape:
@@ -159,6 +160,22 @@ class Tape:
                 for a in (*entry.inputs, *entry.outputs):
                     self.get_adjoint(a)
         run_backward(self.launches, _warn_skipped)
+        self._clear_read_flags()
+
+    def _clear_read_flags(self) -> None:
+        """With ``wp.config.verify_autograd_array_access``: the recorded reads are consumed (backward,
+        reset), so the arrays the tape's launches and copies used lose their read marks."""
+        from jwarp import config
+        from jwarp.runtime.read_flags import clear_read_flags
+
+        if not config.verify_autograd_array_access:
+            return
+        for a in self._access_arrays:
+            clear_read_flags(a)
+        for a in self.gradients:
+            if isinstance(a, array):
+                clear_read_flags(a)
+        self._access_arrays = []
 
     def get_adjoint(self, a: Any) -> Any:
         """The adjoint of a kernel argument: ``a.grad`` for arrays (tracked for :meth:`zero`),
@@ -202,6 +219,7 @@ class Tape:
 
     def reset(self) -> None:
         """Forget the recorded launches and zero the gradients."""
+        self._clear_read_flags()
         self.launches = []
         self.scopes = []
         self.zero()
