@@ -90,6 +90,9 @@ class array(ReadFlags):
             self._init_from_jax(data, dtype, shape, device, copy)
         elif data is None:
             shape = tuple(int(s) for s in ((shape,) if np.isscalar(shape) else shape))
+            for axis, extent in enumerate(shape):
+                if extent < 0:
+                    raise ValueError(f"Array shapes must be non-negative, got {extent} in dimension {axis}")
             if isinstance(dtype, _Generic):
                 dtype = scalars.float32
             self.dtype, self.shape = dtype, shape
@@ -406,11 +409,14 @@ class array(ReadFlags):
 
     def reshape(self, shape: Any) -> array:
         shape = (shape,) if np.isscalar(shape) else tuple(int(s) for s in shape)
+        if shape.count(-1) > 1:
+            raise RuntimeError("Cannot infer shape if more than one index is -1.")
         if -1 in shape:
             known = int(np.prod([s for s in shape if s != -1]))
             shape = tuple(self.size // known if s == -1 else s for s in shape)
         if int(np.prod(shape)) != self.size:
-            raise RuntimeError(f"Cannot reshape an array of shape {self.shape} into {shape}")
+            raise RuntimeError(f"cannot reshape array of shape {self.shape} (size {self.size}) into shape {shape} "
+                               f"(size {int(np.prod(shape))})")
         return self._view((("reshape", (shape, self.ndim)),), shape)
 
     def flatten(self) -> array:

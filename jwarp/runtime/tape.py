@@ -156,6 +156,9 @@ class Tape:
             if isinstance(entry, (LaunchRecord, CopyRecord)):
                 for a in entry.arguments:
                     self.get_adjoint(a)
+                for a in (*getattr(entry, "inputs", ()), *getattr(entry, "outputs", ())):
+                    if isinstance(a, StructInstance):  # struct arguments get a struct of field adjoints
+                        self.get_adjoint(a)
             elif isinstance(entry, DeferredLaunch):
                 for a in (*entry.inputs, *entry.outputs):
                     self.get_adjoint(a)
@@ -186,7 +189,7 @@ class Tape:
                 return a.grad
             return None
         if isinstance(a, StructInstance):
-            # struct instances are not hashable here: their array fields' gradients are tracked
+            # a struct of the fields' adjoints (array gradients, nested structs), tracked for zero()
             adj = a._cls()
             for name in a._cls.vars:
                 value = getattr(a, name)
@@ -194,6 +197,7 @@ class Tape:
                     field_adj = self.get_adjoint(value)
                     if field_adj is not None:
                         setattr(adj, name, field_adj)
+            self.gradients[a] = adj
             return adj
         return None
 
@@ -206,7 +210,7 @@ class Tape:
 
         shared: dict = {}
         for g in self.gradients.values():
-            if g is None:
+            if g is None or isinstance(g, StructInstance):  # its array fields are tracked themselves
                 continue
             if g._base is not None:  # a view writes through to its base
                 g.zero_()
