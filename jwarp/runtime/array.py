@@ -226,7 +226,10 @@ class array(ReadFlags):
 
     @property
     def ptr(self) -> int | None:
-        return None if self._buffer is None and self._base is None else id(self.root)
+        """An identity of the memory (jwarp has no raw pointers); None for empty arrays, as in Warp."""
+        if (self._buffer is None and self._base is None) or self.size == 0:
+            return None
+        return id(self.root)
 
     @property
     def requires_grad(self) -> bool:
@@ -339,7 +342,12 @@ class array(ReadFlags):
     def fill_(self, value: Any) -> None:
         """Set every element to ``value``."""
         if isinstance(self.dtype, StructType):
-            raise RuntimeError("fill_() is not supported for struct arrays")
+            elements = storage.struct_fill_storage(value, self.dtype)
+            if _deferred(self, lambda: self.fill_(value)):
+                return
+            self._set_buffer(tuple(storage.device_full(self.shape, e, self.device) for e in elements))
+            self.mark_init()
+            return
         element = storage.fill_value_storage(value, self.dtype)
         if _deferred(self, lambda: self.fill_(value)):
             return
