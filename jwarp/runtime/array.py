@@ -303,8 +303,11 @@ class array(ReadFlags):
         return host
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """numpy's conversion: the host contents without a copy where possible, ``copy=True`` copies."""
         out = self.numpy()
-        return out.astype(dtype) if dtype is not None else out
+        if dtype is not None and np.dtype(dtype) != out.dtype:
+            return out.astype(dtype)
+        return out.copy() if copy else out
 
     def __jax_array__(self) -> jax.Array:
         return self.buffer
