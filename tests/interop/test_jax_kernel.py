@@ -282,3 +282,25 @@ def test_equal_configurations_share_one_wrapper_and_differentiable_wrappers_fix_
 
 def _double_into(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     wp.launch(add_kernel, dim=x.shape, inputs=[x, x], outputs=[y])
+
+
+_TID_DEAD = False
+
+
+@wp.kernel
+def _dead_tid(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    if _TID_DEAD:
+        i = wp.tid()
+        y[i] = x[i]
+
+
+def test_tid_extents_above_int32_are_refused_unless_tid_is_never_reached():
+    f = wp.jax_kernel(add_kernel, launch_dims=(2**31 + 1,), output_dims=1)
+    with pytest.raises(ValueError, match=r"wp\.tid\(\) with extent 2147483649 in dimension 0"):
+        jax.jit(lambda: f(jnp.ones(1), jnp.ones(1))).lower()
+    g = wp.jax_kernel(add_kernel, output_dims=1)
+    big = jax.ShapeDtypeStruct((2**31 + 1,), jnp.float32)
+    with pytest.raises(ValueError, match="wp.tid"):
+        jax.jit(lambda x: g(x, x)).lower(big)
+    h = wp.jax_kernel(_dead_tid, launch_dims=(2**31 + 1,), output_dims=1)
+    assert jax.jit(lambda: h(jnp.ones(1))).lower() is not None
