@@ -199,9 +199,12 @@ def jax_callable(
         A callable ``f(*inputs, output_dims=None, vmap_method=None) -> list`` of outputs.
     """
     graph_mode = JaxCallableGraphMode(graph_mode)  # validates the mode (integers accepted, as in Warp)
-    del stage_in_argnames, stage_out_argnames, graph_cache_max, module_preload_mode, has_side_effect
     key = (func, num_outputs, graph_mode, vmap_method, _hashable(output_dims),
-           tuple(in_out_argnames) if in_out_argnames else None)
+           tuple(in_out_argnames) if in_out_argnames else None,
+           tuple(stage_in_argnames) if stage_in_argnames else None,
+           tuple(stage_out_argnames) if stage_out_argnames else None, graph_cache_max, has_side_effect)
+    staged = (set(stage_in_argnames or ()), set(stage_out_argnames or ()))  # kept for introspection (no staging here)
+    del stage_in_argnames, stage_out_argnames, graph_cache_max, module_preload_mode, has_side_effect
     try:
         cached = _REGISTRY.get(key)
     except TypeError:  # unhashable settings: a wrapper of its own
@@ -210,6 +213,7 @@ def jax_callable(
         return cached
     wrapper = JaxCallable(func, num_outputs, vmap_method, output_dims, in_out_argnames)
     wrapper.graph_mode = graph_mode
+    wrapper.stage_in_argnames, wrapper.stage_out_argnames = staged
     if key is not None:
         _REGISTRY[key] = wrapper
     return wrapper

@@ -304,3 +304,20 @@ def test_tid_extents_above_int32_are_refused_unless_tid_is_never_reached():
         jax.jit(lambda x: g(x, x)).lower(big)
     h = wp.jax_kernel(_dead_tid, launch_dims=(2**31 + 1,), output_dims=1)
     assert jax.jit(lambda: h(jnp.ones(1))).lower() is not None
+
+
+@wp.kernel
+def _triple_any(x: wp.array(dtype=Any), y: wp.array(dtype=Any)):
+    i = wp.tid()
+    y[i] = x[i] * x.dtype(3)
+
+
+def test_add_overload_gives_a_concrete_kernel_for_jax_kernel():
+    concrete = _triple_any.add_overload([wp.array(dtype=wp.int16), wp.array(dtype=wp.int16)])
+    assert concrete.arg_types[1].dtype is wp.int16 and concrete.key == _triple_any.key
+    assert len(_triple_any.overloads) >= 1
+    (y,) = wp.jax_kernel(concrete)(jnp.arange(4, dtype=jnp.int16))
+    assert y.dtype == jnp.int16
+    np.testing.assert_array_equal(np.asarray(y), 3 * np.arange(4))
+    with pytest.raises(TypeError):
+        _triple_any.add_overload([wp.array(dtype=float), wp.array2d(dtype=float)])
