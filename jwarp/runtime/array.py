@@ -122,6 +122,16 @@ class array(ReadFlags):
             return
         self.dtype, self.shape = other.dtype, other.shape
         buf = other.buffer
+        if shape is not None:  # wp.array(other, shape=...): the same elements in another shape
+            shape = (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)
+            if int(np.prod(shape)) != other.size:
+                raise RuntimeError(f"cannot reshape array of shape {other.shape} (size {other.size}) into shape "
+                                   f"{shape} (size {int(np.prod(shape))})")
+            comp = storage.element_shape(other.dtype)
+            with storage.x64():
+                buf = tuple(b.reshape(shape + b.shape[other.ndim:]) for b in buf) if isinstance(buf, tuple) \
+                    else buf.reshape(shape + comp)
+            self.shape = shape
         self._buffer = _device_put(buf, self.device) if copy or other.device is not self.device else buf
 
     def _init_from_jax(self, x: jax.Array, dtype: Any, shape: Any, device: Any, copy: bool = True) -> None:

@@ -1,7 +1,7 @@
 """Array creation details: ``wp.full`` infers vector/matrix dtypes from sequences and numpy arrays
 (the numpy scalar type kept), struct dtypes from instances, and rejects numpy scalars and 3-d
 values; ``fill_`` on struct arrays (an instance, or 0); empty arrays have no ``ptr``; Warp's
-errors for negative shapes and impossible reshapes."""
+errors for negative shapes and impossible reshapes; ``wp.array(other, shape=...)`` reshapes."""
 
 
 @wp.struct
@@ -44,4 +44,9 @@ def run():
     out["errors"] = [_error(lambda: wp.zeros(shape=-1, dtype=int)), _error(lambda: wp.zeros(shape=(10, -1))),
                      _error(lambda: b.reshape((4, 2))), _error(lambda: b.reshape((-1, 4))),
                      _error(lambda: b.reshape((-1, -1)))]
+    from typing import Any
+
+    src = wp.array(np.arange(12, dtype=np.float32).reshape((3, 4)))
+    out["from_array_shape"] = [wp.array(src, dtype=dtype, shape=shape).numpy()
+                               for dtype in (Any, wp.float32) for shape in (None, (3, 4), (12,), (3, 2, 2))]
     return out
