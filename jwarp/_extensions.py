@@ -24,7 +24,7 @@ _EXPORTS = {
     "jwarp.runtime.modules": ["get_cpu_kernel_cache_key"],
     "jwarp.compat": ["transform_expand", "dtype_to_numpy"],
     "jwarp.interop.jax": ["jax_kernel", "jax_callable", "from_jax", "to_jax", "device_from_jax", "device_to_jax",
-                          "dtype_from_jax", "dtype_to_jax"],
+                          "dtype_from_jax", "dtype_to_jax", "JaxCallableGraphMode", "JaxModulePreloadMode"],
     "jwarp.interop.dlpack": ["from_dlpack", "to_dlpack"],
     "jwarp.utils": ["ScopedTimer", "utils"],
     "jwarp.runtime.mempool": ["get_mempool_release_threshold", "set_mempool_release_threshold",

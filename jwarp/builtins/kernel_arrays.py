@@ -74,6 +74,7 @@ def lower_bound(call: Call, arr: Value, *args: Value) -> Value:
     slot = call.ctx.slots[arr.data.slot]
     if value.type != slot.dtype or not scalars.is_scalar_type(value.type):
         raise call.no_overload(arr, *args)
+    slot.read = True
     n = _array_len(call, arr)
     lo = args[0].data if len(args) == 3 else np.int32(0)
     hi = args[1].data if len(args) == 3 else np.int32(n)

@@ -30,6 +30,7 @@ def tid(call: Call) -> Value:
     """The current thread's index; a tuple of indices for multi-dimensional launches."""
     call.require_kernel()
     ctx = call.ctx
+    _check_tid_extents(ctx.grid[: ctx.kernel_dim])
     if ctx.thread_coords is not None:  # chunked launch (max_blocks): computed ids, no affine fast paths
         comps = [Value(scalars.int32, ctx.thread_coords[a]) for a in range(ctx.kernel_dim)]
     else:
@@ -37,6 +38,21 @@ def tid(call: Call) -> Value:
     if len(comps) == 1:
         return comps[0]
     return Value(TupleType((scalars.int32,) * len(comps)), tuple(comps))
+
+
+_TID_EXTENT_LIMIT = 2**31 - 1
+
+
+def _check_tid_extents(extents: tuple) -> None:
+    """As in Warp: a kernel that uses ``wp.tid()`` (signed 32-bit coordinates) cannot be launched
+    with an extent above 2**31 - 1 in one of its tid dimensions (kernels whose ``wp.tid()`` is never
+    reached, e.g. under a constant-false ``if``, can)."""
+    for axis, extent in enumerate(extents):
+        if extent > _TID_EXTENT_LIMIT:
+            raise ValueError(
+                f"Warp cannot launch a kernel using wp.tid() with extent {extent} in dimension {axis}. "
+                f"wp.tid() returns signed 32-bit coordinates and supports extents up to {_TID_EXTENT_LIMIT}."
+            )
 
 
 @builtin("block_dim", group="Utility", kernel_only=True)

@@ -86,6 +86,7 @@ def lower_chunked(
     for slot, traced, final in zip(slots, ctx.slots, planes):
         slot.planes = list(final)
         slot.written = traced.written
+        slot.read = traced.read
     ctx.slots = slots
     ctx.accumulators = dict(accs)
     return ctx

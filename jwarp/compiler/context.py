@@ -32,6 +32,7 @@ class SlotState:
     shape: tuple[int, ...]
     planes: list
     written: bool = False
+    read: bool = False  # the kernel loads from it (Warp's verify_autograd_array_access bookkeeping)
     local: bool = False  # a thread's own fixed-size array (wp.zeros in kernel code)
 
 

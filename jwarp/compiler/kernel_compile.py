@@ -52,8 +52,12 @@ def _value_leaves(t: Any, x: Any) -> list:
     return [flat[k] for k in range(t._length_)]
 
 
-def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) -> Callable:
-    """The kernel as a pure function of its buffers, for one signature."""
+def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, report: dict | None = None) -> Callable:
+    """The kernel as a pure function of its buffers, for one signature.
+
+    When tracing it, ``report["param_access"]`` receives, per parameter, ``(read, written)`` for an
+    array parameter (whether the kernel loads from it / stores or applies atomics to it, through
+    views and ``@wp.func`` calls included) and ``None`` for any other parameter."""
 
     def pure_fn(*args: Any):
         bases, values = args[: sig.n_bases], args[sig.n_bases :]
@@ -99,6 +103,8 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
             raise TypeError(f"unknown spec {spec!r}")
 
         env = {name: build(spec) for name, spec in zip(arg_names, sig.params, strict=True)}
+        param_slots = [env[name].data.slot if isinstance(spec, ArraySpec) else None
+                       for name, spec in zip(arg_names, sig.params)]
         sites: list = []  # shared by every context of this trace: site indices stay unique
         bound_handles = [bind_handle(h, build, values) for h in sig.handles]
         manual = any(_varies_over_a_mesh_axis(p) for s in slots for p in s.planes)  # inside shard_map
@@ -142,6 +148,9 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature) 
                 contents = join_planes(slot.planes, spec.dtype, spec.shape)
                 new_bases[spec.base] = write_back(current, spec.chain, contents)
         diagnostics = {k: v for k, v in ctx.accumulators.items() if k in ("oob", "hang") or k.startswith("trip:")}
+        if report is not None:
+            report["param_access"] = tuple(None if s is None else (slots[s].read, slots[s].written)
+                                           for s in param_slots)
         return new_bases, diagnostics, tuple(sites)
 
     return pure_fn
@@ -200,6 +209,8 @@ class CompiledKernel:
     sites: tuple
     diagnostic_keys: tuple[str, ...]
     uses_x64: bool
+    # per parameter: (read, written) for arrays, None otherwise (see build_pure_fn)
+    param_access: tuple = ()
     _executables: dict = field(default_factory=dict)
 
     def executable(self, donate: bool = False, operands: list | None = None) -> Callable:
@@ -256,8 +267,8 @@ def _copies_a_parameter(compiled: Any) -> bool:
 
 def compile_kernel(source: FunctionSource, arg_names: list[str], sig: Signature, example_args: list) -> CompiledKernel:
     """Trace the kernel for ``sig`` (``example_args``: buffers/values or ShapeDtypeStructs)."""
-    pure_fn = build_pure_fn(source, arg_names, sig)
     holder: dict[str, Any] = {}
+    pure_fn = build_pure_fn(source, arg_names, sig, report=holder)
 
     def traced(*args):
         new_bases, diagnostics, sites = pure_fn(*args)
@@ -280,6 +291,7 @@ def compile_kernel(source: FunctionSource, arg_names: list[str], sig: Signature,
         sites=holder.get("sites", ()),
         diagnostic_keys=tuple(sorted(diagnostics)),
         uses_x64=uses_x64,
+        param_access=holder.get("param_access", ()),
     )
 
 

@@ -107,6 +107,7 @@ def array_subscript(lw: FunctionLowerer, base: Value, idx: list[Value], node: as
         return Value(ArrayType(base.type.dtype, base.type.ndim - len(idx)), sub)
     site = lw.ctx.add_site(lw.location(node)) if lw.ctx.debug else 0
     leaves = memory.load(lw.ctx, slot.planes, slot.shape, list(full), site, lw.active)
+    slot.read = True
     return value_from_leaves(slot.dtype, leaves)
 
 

@@ -27,6 +27,7 @@ import jax
 import jax.numpy as jnp
 
 ViewOp = tuple  # ("index", key) | ("reshape", (new_shape, old_ndim)) | ("transpose", axes) | ("bitcast", dtype)
+#                | ("reinterpret", (src components, dst components, dst dtype, src dtype)) (byte-level)
 Chain = tuple
 
 
@@ -59,6 +60,9 @@ def apply_op(buf: Any, op: ViewOp) -> Any:
         return _map(buf, lambda b: jnp.transpose(b, arg + tuple(range(len(arg), b.ndim))))
     if kind == "bitcast":
         return _map(buf, lambda b: _bitcast(b, jnp.dtype(arg)))
+    if kind == "reinterpret":
+        src_comp, dst_comp, dst_dtype, _ = arg
+        return _map(buf, lambda b: _reinterpret(b, src_comp, dst_comp, jnp.dtype(dst_dtype)))
     raise ValueError(f"unknown view op {kind}")
 
 
@@ -69,6 +73,21 @@ def _bitcast(x: Any, dtype: Any) -> Any:
     if x.dtype == jnp.bool_ or dtype == jnp.bool_:
         return x.astype(dtype)
     return jax.lax.bitcast_convert_type(x, dtype)
+
+
+def _reinterpret(x: Any, src_comp: tuple, dst_comp: tuple, dtype: Any) -> Any:
+    """Elements with component shape ``src_comp`` read byte for byte as elements of ``dtype`` with
+    component shape ``dst_comp`` (same element size in bytes; e.g. ``vec4ub`` as ``uint32``)."""
+    outer = x.shape[: x.ndim - len(src_comp)]
+    raw = x.astype(jnp.uint8) if x.dtype == jnp.bool_ else x
+    if raw.dtype.itemsize > 1:
+        raw = jax.lax.bitcast_convert_type(raw, jnp.uint8)
+    raw = raw.reshape(outer + tuple(dst_comp) + (dtype.itemsize,))
+    if dtype == jnp.bool_:
+        return raw[..., 0] != 0
+    if dtype.itemsize == 1:
+        return jax.lax.bitcast_convert_type(raw[..., 0], dtype)
+    return jax.lax.bitcast_convert_type(raw, dtype)
 
 
 def invert_op(buf: Any, op: ViewOp, new_child: Any) -> Any:
@@ -89,6 +108,9 @@ def invert_op(buf: Any, op: ViewOp, new_child: Any) -> Any:
         return _map2(buf, new_child, undo)
     if kind == "bitcast":
         return _map2(buf, new_child, lambda b, n: _bitcast(n, b.dtype))
+    if kind == "reinterpret":
+        src_comp, dst_comp, _, src_dtype = arg
+        return _map2(buf, new_child, lambda b, n: _reinterpret(n, dst_comp, src_comp, jnp.dtype(src_dtype)))
     raise ValueError(f"unknown view op {kind}")
 
 

@@ -198,9 +198,36 @@ def jax_callable(
     Returns:
         A callable ``f(*inputs, output_dims=None, vmap_method=None) -> list`` of outputs.
     """
-    JaxCallableGraphMode(graph_mode)  # validates the mode
+    graph_mode = JaxCallableGraphMode(graph_mode)  # validates the mode (integers accepted, as in Warp)
+    key = (func, num_outputs, graph_mode, vmap_method, _hashable(output_dims),
+           tuple(in_out_argnames) if in_out_argnames else None,
+           tuple(stage_in_argnames) if stage_in_argnames else None,
+           tuple(stage_out_argnames) if stage_out_argnames else None, graph_cache_max, has_side_effect)
+    staged = (set(stage_in_argnames or ()), set(stage_out_argnames or ()))  # kept for introspection (no staging here)
     del stage_in_argnames, stage_out_argnames, graph_cache_max, module_preload_mode, has_side_effect
-    return JaxCallable(func, num_outputs, vmap_method, output_dims, in_out_argnames)
+    try:
+        cached = _REGISTRY.get(key)
+    except TypeError:  # unhashable settings: a wrapper of its own
+        key, cached = None, None
+    if cached is not None:
+        return cached
+    wrapper = JaxCallable(func, num_outputs, vmap_method, output_dims, in_out_argnames)
+    wrapper.graph_mode = graph_mode
+    wrapper.stage_in_argnames, wrapper.stage_out_argnames = staged
+    if key is not None:
+        _REGISTRY[key] = wrapper
+    return wrapper
+
+
+_REGISTRY: dict = {}  # jax_callable(...) with equal arguments returns the same wrapper (as Warp)
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    return value
 
 
 __all__ = ["JaxCallable", "JaxCallableGraphMode", "jax_callable"]

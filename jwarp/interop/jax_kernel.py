@@ -59,6 +59,34 @@ def _default_block_dim(block_dim: int | None) -> int:
     return 1 if jax.default_backend() == "cpu" else 256
 
 
+_MISSING = object()
+_REGISTRY: dict = {}  # jax_kernel(...) with equal arguments returns the same wrapper (as Warp)
+
+
+def _refuse_per_call_overrides(fixed_launch_dims: Any, launch_dims: Any, output_dims: Any, vmap_method: Any) -> None:
+    if launch_dims is not _MISSING:
+        raise TypeError(
+            "jax_kernel(): launch_dims cannot be overridden per-call when enable_backward=True "
+            f"(this wrapper was created with launch_dims={fixed_launch_dims!r}). "
+            "Call jax_kernel() again with a different launch_dims to create a new wrapper."
+        )
+    if output_dims is not _MISSING:
+        raise TypeError("jax_kernel(): output_dims is not supported when enable_backward=True.")
+    if vmap_method is not _MISSING:
+        raise TypeError(
+            "jax_kernel(): vmap_method cannot be overridden per-call when enable_backward=True; it is fixed at "
+            "construction time. Call jax_kernel() again with a different vmap_method to create a new wrapper."
+        )
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
 class JaxKernel:
     """The callable returned by :func:`jax_kernel`."""
 
@@ -92,7 +120,18 @@ class JaxKernel:
         """How many times the kernel was traced for this callable (a retrace counter for tests)."""
         return sum(tk.trace_count for tk in self._traced.values())
 
-    def __call__(self, *args: Any, launch_dims: Any = None, output_dims: Any = None, vmap_method: Any = None) -> list:
+    def __call__(self, *args: Any, launch_dims: Any = _MISSING, output_dims: Any = _MISSING,
+                 vmap_method: Any = _MISSING) -> list:
+        if self.enable_backward:  # Warp's differentiable wrappers fix these at construction
+            _refuse_per_call_overrides(self.launch_dims, launch_dims, output_dims, vmap_method)
+        launch_dims = None if launch_dims is _MISSING else launch_dims
+        output_dims = None if output_dims is _MISSING else output_dims
+        vmap_method = None if vmap_method is _MISSING else vmap_method
+        if output_dims is None and self.output_dims is None and self.enable_backward and self.first_array_arg is not None:
+            # as Warp's differentiable wrapper: outputs take the shape of the first input array
+            first = self.input_args[self.first_array_arg]
+            output_dims = first.warp_shape(to_jax_value(args[self.first_array_arg]).shape) if len(args) > \
+                self.first_array_arg else None
         if len(args) != self.num_inputs:
             names = ", ".join(a.name for a in self.input_args)
             raise ValueError(
@@ -264,8 +303,28 @@ def jax_kernel(
             raise TypeError("jax_kernel(): block_dim must be an integer or None.")
         if block_dim <= 0:
             raise ValueError("jax_kernel(): block_dim must be positive.")
-    return JaxKernel(kernel, num_outputs, vmap_method, launch_dims, output_dims, in_out_argnames, enable_backward,
-                     has_side_effect, block_dim, max_loop_trips)
+    if enable_backward and in_out_argnames:
+        raise NotImplementedError(
+            "jax_kernel(): Input-output arguments (in_out_argnames) are not supported when enable_backward=True."
+        )
+    if enable_backward and output_dims is not None:
+        raise NotImplementedError("jax_kernel(): output_dims is not yet supported when enable_backward=True.")
+    if isinstance(launch_dims, (int, np.integer)):
+        launch_dims = (int(launch_dims),)
+    key = (kernel, num_outputs, vmap_method, _hashable(launch_dims), _hashable(output_dims),
+           tuple(in_out_argnames) if in_out_argnames else None, bool(enable_backward), bool(has_side_effect),
+           block_dim, _hashable(max_loop_trips))
+    try:
+        cached = _REGISTRY.get(key)
+    except TypeError:  # unhashable settings: a wrapper of its own
+        key, cached = None, None
+    if cached is not None:
+        return cached
+    wrapper = JaxKernel(kernel, num_outputs, vmap_method, launch_dims, output_dims, in_out_argnames, enable_backward,
+                        has_side_effect, block_dim, max_loop_trips)
+    if key is not None:
+        _REGISTRY[key] = wrapper
+    return wrapper
 
 
 __all__ = ["JaxKernel", "JaxModulePreloadMode", "jax_kernel"]

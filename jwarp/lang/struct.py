@@ -89,21 +89,7 @@ class StructInstance:
         fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._cls.vars)
         return f"{self._cls.key}({fields})"
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StructInstance) or other._cls is not self._cls:
-            return False
-        return all(_field_equal(getattr(self, n), getattr(other, n)) for n in self._cls.vars)
-
-    __hash__ = None  # mutable
-
-
-def _field_equal(a: Any, b: Any) -> bool:
-    if a is None or b is None:
-        return a is b
-    try:
-        return bool(np.array_equal(np.asarray(a), np.asarray(b)))
-    except Exception:
-        return a is b
+    # as in Warp, instances compare and hash by identity (a Tape keys their adjoints by instance)
 
 
 def is_array_type(t: Any) -> bool:

@@ -34,13 +34,15 @@ from jwarp.lang.arrays import ANY, ArrayType, _Generic, parse_subscript, resolve
 from jwarp.lang.struct import StructType
 from jwarp.runtime import addresses, storage
 from jwarp.runtime.array_ops import ArrayArithmetic
+from jwarp.runtime.view_layout import chain_is_contiguous, view_probe
 from jwarp.runtime.device import Device, get_device
 from jwarp.runtime.locking import exclusive, state_lock
+from jwarp.runtime.read_flags import ReadFlags
 
 _ids = itertools.count()
 
 
-class array(ArrayArithmetic):
+class array(ArrayArithmetic, ReadFlags):
     """An n-dimensional array of a Warp dtype on one device (see module docstring)."""
 
     _jwarp_array = True
@@ -93,6 +95,9 @@ class array(ArrayArithmetic):
             self._init_from_pointer(ptr, dtype, shape, strides)
         elif data is None:
             shape = tuple(int(s) for s in ((shape,) if np.isscalar(shape) else shape))
+            for axis, extent in enumerate(shape):
+                if extent < 0:
+                    raise ValueError(f"Array shapes must be non-negative, got {extent} in dimension {axis}")
             if isinstance(dtype, _Generic):
                 dtype = scalars.float32
             self.dtype, self.shape = dtype, shape
@@ -122,6 +127,16 @@ class array(ArrayArithmetic):
             return
         self.dtype, self.shape = other.dtype, other.shape
         buf = other.buffer
+        if shape is not None:  # wp.array(other, shape=...): the same elements in another shape
+            shape = (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)
+            if int(np.prod(shape)) != other.size:
+                raise RuntimeError(f"cannot reshape array of shape {other.shape} (size {other.size}) into shape "
+                                   f"{shape} (size {int(np.prod(shape))})")
+            comp = storage.element_shape(other.dtype)
+            with storage.x64():
+                buf = tuple(b.reshape(shape + b.shape[other.ndim:]) for b in buf) if isinstance(buf, tuple) \
+                    else buf.reshape(shape + comp)
+            self.shape = shape
         self._buffer = _device_put(buf, self.device) if copy or other.device is not self.device else buf
 
     def _init_from_pointer(self, ptr: Any, dtype: Any, shape: Any, strides: Any) -> None:
@@ -206,9 +221,20 @@ class array(ArrayArithmetic):
     @property
     def strides(self) -> tuple[int, ...]:
         item = self._itemsize()
-        probe = _view_probe(self.root.shape, self._chain) if self._chain else None
-        if probe is not None and probe.shape == self.shape:
-            return tuple(int(st) * item for st in probe.strides)
+        probe = view_probe(self.root.shape, self._chain) if self._chain else None
+        if probe is not None:  # strides in elements of the root's dtype
+            root_item, k = self.root._itemsize(), probe.ndim
+            outer = tuple(int(st) * root_item for st in probe.strides)
+            if probe.shape == self.shape:
+                return outer
+            if probe.shape[: self.ndim] == self.shape:  # trailing dims became components (view(vec))
+                return outer[: self.ndim]
+            if self.shape[:k] == probe.shape:  # components became trailing dims (view(float))
+                inner, acc = [], item
+                for d in reversed(self.shape[k:]):
+                    inner.insert(0, acc)
+                    acc *= d
+                return outer + tuple(inner)
         out, acc = [], item
         for d in reversed(self.shape):
             out.append(acc)
@@ -227,20 +253,20 @@ class array(ArrayArithmetic):
     @property
     def is_contiguous(self) -> bool:
         """Whether the elements are laid out densely in row-major order (as in Warp)."""
-        return _chain_is_contiguous(self.root.shape, self._chain)
+        return chain_is_contiguous(self.root.shape, self._chain)
 
     @property
     def ptr(self) -> int | None:
         """A stable address of the first element (see ``addresses``): views are offset from
         their root as in Warp, and ``addresses.resolve`` maps it back to this storage."""
-        if self._buffer is None and self._base is None:
+        if (self._buffer is None and self._base is None) or self.size == 0:
             return None
         root = self.root
         start = addresses.address_of(root, root.capacity)
         if not self._chain:
             return start
         origin = np.zeros(1, np.int8)
-        probe = _view_probe(root.shape, self._chain, origin)
+        probe = view_probe(root.shape, self._chain, origin)
         offset = 0 if probe is None or probe.size == 0 else probe.ctypes.data - origin.ctypes.data
         return start + offset * root._itemsize()
 
@@ -316,8 +342,11 @@ class array(ArrayArithmetic):
         return host
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """numpy's conversion: the host contents without a copy where possible, ``copy=True`` copies."""
         out = self.numpy()
-        return out.astype(dtype) if dtype is not None else out
+        if dtype is not None and np.dtype(dtype) != out.dtype:
+            return out.astype(dtype)
+        return out.copy() if copy else out
 
     def __jax_array__(self) -> jax.Array:
         return self.buffer
@@ -359,17 +388,24 @@ class array(ArrayArithmetic):
     def fill_(self, value: Any) -> None:
         """Set every element to ``value``."""
         if isinstance(self.dtype, StructType):
-            raise RuntimeError("fill_() is not supported for struct arrays")
+            elements = storage.struct_fill_storage(value, self.dtype)
+            if _deferred(self, lambda: self.fill_(value)):
+                return
+            self._set_buffer(tuple(storage.device_full(self.shape, e, self.device) for e in elements))
+            self.mark_init()
+            return
         element = storage.fill_value_storage(value, self.dtype)
         if _deferred(self, lambda: self.fill_(value)):
             return
         self._set_buffer(storage.device_full(self.shape, element, self.device))
+        self.mark_init()
 
     def zero_(self) -> None:
         """Set every element to zero."""
         if _deferred(self, self.zero_):
             return
         self._set_buffer(storage.device_zeros(self.shape, self.dtype, self.device))
+        self.mark_init()
 
     def to(self, device: Any, requires_grad: bool | None = None) -> array:
         """This array if already on ``device``, else a copy there."""
@@ -392,7 +428,7 @@ class array(ArrayArithmetic):
             _id=next(_ids), _base=self.root, _chain=self._chain + tuple(ops), _buffer=None, _grad=None,
             _requires_grad=self._requires_grad, _retain_grad=False, _version=0, pinned=self.pinned, deleter=None,
             dtype=dtype if dtype is not None else self.dtype, shape=tuple(shape), ndim=len(shape),
-            device=self.device,
+            device=self.device, _ref=self, _is_read=self._is_read,
         )
         return v
 
@@ -427,11 +463,14 @@ class array(ArrayArithmetic):
 
     def reshape(self, shape: Any) -> array:
         shape = (shape,) if np.isscalar(shape) else tuple(int(s) for s in shape)
+        if shape.count(-1) > 1:
+            raise RuntimeError("Cannot infer shape if more than one index is -1.")
         if -1 in shape:
             known = int(np.prod([s for s in shape if s != -1]))
             shape = tuple(self.size // known if s == -1 else s for s in shape)
         if int(np.prod(shape)) != self.size:
-            raise RuntimeError(f"Cannot reshape an array of shape {self.shape} into {shape}")
+            raise RuntimeError(f"cannot reshape array of shape {self.shape} (size {self.size}) into shape {shape} "
+                               f"(size {int(np.prod(shape))})")
         return self._view((("reshape", (shape, self.ndim)),), shape)
 
     def flatten(self) -> array:
@@ -445,22 +484,12 @@ class array(ArrayArithmetic):
         return self if not self.is_view or self.is_contiguous else self.clone()
 
     def view(self, dtype: Any) -> array:
-        """Reinterpret elements as ``dtype`` with the same scalar type (e.g. float32 (n,3) → vec3)."""
+        """The same memory seen as ``dtype`` (rules in :mod:`jwarp.runtime.dtype_views`)."""
+        from jwarp.runtime.dtype_views import view_shape_and_ops
+
         dtype = resolve_dtype(dtype)
-        src_scalar, dst_scalar = storage.scalar_of(self.dtype), storage.scalar_of(dtype)
-        if src_scalar is not dst_scalar:
-            raise RuntimeError("view() between different scalar types is not supported")
-        src_comp, dst_comp = storage.element_shape(self.dtype), storage.element_shape(dtype)
-        total = self.size * int(np.prod(src_comp))
-        per = int(np.prod(dst_comp))
-        if src_comp == () and dst_comp and self.shape[-1] * 1 == per:
-            shape = self.shape[:-1]
-        elif total % per == 0 and self.ndim == 1:
-            shape = (total // per,)
-        else:
-            raise RuntimeError(f"Cannot view an array of {type_name(self.dtype)} as {type_name(dtype)}")
-        op = ("reshape", (shape + dst_comp, self.ndim + len(src_comp)))
-        return self._view((op,), shape, dtype)
+        shape, ops = view_shape_and_ops(self, dtype)
+        return self._view(ops, shape, dtype)
 
     @property
     def vars(self) -> Any:
@@ -475,45 +504,6 @@ class array(ArrayArithmetic):
     @property
     def array_type(self) -> ArrayType:
         return ArrayType(self.dtype, self.ndim)
-
-
-def _view_probe(shape: tuple, chain: tuple, origin: np.ndarray | None = None) -> np.ndarray | None:
-    """The view's layout: ``chain`` applied to a probe with row-major strides in elements (numpy
-    computes the view's strides and offset from ``origin``; the probe's memory is never read).
-    None when a reshape follows a non-contiguous step (that view is a copy)."""
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.insert(0, step)
-        step *= max(int(d), 1)
-    origin = np.zeros(1, np.int8) if origin is None else origin
-    probe = np.lib.stride_tricks.as_strided(origin, shape=shape, strides=strides, writeable=False)
-    for kind, arg in chain:
-        if kind == "index":
-            probe = probe[tuple(slice(*k) if isinstance(k, tuple) else k for k in arg)]
-        elif kind == "transpose":
-            probe = probe.transpose(arg + tuple(range(len(arg), probe.ndim)))
-        elif kind == "reshape":
-            if not probe.flags.c_contiguous:
-                return None  # (never copy the probe: its memory is not real)
-            new_shape, old_ndim = arg
-            try:
-                probe = probe.reshape(tuple(new_shape) + probe.shape[old_ndim:])
-            except ValueError:  # a reshape of the components (a dtype reinterpretation): dense
-                return None
-    return probe
-
-
-def _chain_is_contiguous(shape: tuple, chain: tuple) -> bool:
-    """Warp's strict check: every stride equals the row-major stride of the view's shape."""
-    probe = _view_probe(shape, chain)
-    if probe is None:
-        return False
-    expected = 1
-    for d, stride in zip(reversed(probe.shape), reversed(probe.strides)):
-        if stride != expected:
-            return False
-        expected *= d
-    return True
 
 
 def _device_put(buf: Any, device: Device) -> Any:

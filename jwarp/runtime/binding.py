@@ -218,6 +218,8 @@ def convert_value(kernel_key: str, name: str, t: Any, value: Any) -> np.ndarray:
                 f"value of type {type(value).__name__}. Construct the value explicitly, e.g.: {type_name(t)}(...)."
             )
         try:
+            if value is None:
+                raise TypeError("None")
             return np.asarray(t(value)._v)
         except Exception as exc:
             raise ValueError(f"Failed to convert argument for param {name} to {type_name(t)}") from exc

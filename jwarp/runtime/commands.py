@@ -33,7 +33,7 @@ from jwarp import config
 from jwarp.compiler.signature import ArraySpec, ValueSpec
 from jwarp.lang import composites
 from jwarp.lang.arrays import ArrayType
-from jwarp.lang.struct import StructType
+from jwarp.lang.struct import StructInstance, StructType
 from jwarp.runtime import capture, fastpath, storage
 from jwarp.runtime.binding import _Packer
 from jwarp.runtime.device import Device, get_device
@@ -86,6 +86,10 @@ class Launch:
         if capture.recording(self.device):
             self._record_in_capture()
             return
+        if self._exe is not None and any(isinstance(a, StructInstance) for a in self.fwd_args):
+            # struct arguments are held by reference (as Warp's Launch holds their ctypes object): fields
+            # changed since the last launch are read again
+            self._invalidate()
         exe = self._exe
         if exe is not None:
             roots = self._roots

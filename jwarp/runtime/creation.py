@@ -54,8 +54,6 @@ def full(shape: Any = None, value: Any = 0, dtype: Any = Any, device: Any = None
     """A new array with every element set to ``value`` (dtype inferred from it as Warp does)."""
     if dtype is Any or isinstance(dtype, _Generic):
         dtype = storage.dtype_for_value(value)
-        if isinstance(dtype, _Generic):
-            raise RuntimeError(f"Cannot infer an array dtype from fill value {value!r}; pass dtype=")
     if shape is None and "n" in kwargs:
         shape = kwargs["n"]
     out = zeros(shape, dtype, device, False, pinned)

@@ -169,6 +169,20 @@ class Kernel:
         for table in ("_launch_plans", "_layout_plans"):
             getattr(self, table, {}).clear()
 
+    def add_overload(self, arg_types: list | dict) -> Kernel:
+        """Declare a concrete signature of this generic kernel (Warp's ``kernel.add_overload``; as
+        ``wp.overload(kernel, arg_types)``) and return a kernel object with those parameter types."""
+        from jwarp.runtime.overloads import concrete_overload
+
+        return concrete_overload(self, arg_types)
+
+    @property
+    def adj(self) -> Any:
+        """Warp's ``kernel.adj``: name, location and parameters (:mod:`jwarp.runtime.kernel_adj`)."""
+        from jwarp.runtime.kernel_adj import KernelAdjoint
+
+        return KernelAdjoint(self)
+
     @property
     def is_generic(self) -> bool:
         from jwarp.lang.arrays import ArrayType, _Generic

@@ -39,7 +39,7 @@ from jwarp.runtime.device import Device, get_device
 from jwarp.runtime.kernel import Kernel
 from jwarp.runtime.locking import exclusive
 from jwarp.runtime.streams import Stream
-from jwarp.runtime.tape_state import active_tape
+from jwarp.runtime.tape_state import active_tape, check_launch
 
 LAUNCH_MAX_DIMS = 4
 
@@ -332,6 +332,7 @@ def launch(
                     if plan.run(args):
                         return None
                 elif plan.tape_ok and plan.run_taped(args, len(inputs), tape):
+                    check_launch(kernel, plan.compiled, args)
                     return None
     check_launch_config(kernel, device, block_dim, max_blocks)
     if adjoint:
@@ -356,6 +357,8 @@ def launch(
 
         prepared = for_tape(prepared, args, len(inputs))
     prepared.run(record_tape=record_tape)
+    if tape is not None:
+        check_launch(kernel, getattr(prepared, "compiled", None), args)
     if key is not None:
         fastpath.remember(kernel, key, prepared, args)
     return None

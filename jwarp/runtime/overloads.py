@@ -85,6 +85,28 @@ def _add_overload(kernel: Kernel, arg_list: list) -> Kernel:
     return kernel
 
 
+def concrete_overload(kernel: Kernel, arg_types: list | dict) -> Kernel:
+    """``kernel.add_overload(arg_types)``: the overload declared as by :func:`overload`, returned as a
+    kernel object of its own whose parameters have the concrete types (``jax_kernel`` needs concrete
+    output dtypes). It shares the function and module; compiled code is kept per object."""
+    import copy
+
+    _require_generic(kernel)
+    arg_list = _arg_list(kernel, arg_types)
+    _add_overload(kernel, arg_list)
+    concrete = copy.copy(kernel)
+    concrete.arg_types = [resolve_annotation(t) for t in arg_list]
+    concrete._cache = {}
+    concrete.overloads = {}
+    for table in ("_launch_plans", "_layout_plans"):
+        if table in concrete.__dict__:
+            setattr(concrete, table, {})
+    from jwarp.runtime.kernel import _KERNELS
+
+    _KERNELS.add(concrete)  # wp.clear_kernel_cache reaches it too
+    return concrete
+
+
 def _matches(template: Any, concrete: Any) -> bool:
     from jwarp.compiler.calls import _types_match
 

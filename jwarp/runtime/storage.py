@@ -211,25 +211,49 @@ def fill_value_storage(value: Any, dtype: Any) -> np.ndarray:
     return arr
 
 
+def struct_fill_storage(value: Any, dtype: StructType) -> tuple:
+    """One element of a struct dtype as its per-field parts (for fill_ / full): an instance of the
+    struct, or 0 for zeros (Warp's rule)."""
+    if isinstance(value, StructInstance) and value._cls is dtype:
+        structured = np.zeros(1, dtype.numpy_dtype())
+        structured[0] = value.numpy_value()
+    elif not isinstance(value, StructInstance) and type(value) in (int, float) and value == 0:
+        structured = np.zeros(1, dtype.numpy_dtype())
+    else:
+        raise ValueError(f"Failed to convert the value to the array data type: Invalid initializer value for "
+                         f"struct {dtype.key}, expected struct instance or 0")
+    return tuple(part[0] for part in structured_to_parts(structured, dtype))
+
+
 def dtype_for_value(value: Any) -> Any:
-    """dtype Warp picks for a fill value (``wp.full(3, 2)`` is int32, 2.5 float32, vec3 → vec3f)."""
-    if isinstance(value, bool):
+    """dtype Warp picks for a fill value: ``int`` → int32, ``float`` → float32, ``bool`` → bool, a
+    Warp scalar/vector/matrix or struct instance → its type, a sequence → a vector (1-d) or matrix
+    (2-d) of its numpy dtype; ``ValueError`` otherwise (numpy scalars included, as in Warp)."""
+    kind = type(value)  # exact Python types (np.float64 is a float subclass: not accepted, as in Warp)
+    if kind is bool:
         return scalars.bool_
-    if isinstance(value, int):
+    if kind is int:
         return scalars.int32
-    if isinstance(value, float):
+    if kind is float:
         return scalars.float32
-    if isinstance(value, scalars.scalar_base):
+    if isinstance(value, (scalars.scalar_base, composites.composite_base)):
         return type(value)
-    if isinstance(value, composites.composite_base):
-        return type(value)
-    if isinstance(value, np.generic):
-        return infer_dtype(np.asarray(value))
-    arr = np.asarray(value)
-    if arr.ndim == 1 and arr.size in (2, 3, 4):
-        scalar = scalars.float32 if arr.dtype.kind == "f" else scalars.int32
+    if isinstance(value, StructInstance):
+        return value._cls
+    if not hasattr(value, "__len__"):
+        raise ValueError(f"Invalid value type for Warp array: {type(value)}")
+    try:
+        arr = np.asarray(value)
+    except Exception as e:
+        raise ValueError(f"Failed to interpret the value as a vector or matrix: {e}") from e
+    scalar = scalars.canonical_scalar(arr.dtype)
+    if scalar is None:
+        raise ValueError(f"Failed to convert {arr.dtype} to a Warp data type")
+    if arr.ndim == 1:
         return composites.vector(arr.size, scalar)
-    return ANY
+    if arr.ndim == 2:
+        return composites.matrix(arr.shape, scalar)
+    raise ValueError("Values with more than two dimensions are not supported")
 
 
 @contextlib.contextmanager

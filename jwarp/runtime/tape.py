@@ -56,6 +56,7 @@ class Tape:
         self.launches: list = []
         self.scopes: list = []
         self.loss = None
+        self._access_arrays: list = []  # arrays whose read marks backward()/reset() clear (read_flags.py)
 
     # -- recording -------------------------------------------------------------------------------
     def __enter__(self) -> Tape:
@@ -155,10 +156,29 @@ class Tape:
             if isinstance(entry, (LaunchRecord, CopyRecord)):
                 for a in entry.arguments:
                     self.get_adjoint(a)
+                for a in (*getattr(entry, "inputs", ()), *getattr(entry, "outputs", ())):
+                    if isinstance(a, StructInstance):  # struct arguments get a struct of field adjoints
+                        self.get_adjoint(a)
             elif isinstance(entry, DeferredLaunch):
                 for a in (*entry.inputs, *entry.outputs):
                     self.get_adjoint(a)
         run_backward(self.launches, _warn_skipped)
+        self._clear_read_flags()
+
+    def _clear_read_flags(self) -> None:
+        """With ``wp.config.verify_autograd_array_access``: the recorded reads are consumed (backward,
+        reset), so the arrays the tape's launches and copies used lose their read marks."""
+        from jwarp import config
+        from jwarp.runtime.read_flags import clear_read_flags
+
+        if not config.verify_autograd_array_access:
+            return
+        for a in self._access_arrays:
+            clear_read_flags(a)
+        for a in self.gradients:
+            if isinstance(a, array):
+                clear_read_flags(a)
+        self._access_arrays = []
 
     def get_adjoint(self, a: Any) -> Any:
         """The adjoint of a kernel argument: ``a.grad`` for arrays (tracked for :meth:`zero`),
@@ -169,7 +189,7 @@ class Tape:
                 return a.grad
             return None
         if isinstance(a, StructInstance):
-            # struct instances are not hashable here: their array fields' gradients are tracked
+            # a struct of the fields' adjoints (array gradients, nested structs), tracked for zero()
             adj = a._cls()
             for name in a._cls.vars:
                 value = getattr(a, name)
@@ -177,6 +197,7 @@ class Tape:
                     field_adj = self.get_adjoint(value)
                     if field_adj is not None:
                         setattr(adj, name, field_adj)
+            self.gradients[a] = adj
             return adj
         return None
 
@@ -189,7 +210,7 @@ class Tape:
 
         shared: dict = {}
         for g in self.gradients.values():
-            if g is None:
+            if g is None or isinstance(g, StructInstance):  # its array fields are tracked themselves
                 continue
             if g._base is not None:  # a view writes through to its base
                 g.zero_()
@@ -202,6 +223,7 @@ class Tape:
 
     def reset(self) -> None:
         """Forget the recorded launches and zero the gradients."""
+        self._clear_read_flags()
         self.launches = []
         self.scopes = []
         self.zero()

@@ -195,7 +195,8 @@ class CopyRecord:
             new = d_flat.at[d_off : d_off + count].set(s_flat[s_off : s_off + count]).reshape(d_view.shape)
             return {0: write_back(bufs[0], d_chain, new)}
 
-        key = ("copy", d_chain, s_chain, d_shape, s_shape, d_off, s_off, count, s_base)
+        # the backward cache keys on the first item: it must identify the copy's whole structure
+        key = (("copy", d_chain, s_chain, d_shape, s_shape, d_off, s_off, count, s_base),)
         return key, copy, any(np.dtype(b.dtype).itemsize == 8 for b in self.in_bufs)
 
 

@@ -69,3 +69,39 @@ def copy_gradients(dest: Any, src: Any, dest_offset: int, src_offset: int, count
     tape = active_tape()
     if tape is not None:
         tape._record_copy(dest, src, dest_offset, src_offset, count, before)
+        check_copy_access(tape, dest, src)
+
+
+def check_copy_access(tape: Any, dest: Any, src: Any) -> None:
+    """``wp.config.verify_autograd_array_access``: a recorded copy writes ``dest`` and reads ``src``
+    (see read_flags.py); a warning names the user's line that made the copy."""
+    from jwarp import config
+
+    if not config.verify_autograd_array_access:
+        return
+    if dest._is_read:
+        import os
+
+        import jwarp
+        from jwarp.runtime.read_flags import caller_location
+
+        filename, lineno = caller_location(os.path.dirname(jwarp.__file__) + os.sep)
+        if filename is not None:
+            dest.mark_write(operation="an array copy", filename=filename, lineno=lineno)
+        else:
+            dest.mark_write()
+    src.mark_read()
+    tape._access_arrays.extend((dest, src))
+
+
+def check_launch(kernel: Any, compiled: Any, args: list) -> None:
+    """After a launch while a tape records: Warp's write-after-read check (read_flags.py)."""
+    from jwarp import config
+
+    tape = active_tape()
+    if tape is None or not config.verify_autograd_array_access or compiled is None:
+        return
+    from jwarp.runtime.read_flags import check_launch_access
+
+    check_launch_access(kernel, compiled, args)
+    tape._access_arrays.extend(a for a in args if getattr(a, "_jwarp_array", False))
