@@ -6,6 +6,10 @@ axes of a tile's data). The Cholesky factorization is an unblocked column loop, 
 ``potrf``, so that a matrix that is not positive definite gives Warp's partial result (NaN from
 the first bad pivot on) instead of an all-NaN tile.
 
+Gradients follow Warp 1.19: ``tile_cholesky`` (lower triangle of ``A``) and ``tile_lower_solve``
+differentiate; ``tile_upper_solve``, ``tile_cholesky_solve`` and ``tile_diag_add`` have no adjoint
+(no gradient reaches their inputs); the ``_inplace`` forms pass the gradient through unchanged.
+
 Example (kernel code):
     a = wp.tile_load(A, shape=(N, N))
     l = wp.tile_cholesky(a)                # a == l @ l^T
@@ -27,6 +31,21 @@ from jwarp.lang import scalars
 from jwarp.lang.arrays import type_name
 
 FILL_MODES = ("lower", "upper")
+
+
+def _without_adjoint(result: Value) -> Value:
+    """``result`` as a constant for the backward pass: Warp 1.19 has no adjoint for
+    ``tile_upper_solve``, ``tile_cholesky_solve`` and ``tile_diag_add``, so no gradient reaches
+    their inputs."""
+    return Value(result.type, jax.lax.stop_gradient(result.data))
+
+
+def _assign_in_place(call: Call, index: int, name: str, before: Value, result: Value) -> None:
+    """Overwrite argument ``index`` with ``result``. Warp's in-place solvers have no adjoint and
+    the tile keeps one adjoint buffer, so the gradient passes through them unchanged: forward the
+    new value, differentiate as the identity."""
+    data = jax.lax.stop_gradient(result.data) + (before.data - jax.lax.stop_gradient(before.data))
+    call.assign_back(index, Value(result.type, data), name)
 
 
 def _fill_mode(call: Call, v: Value | None) -> str:
@@ -136,21 +155,21 @@ def tile_cholesky(call: Call, A: Value, fill_mode: Value | None = None) -> Value
 def tile_cholesky_inplace(call: Call, A: Value, fill_mode: Value | None = None) -> None:
     """``A`` overwritten by its Cholesky factor (see ``tile_cholesky``)."""
     call.require_kernel()
-    call.assign_back(0, _cholesky(call, A, fill_mode), "A")
+    _assign_in_place(call, 0, "A", A, _cholesky(call, A, fill_mode))
 
 
 @builtin("tile_cholesky_solve", group="Tile Primitives", kernel_only=True)
 def tile_cholesky_solve(call: Call, L: Value, y: Value, fill_mode: Value | None = None) -> Value:
     """``x`` with ``A @ x == y`` given ``A``'s Cholesky factor ``L`` (``U`` with ``fill_mode="upper"``)."""
     call.require_kernel()
-    return _cholesky_solve(call, L, y, fill_mode)
+    return _without_adjoint(_cholesky_solve(call, L, y, fill_mode))
 
 
 @builtin("tile_cholesky_solve_inplace", group="Tile Primitives", kernel_only=True)
 def tile_cholesky_solve_inplace(call: Call, L: Value, y: Value, fill_mode: Value | None = None) -> None:
     """``y`` overwritten by ``tile_cholesky_solve(L, y, fill_mode)``."""
     call.require_kernel()
-    call.assign_back(1, _cholesky_solve(call, L, y, fill_mode), "y")
+    _assign_in_place(call, 1, "y", y, _cholesky_solve(call, L, y, fill_mode))
 
 
 @builtin("tile_lower_solve", group="Tile Primitives", kernel_only=True)
@@ -164,26 +183,26 @@ def tile_lower_solve(call: Call, L: Value, y: Value) -> Value:
 def tile_lower_solve_inplace(call: Call, L: Value, y: Value) -> None:
     """``y`` overwritten by ``tile_lower_solve(L, y)``."""
     call.require_kernel()
-    call.assign_back(1, _triangular(call, L, y, lower=True), "y")
+    _assign_in_place(call, 1, "y", y, _triangular(call, L, y, lower=True))
 
 
 @builtin("tile_upper_solve", group="Tile Primitives", kernel_only=True)
 def tile_upper_solve(call: Call, U: Value, z: Value) -> Value:
     """``x`` with ``U @ x == z``, reading only the upper triangle of ``U``."""
     call.require_kernel()
-    return _triangular(call, U, z, lower=False)
+    return _without_adjoint(_triangular(call, U, z, lower=False))
 
 
 @builtin("tile_upper_solve_inplace", group="Tile Primitives", kernel_only=True)
 def tile_upper_solve_inplace(call: Call, U: Value, z: Value) -> None:
     """``z`` overwritten by ``tile_upper_solve(U, z)``."""
     call.require_kernel()
-    call.assign_back(1, _triangular(call, U, z, lower=False), "z")
+    _assign_in_place(call, 1, "z", z, _triangular(call, U, z, lower=False))
 
 
 @builtin("tile_diag_add", group="Tile Primitives", kernel_only=True)
 def tile_diag_add(call: Call, a: Value, d: Value) -> Value:
-    """A new tile: ``a`` with the 1-D tile ``d`` added to its diagonal."""
+    """A new tile: ``a`` with the 1-D tile ``d`` added to its diagonal (no adjoint, as Warp 1.19)."""
     call.require_kernel()
     require_tile(call, a, "a")
     require_tile(call, d, "d")
@@ -198,4 +217,4 @@ def tile_diag_add(call: Call, a: Value, d: Value) -> Value:
     eye = jnp.eye(size, dtype=bool).reshape((1,) * n + (size, size) + (1,) * (a.data.ndim - n - 2))
     row_values = jnp.expand_dims(d.data, n + 1)  # (..., N, 1, *dtype): element [i, j] reads d[i]
     new = jnp.where(eye, a.data + row_values, a.data)
-    return tiles.make_tile(call.ctx, a.type.dtype, a.type.shape, new, a.type.storage)
+    return _without_adjoint(tiles.make_tile(call.ctx, a.type.dtype, a.type.shape, new, a.type.storage))
