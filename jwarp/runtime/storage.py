@@ -70,12 +70,17 @@ def to_numpy_storage(data: Any, dtype: Any, shape: tuple | None) -> tuple[Any, t
             # one element's worth of data (``wp.array([0, 0], dtype=wp.vec2)``) is a 1-element array
             shape = arr.shape[: arr.ndim - k] or (1,)
             arr = arr.reshape(shape + comp)
-        elif arr.size % int(np.prod(comp)) == 0 and arr.ndim >= 1:
-            shape = (arr.size // int(np.prod(comp)),)
+        elif arr.ndim >= 1 and arr.shape[-1] % int(np.prod(comp)) == 0:
+            # as Warp: the innermost axis holds whole elements, ``(4, 8)`` floats -> ``(4, 4)`` vec2
+            count = arr.shape[-1] // int(np.prod(comp))
+            shape = arr.shape[:-1] + ((count,) if count != 1 else ())
+            shape = shape or (1,)
             arr = arr.reshape(shape + comp)
         else:
             raise RuntimeError(
-                f"Failed to convert input data with shape {arr.shape} to an array of {type_name(dtype)}"
+                f"The inner dimensions of the input data with shape {arr.shape} are not compatible with the "
+                f"requested type {type_name(dtype)}: expected inner dimensions {comp} or a multiple of "
+                f"{int(np.prod(comp))}"
             )
     else:
         shape = arr.shape
