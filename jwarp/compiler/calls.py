@@ -11,7 +11,7 @@ import ast
 import builtins as py
 from typing import TYPE_CHECKING, Any
 
-from jwarp.compiler import refs
+from jwarp.compiler import refs, starred
 from jwarp.compiler.grad_call import GradOf, lower_grad_call
 from jwarp.compiler.registry import BUILTINS, Builtin, Call
 from jwarp.compiler.source import get_source, refresh_closure
@@ -72,9 +72,7 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
             "wp.address_of(): jwarp kernels are XLA programs and have no memory addresses; pointers are only "
             "meaningful to @wp.func_native C++ snippets, which jwarp cannot run"
         )
-    args = [lw.eval_call_argument(a) for a in node.args if not isinstance(a, ast.Starred)]
-    if any(isinstance(a, ast.Starred) for a in node.args):
-        raise WarpCodegenError("Star-arguments are not supported in kernel calls")
+    args, arg_nodes = starred.expand_arguments(lw, node.args)
     kwargs = {k.arg: lw.eval_call_argument(k.value) for k in node.keywords}
     if None in kwargs:
         raise WarpCodegenError("**kwargs are not supported in kernel calls")
@@ -87,10 +85,10 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
     if isinstance(obj, GradOf):  # wp.grad(f)(...)
         return lower_grad_call(lw, obj, args, kwargs, node)
     if isinstance(obj, Builtin):
-        return _call_builtin(lw, obj, args, kwargs, node, discard)
+        return _call_builtin(lw, obj, args, kwargs, node, discard, arg_nodes)
     kernel_name = getattr(obj, "_jwarp_kernel_builtin", None)
     if kernel_name is not None:  # a Python-scope function with a kernel counterpart (wp.zeros)
-        return _call_builtin(lw, BUILTINS[kernel_name], args, kwargs, node, discard)
+        return _call_builtin(lw, BUILTINS[kernel_name], args, kwargs, node, discard, arg_nodes)
     if obj is py.type:  # type(x): x's Warp type, usable as a constructor (type(x)(1))
         if len(args) != 1 or kwargs:
             raise WarpCodegenError("type() in kernel code takes exactly one argument")
@@ -98,9 +96,9 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
         return Value(STATIC, type(arg.data) if arg.type is STATIC else arg.type)
     name = _PYTHON_BUILTINS.get(obj) if _hashable(obj) else None
     if name is not None:
-        return _call_builtin(lw, BUILTINS[name], args, kwargs, node, discard)
+        return _call_builtin(lw, BUILTINS[name], args, kwargs, node, discard, arg_nodes)
     if obj in _TYPE_FACTORIES:  # wp.types.vector(...) in kernel code is the `vector` builtin, as in Warp
-        return _call_builtin(lw, BUILTINS[_TYPE_FACTORIES[obj]], args, kwargs, node, discard)
+        return _call_builtin(lw, BUILTINS[_TYPE_FACTORIES[obj]], args, kwargs, node, discard, arg_nodes)
     if _is_constructible(obj):
         construct = BUILTINS["_construct"]
         return _call_builtin(lw, construct, [Value(STATIC, obj), *args], kwargs, node, discard)
@@ -129,8 +127,11 @@ def _is_constructible(obj: Any) -> bool:
     return scalars.is_scalar_type(obj) or composites.is_composite(obj) or isinstance(obj, StructType)
 
 
-def _call_builtin(lw, b: Builtin, args, kwargs, node: ast.Call, discard: bool) -> Value | None:
-    call = Call(b.name, lw.ctx, lw.active, lw, node.args, {k.arg: k.value for k in node.keywords if k.arg})
+def _call_builtin(
+    lw, b: Builtin, args, kwargs, node: ast.Call, discard: bool, arg_nodes: list | None = None
+) -> Value | None:
+    arg_nodes = node.args if arg_nodes is None else arg_nodes
+    call = Call(b.name, lw.ctx, lw.active, lw, arg_nodes, {k.arg: k.value for k in node.keywords if k.arg})
     call.discard = discard
     call.location = lw.location(node)
     return b.lower(call, args, kwargs)
