@@ -189,11 +189,13 @@ def _constant_python(value: Value) -> Any:
 
 
 def _types_match(expected: Any, actual: Any) -> bool:
-    from jwarp.lang.arrays import _Generic
+    from jwarp.lang.arrays import VariadicTupleType, _Generic
 
     expected = strip_reference(expected)
     if expected is FUNCTION:
         return actual is STATIC
+    if isinstance(expected, VariadicTupleType):
+        return isinstance(actual, TupleType) and all(_types_match(expected.item, a) for a in actual.types)
     if isinstance(expected, TupleType):
         return (
             isinstance(actual, TupleType)
