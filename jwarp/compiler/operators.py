@@ -175,11 +175,11 @@ def compare(op: type, a: Value, b: Value) -> Value:
     if scalars.is_scalar_type(a.type):
         return Value(scalars.bool_, getattr(xp(a.data, b.data), name)(a.data, b.data))
     if composites.is_composite(a.type) and name in ("equal", "not_equal"):
-        out = None
+        out = np.bool_(True)  # two empty vectors are equal
         for x, y in zip(a.data, b.data):
             m = xp(x, y)
             e = m.equal(x, y)
-            out = e if out is None else xp(out, e).logical_and(out, e)
+            out = xp(out, e).logical_and(out, e)
         if name == "not_equal":
             out = xp(out).logical_not(out)
         return Value(scalars.bool_, out)

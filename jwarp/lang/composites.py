@@ -330,8 +330,10 @@ def _type_name(kind: str, shape: tuple[int, ...], scalar: Any, generic: bool) ->
 
 
 @functools.lru_cache(maxsize=None)
-def _make_composite(kind: str, shape: tuple[int, ...], scalar: Any) -> type:
-    generic = 0 in shape or _is_generic_scalar(scalar)
+def _make_composite(kind: str, shape: tuple[int, ...], scalar: Any, empty: bool = False) -> type:
+    """``empty``: a 0 in ``shape`` is a real zero length (Warp's empty vector, the value of an empty
+    slice), not a generic (``Any``) dimension."""
+    generic = (0 in shape and not empty) or _is_generic_scalar(scalar)
     generic_str, constructor, base = _KIND_NAMES[kind]
     type_args = _type_args(kind, shape, scalar)
     attrs = {
@@ -345,6 +347,7 @@ def _make_composite(kind: str, shape: tuple[int, ...], scalar: Any) -> type:
         "_wp_type_args_": type_args,
         "_wp_type_params_": tuple(type_args["shape"]) + (scalar,) if kind == "matrix" else tuple(type_args.values()),
         "_wp_generic_": generic,
+        "_wp_empty_": empty,
         "__slots__": (),
         "__module__": "jwarp.types",
     }
@@ -365,6 +368,8 @@ def vector(length: Any, dtype: Any = float) -> type:
         >>> wp.types.vector(length=Any, dtype=wp.Float)
         <class 'jwarp.types.vector(length=Any, dtype=Float)'>
     """
+    if not isinstance(length, bool) and isinstance(length, (int, np.integer)) and length == 0:  # Warp's empty vector
+        return _make_composite("vector", (0,), _resolve_dtype(dtype), empty=True)
     return _make_composite("vector", (_resolve_dim(length, "vector length"),), _resolve_dtype(dtype))
 
 
@@ -414,7 +419,8 @@ def matches_template(template: type, t: Any) -> bool:
         return False
     if len(template._shape_) != len(t._shape_):
         return False
-    if any(d != 0 and d != n for d, n in zip(template._shape_, t._shape_)):
+    generic_dims = not template._wp_empty_
+    if any((d != 0 or not generic_dims) and d != n for d, n in zip(template._shape_, t._shape_)):
         return False
     return scalar_matches_template(template._wp_scalar_type_, t._wp_scalar_type_)
 
@@ -425,7 +431,6 @@ def is_composite(t: Any) -> bool:
         isinstance(t, type)
         and issubclass(t, composite_base)
         and t is not composite_base
-        and t._length_ > 0
         and not t._wp_generic_
     )
 
@@ -453,7 +458,7 @@ def is_transformation(t: Any) -> bool:
 
 def with_scalar(t: type, scalar: type) -> type:
     """The same kind and shape of composite as ``t``, over another scalar type."""
-    return _make_composite(t._wp_type_kind_, t._shape_, scalar)
+    return _make_composite(t._wp_type_kind_, t._shape_, scalar, t._wp_empty_)
 
 
 # -- the named aliases Warp exports ----------------------------------------------------------------

@@ -80,3 +80,11 @@ def test_quaternion_and_transform_products():
     np.testing.assert_allclose(np.array(a * b), expected)
     t = wp.transform(wp.vec3(1.0, 2.0, 3.0), wp.quat(0.0, 0.0, 0.0, 1.0))
     assert t * t == (2.0, 4.0, 6.0, 0.0, 0.0, 0.0, 1.0)
+
+
+def test_zero_length_vector_is_concrete_and_distinct_from_generic_length():
+    empty = wp.types.vector(0, float)
+    assert composites.is_composite(empty) and not composites.is_generic_composite(empty)
+    assert empty._shape_ == (0,) and len(empty()) == 0
+    assert empty is not wp.types.vector(Any, float)
+    assert not composites.matches_template(empty, wp.vec2)
