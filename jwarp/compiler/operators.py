@@ -108,6 +108,8 @@ def truth(value: Value) -> Any:
         return leaf != leaf.dtype.type(0) if is_const(leaf) else leaf != 0
     if t is STATIC:
         return np.bool_(bool(value.data))
+    if isinstance(t, ArrayType) and isinstance(value.data, ArrayRef):  # an array is true unless null
+        return np.bool_(not value.data.null)
     raise WarpCodegenTypeError(f"A value of type {type_name(t)} cannot be used as a condition")
 
 
