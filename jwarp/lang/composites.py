@@ -222,7 +222,11 @@ _COMPONENT_NAMES = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
 class _vector_instance(composite_base):
-    __slots__ = ()
+    """Vectors and quaternions: components read and written as ``.x .y .z .w``; other attribute
+    names may be set freely (as on Warp's vectors), except swizzles (``v.xy = ...``), which Warp
+    does not have."""
+
+    __slots__ = ("__dict__",)
 
     def __getattr__(self, name: str) -> Any:
         index = _COMPONENT_NAMES.get(name)
@@ -234,6 +238,8 @@ class _vector_instance(composite_base):
         index = _COMPONENT_NAMES.get(name)
         if index is not None and index < self._length_:
             self._v[index] = _scalar_value(value)
+        elif name and all(ch in _COMPONENT_NAMES for ch in name):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         else:
             super().__setattr__(name, value)
 

@@ -88,3 +88,17 @@ def test_zero_length_vector_is_concrete_and_distinct_from_generic_length():
     assert empty._shape_ == (0,) and len(empty()) == 0
     assert empty is not wp.types.vector(Any, float)
     assert not composites.matches_template(empty, wp.vec2)
+
+
+def test_vector_attributes_follow_warp():
+    v = wp.vec3(1.0, 2.0, 3.0)
+    v.tag = 9  # arbitrary attributes may be set, as on Warp's vectors
+    assert v.tag == 9 and list(v) == [1.0, 2.0, 3.0]
+    v.y = 5.0
+    assert v[1] == 5.0
+    for name in ("xy", "w", "xyzw"):
+        with pytest.raises(AttributeError, match=rf"'vec3f' object has no attribute '{name}'$"):
+            setattr(v, name, 1.0)
+        with pytest.raises(AttributeError, match=rf"no attribute '{name}'$"):
+            getattr(v, name)
+    assert not hasattr(wp.vec2(1.0, 2.0), "z")
