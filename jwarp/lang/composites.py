@@ -87,9 +87,11 @@ class composite_base:
 
     def __getitem__(self, key: Any) -> Any:
         out = self._v[key]
-        if isinstance(out, np.ndarray):
-            if out.ndim == 1 and self._wp_type_kind_ == "matrix":
-                return vector(out.shape[0], self._wp_scalar_type_)(out)
+        if isinstance(out, np.ndarray):  # a row, column or slice: a vector or matrix, as in Warp
+            if out.ndim == 1:
+                return vector(out.shape[0], self._wp_scalar_type_)(out.copy())
+            if out.ndim == 2 and 0 not in out.shape:
+                return matrix(out.shape, self._wp_scalar_type_)(out.copy())
             return out.copy()
         return out.item()
 
@@ -244,16 +246,87 @@ class _vector_instance(composite_base):
             super().__setattr__(name, value)
 
 
+_IDENTITY_Q = (0.0, 0.0, 0.0, 1.0)
+
+
+def _is_sequence(x: Any) -> bool:
+    return isinstance(x, (composite_base, np.ndarray, list, tuple))
+
+
+def _is_fill_scalar(x: Any) -> bool:
+    return isinstance(x, (int, float, bool, np.number, np.bool_, scalars.scalar_base))
+
+
+def _transform_part(name: str, x: Any, n: int) -> np.ndarray:
+    if not _is_sequence(x):
+        raise TypeError(
+            f"Invalid argument '{name}' in transformation constructor: expected a sequence, got {type(x).__name__}"
+        )
+    part = np.asarray(x._v if isinstance(x, composite_base) else [_scalar_value(c) for c in x], np.float64)
+    if part.size != n:
+        raise ValueError(f"Invalid argument '{name}' in transformation constructor: expected {n} elements, "
+                         f"got {part.size}")
+    return part.reshape(n)
+
+
 class _transform_instance(composite_base):
+    """Rigid transforms (p: vec3, q: quat) in Python scope, constructed as Warp's are:
+    ``transform()`` (identity), ``transform(1.5)`` (fill), seven components, ``transform(p)``
+    (identity rotation), ``transform(p, q)``, ``transform(p=..., q=...)``, or a copy of another
+    transform (any scalar type). ``t.p`` and ``t.q`` read and write the two parts."""
+
     __slots__ = ()
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        for name in kwargs:
+            if name not in ("p", "q"):
+                raise TypeError(f"got an unexpected keyword argument '{name}'")
+            if len(args) == 7 or len(args) > ("p", "q").index(name):
+                raise TypeError(f"multiple values for argument '{name}'")
+        p, q = kwargs.get("p"), kwargs.get("q")
+        if self._wp_generic_ or len(args) == 7:
+            super().__init__(*args)
+            return
+        if p is None and q is None and len(args) == 1 and not _is_sequence(args[0]):
+            if not _is_fill_scalar(args[0]):
+                raise TypeError("Invalid argument in transformation constructor: expected a scalar value, got "
+                                f"{type(args[0]).__name__}")
+            super().__init__(args[0])
+            return
+        if p is None and q is None and len(args) == 1 and np.size(_as_array(args[0])) == 7:
+            super().__init__(_as_array(args[0]))
+            return
+        if len(args) > 2:
+            raise ValueError(f"Invalid number of arguments in {type(self).__name__} constructor, expected 0, 1, 2 "
+                             f"or 7, got {len(args)}")
+        parts = list(args) + [None] * (2 - len(args))
+        p = parts[0] if p is None else p
+        q = parts[1] if q is None else q
+        flat = np.concatenate([
+            np.zeros(3) if p is None else _transform_part("p", p, 3),
+            np.asarray(_IDENTITY_Q) if q is None else _transform_part("q", q, 4),
+        ])
+        super().__init__(flat)
 
     @property
     def p(self):
         return vector(3, self._wp_scalar_type_)(self._v[:3])
 
+    @p.setter
+    def p(self, value: Any) -> None:
+        self._v[:3] = _transform_part("p", value, 3)
+
     @property
     def q(self):
         return quaternion(self._wp_scalar_type_)(self._v[3:])
+
+    @q.setter
+    def q(self, value: Any) -> None:
+        self._v[3:] = _transform_part("q", value, 4)
+
+
+def _as_array(x: Any) -> np.ndarray:
+    return np.asarray(x._v if isinstance(x, composite_base) else x)
 
 
 _SUFFIX = {
