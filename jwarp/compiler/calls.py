@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins as py
+import types as pytypes
 from typing import TYPE_CHECKING, Any
 
 from jwarp.compiler import refs, starred
@@ -16,7 +17,7 @@ from jwarp.compiler.grad_call import GradOf, lower_grad_call
 from jwarp.compiler.registry import BUILTINS, Builtin, Call
 from jwarp.compiler.source import get_source, refresh_closure
 from jwarp.compiler.values import STATIC, TupleType, Value, python_to_value
-from jwarp.errors import WarpCodegenError, WarpCodegenTypeError
+from jwarp.errors import WarpCodegenAttributeError, WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import FUNCTION, ArrayType, type_name
 from jwarp.lang.refs import address_of, strip_reference
@@ -54,7 +55,7 @@ static = StaticMarker()
 
 
 def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Value | None:
-    fn = lw.lookup_in_call(node.func.id) if isinstance(node.func, ast.Name) else lw.eval(node.func)
+    fn = lw.lookup_in_call(node.func.id) if isinstance(node.func, ast.Name) else _callee(lw, node.func)
     if fn.type is not STATIC:
         raise WarpCodegenTypeError(f"A value of type {type_name(fn.type)} is not callable")
     obj = fn.data
@@ -103,6 +104,21 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
         construct = BUILTINS["_construct"]
         return _call_builtin(lw, construct, [Value(STATIC, obj), *args], kwargs, node, discard)
     raise WarpCodegenError(f"'{getattr(obj, '__name__', obj)!s}' is not a Warp builtin or @wp.func")
+
+
+def _callee(lw: FunctionLowerer, func: ast.expr) -> Value:
+    """The called object of ``module.path.name(...)``; a name missing from a module is reported
+    as Warp reports it ("Could not find function wp.name ...")."""
+    if isinstance(func, ast.Attribute) and isinstance(func.value, (ast.Name, ast.Attribute)):
+        base = lw.eval(func.value)
+        obj = base.data
+        if base.type is STATIC and isinstance(obj, pytypes.ModuleType) and not hasattr(obj, func.attr):
+            if not (obj.__name__ == "jwarp" and func.attr in BUILTINS):
+                raise WarpCodegenAttributeError(
+                    f"Could not find function {ast.unparse(func)} as a built-in or user-defined function. Note "
+                    "that user functions must be annotated with a @wp.func decorator to be called from a kernel."
+                )
+    return lw.eval(func)
 
 
 _TYPE_FACTORIES = {

@@ -245,9 +245,8 @@ def attribute(lw: FunctionLowerer, base: Value, attr: str) -> Value:
         obj = base.data
         if not hasattr(obj, attr) and getattr(obj, "__name__", None) == "jwarp" and attr in BUILTINS:
             return Value(STATIC, BUILTINS[attr])  # kernel-only builtins kept off the module (wp.matrix, wp.vector)
-        if not hasattr(obj, attr):
-            what = obj.__name__ if isinstance(obj, pytypes.ModuleType) else repr(obj)
-            raise WarpCodegenAttributeError(f"'{what}' has no attribute '{attr}'")
+        if not hasattr(obj, attr):  # Warp's wording
+            raise WarpCodegenAttributeError(f"Error, `{attr}` is not an attribute of '{obj!r}'")
         return lift_python(getattr(obj, attr), attr)
     if isinstance(t, StructType):
         if attr not in t.vars:
