@@ -246,6 +246,25 @@ class _vector_instance(composite_base):
             super().__setattr__(name, value)
 
 
+class _matrix_instance(composite_base):
+    """Matrices in Python scope: ``m[i, j]``, ``m[i]`` (a row vector), and Warp's row/column
+    accessors ``get_row``/``set_row``/``get_col``/``set_col``."""
+
+    __slots__ = ()
+
+    def get_row(self, r: int) -> Any:
+        return vector(self._shape_[1], self._wp_scalar_type_)(self._v[r].copy())
+
+    def set_row(self, r: int, value: Any) -> None:
+        self._v[r] = np.asarray(value._v if isinstance(value, composite_base) else value)
+
+    def get_col(self, c: int) -> Any:
+        return vector(self._shape_[0], self._wp_scalar_type_)(self._v[:, c].copy())
+
+    def set_col(self, c: int, value: Any) -> None:
+        self._v[:, c] = np.asarray(value._v if isinstance(value, composite_base) else value)
+
+
 _IDENTITY_Q = (0.0, 0.0, 0.0, 1.0)
 
 
@@ -375,7 +394,7 @@ def _resolve_dim(n: Any, what: str) -> int:
 
 _KIND_NAMES = {
     "vector": ("vec_t", "vector", _vector_instance),
-    "matrix": ("mat_t", "matrix", composite_base),
+    "matrix": ("mat_t", "matrix", _matrix_instance),
     "quaternion": ("quat_t", "quaternion", _vector_instance),
     "transformation": ("transform_t", "transformation", _transform_instance),
 }

@@ -102,3 +102,11 @@ def test_vector_attributes_follow_warp():
         with pytest.raises(AttributeError, match=rf"no attribute '{name}'$"):
             getattr(v, name)
     assert not hasattr(wp.vec2(1.0, 2.0), "z")
+
+
+def test_matrix_row_and_column_accessors():
+    m = wp.matrix_from_cols(wp.vec3(1.0, 2.0, 3.0), wp.vec3(4.0, 5.0, 6.0), wp.vec3(7.0, 8.0, 9.0))
+    assert m.get_row(0) == wp.vec3(1.0, 4.0, 7.0) and m.get_col(2) == wp.vec3(7.0, 8.0, 9.0)
+    m.set_row(1, wp.vec3(0.0, -1.0, -2.0))
+    m.set_col(0, (5.0, 6.0, 7.0))
+    assert m == wp.mat33(5.0, 4.0, 7.0, 6.0, -1.0, -2.0, 7.0, 6.0, 9.0)
