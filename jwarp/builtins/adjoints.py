@@ -19,6 +19,7 @@ leaves, linear in the tangents). The table is documented in ``docs/autodiff.md``
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -57,7 +58,17 @@ def override(name: str, rule: Callable, arity: int | None = None) -> None:
         return
     original = builtin.impl
 
+    signature = inspect.signature(original)
+
     def impl(call: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:  # keyword arguments (wp.pow(x=2.0, y=4.0)) take their positional places
+            try:
+                bound = signature.bind(call, *args, **kwargs)
+                bound.apply_defaults()
+                if not bound.kwargs:
+                    args, kwargs = tuple(a for a in bound.args[1:] if a is not None), {}
+            except TypeError:
+                pass
         out = original(call, *args, **kwargs)
         if kwargs or out is None or not _is_float_value(out) or not all(_is_float_value(a) for a in args):
             return out

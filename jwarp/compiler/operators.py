@@ -219,10 +219,19 @@ def compare_chain(lw: FunctionLowerer, node: ast.Compare) -> Value:
 
 
 def if_expression(lw: FunctionLowerer, node: ast.IfExp) -> Value:
+    from jwarp.compiler.masks import mask_and, mask_not
+
     cond = truth(lw.eval(node.test))
     if is_const(cond):
         return lw.eval(node.body if bool(cond) else node.orelse)
-    a, b = lw.eval(node.body), lw.eval(node.orelse)
+    saved = lw.active
+    try:  # each branch runs only for its own lanes (its atomics, stores and checks are masked)
+        lw.active = mask_and(saved, cond)
+        a = lw.eval(node.body)
+        lw.active = mask_and(saved, mask_not(cond))
+        b = lw.eval(node.orelse)
+    finally:
+        lw.active = saved
     if a.type != b.type:
         raise WarpCodegenTypeError(
             f"Both branches of a conditional expression must have the same type, got {type_name(a.type)} "
