@@ -167,9 +167,50 @@ def _static(lw: FunctionLowerer, node: ast.Call) -> Value:
             scope[name] = _constant_python(value)
     try:
         result = eval(compile(expr, lw.src.file, "eval"), scope)  # noqa: S307 - kernel source is trusted code
+    except NameError as exc:
+        raise WarpCodegenError(
+            f"Error evaluating static expression: {exc}. Make sure all variables used in the static expression "
+            "are constant."
+        ) from None
     except Exception as exc:
-        raise WarpCodegenError(f"Error evaluating wp.static() expression: {exc}") from None
+        raise WarpCodegenError(f"Error evaluating static expression: {exc}") from None
+    problem = _unsupported_static_value(result)
+    if problem is not None:
+        raise WarpCodegenError(f"Static expression returns an unsupported value: {problem}")
     return lift_python(result)
+
+
+_NO_ARRAYS = "a Warp array cannot be created inside Warp kernels"
+
+
+def _unsupported_static_value(value: Any) -> str | None:
+    """Why a ``wp.static()`` result cannot become a kernel value (Warp's wording), or None."""
+    from jwarp.lang.struct import StructInstance
+
+    if value is None:
+        return "None is returned"
+    if getattr(value, "_jwarp_array", False):
+        return _NO_ARRAYS
+    if isinstance(value, StructInstance):
+        path = _array_field_path(value, value._cls.key)
+        if path is not None:
+            return ("the returned Warp struct contains a data type that cannot be constructed inside Warp kernels: "
+                    f"{_NO_ARRAYS} at {path}")
+    return None
+
+
+def _array_field_path(instance: Any, prefix: str) -> str | None:
+    from jwarp.lang.struct import StructInstance
+
+    for name in instance._cls.vars:
+        field = getattr(instance, name)
+        if getattr(field, "_jwarp_array", False):
+            return f"{prefix}.{name}"
+        if isinstance(field, StructInstance):
+            inner = _array_field_path(field, f"{prefix}.{name}")
+            if inner is not None:
+                return inner
+    return None
 
 
 class _StaticLengths(ast.NodeTransformer):
