@@ -196,7 +196,24 @@ def _unsupported_static_value(value: Any) -> str | None:
         if path is not None:
             return ("the returned Warp struct contains a data type that cannot be constructed inside Warp kernels: "
                     f"{_NO_ARRAYS} at {path}")
+        return None
+    if _plain_instance(value):
+        return f"value of type {type(value)} cannot be used in Warp kernels"
     return None
+
+
+def _plain_instance(value: Any) -> bool:
+    """An instance of an ordinary user class (no kernel meaning): not a type, module, function,
+    number, string, sequence, enum member or jwarp value."""
+    import enum
+    import numbers
+
+    if isinstance(value, (type, pytypes.ModuleType, numbers.Number, str, bytes, tuple, list, dict, enum.Enum)):
+        return False
+    if callable(value) or python_to_value(value) is not None:
+        return False
+    module = type(value).__module__ or ""
+    return not (module == "builtins" or module.startswith(("jwarp", "numpy", "jax")))
 
 
 def _array_field_path(instance: Any, prefix: str) -> str | None:

@@ -33,3 +33,9 @@ def test_static_bool_is_a_range_bound():
     out = wp.zeros(1, dtype=wp.int32)
     wp.launch(k, dim=1, inputs=[out])
     assert out.numpy()[0] == 1
+
+
+def test_static_plain_object_is_rejected(tmp_path):
+    prelude = "class Plain:\n    pass\n"
+    message = launch_error(tmp_path, "x = wp.static(Plain())", prelude=prelude, exc_type=wp.WarpCodegenError)
+    assert "Static expression returns an unsupported value: value of type" in message and "Plain" in message
