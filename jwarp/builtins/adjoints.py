@@ -19,6 +19,7 @@ leaves, linear in the tangents). The table is documented in ``docs/autodiff.md``
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -57,7 +58,17 @@ def override(name: str, rule: Callable, arity: int | None = None) -> None:
         return
     original = builtin.impl
 
+    signature = inspect.signature(original)
+
     def impl(call: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:  # keyword arguments (wp.pow(x=2.0, y=4.0)) take their positional places
+            try:
+                bound = signature.bind(call, *args, **kwargs)
+                bound.apply_defaults()
+                if not bound.kwargs:
+                    args, kwargs = tuple(a for a in bound.args[1:] if a is not None), {}
+            except TypeError:
+                pass
         out = original(call, *args, **kwargs)
         if kwargs or out is None or not _is_float_value(out) or not all(_is_float_value(a) for a in args):
             return out
@@ -135,7 +146,7 @@ def _pick_max(a: Any, b: Any) -> Any:
 def _clamp(x: Any, lo: Any, hi: Any, out: Any) -> tuple:
     # Warp: fmin(fmax(lo, x), hi) differentiated through adj_max then adj_min
     to_lo = _pick_max(lo, x)
-    m = jnp.maximum(lo, x)
+    m = jnp.fmax(lo, x)  # the forward's fmax: a NaN x leaves lo
     to_m = _pick_min(m, hi)
     f = jnp.asarray(1, out.dtype)
     z = jnp.asarray(0, out.dtype)
@@ -164,6 +175,9 @@ def _install_scalar_math() -> None:
     elementwise("max", lambda a, b, out: (_select(_pick_max(a, b), out.dtype), _select(~_pick_max(a, b), out.dtype)))
     elementwise("clamp", _clamp)
     elementwise("frac", lambda x, out: (jnp.zeros_like(x),))
+    # copysign: d/dx is +1 where the sign bits of x and y agree (signed zeros by their sign bit), else -1
+    elementwise("copysign", lambda x, y, out: (
+        jnp.where(jnp.signbit(x) == jnp.signbit(y), _one(x), -_one(x)), jnp.zeros_like(y)))
     elementwise("mod", lambda a, b, out: (_one(a), None))
     elementwise("pow", lambda a, b, out: (b * jnp.power(a, b - 1), jnp.where(out == 0, 0, jnp.log(a) * out)))
     elementwise("div", lambda a, b, out: (1.0 / b, -out / b))

@@ -170,11 +170,12 @@ def mod(call: Call, a: Value, b: Value) -> Value:
 
 
 @builtin("pow", group="Operators")
-def pow_(call: Call, a: Value, b: Value) -> Value:
-    """``a`` raised to ``b`` (floating-point scalars or vectors of the same type)."""
-    c.require(scalars.is_float(c.scalar_type(a)) if (c.is_scalar(a) or c.is_vector(a)) else False, call, a, b)
-    c.require(a.type == b.type, call, a, b)
-    return c.leafwise(lambda x, y: xp(x, y).power(x, y), a, b)
+def pow_(call: Call, x: Value, y: Value) -> Value:
+    """``x`` raised to ``y`` (floating-point scalars or vectors of the same type; Warp's parameter
+    names, so ``wp.pow(x=2.0, y=4.0)`` works)."""
+    c.require(scalars.is_float(c.scalar_type(x)) if (c.is_scalar(x) or c.is_vector(x)) else False, call, x, y)
+    c.require(x.type == y.type, call, x, y)
+    return c.leafwise(lambda a, b: xp(a, b).power(a, b), x, y)
 
 
 @builtin("neg", group="Operators")

@@ -90,8 +90,17 @@ _unary("floor", _np_or_j(np.floor, jnp.floor), vectors=True)
 _unary("ceil", _np_or_j(np.ceil, jnp.ceil), vectors=True)
 _unary("frac", _j(lambda x: x - jnp.trunc(x)), vectors=True, doc="Fractional part: ``x - trunc(x)``.")
 _unary("abs", lambda x: xp(x).abs(x), kinds="fiu", vectors=True, doc="Absolute value (component-wise).")
-_unary("bit_count", _j(lambda x: lax.population_count(x).astype(x.dtype)), kinds="iu",
-       doc="Number of set bits of an integer.")
+
+
+@builtin("bit_count", group="Scalar Math")
+def bit_count(call: Call, x: Value) -> Value:
+    """Number of set bits of an integer scalar, as an ``int32`` (negative values count their
+    two's-complement bits: ``bit_count(-1) == 32`` for an ``int32``)."""
+    c.require(c.is_scalar(x) and x.type._kind in "iu", call, x)
+    if c.is_const(x.data):  # folded in Python: the value's bits in its own width
+        bits = x.type._np_dtype.itemsize * 8
+        return Value(scalars.int32, np.int32(bin(int(x.data) & ((1 << bits) - 1)).count("1")))
+    return Value(scalars.int32, lax.population_count(x.data).astype(jnp.int32))
 
 
 def _sign(x):

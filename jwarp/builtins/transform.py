@@ -38,7 +38,7 @@ from jwarp.builtins.quaternion import (
     where,
 )
 from jwarp.compiler.registry import builtin
-from jwarp.compiler.values import TupleType, leaves_of, value_from_leaves
+from jwarp.compiler.values import TupleType, leaves_of, value_from_leaves, value_to_python
 from jwarp.lang import composites
 
 
@@ -89,11 +89,12 @@ def _with_part(call: Call, xform: Value, part: Value, kind: str) -> Value:
 
 def _set_in_place(call: Call, xform: Value, part: Value, kind: str) -> None:
     updated = _with_part(call, xform, part, kind)
-    if not call.in_kernel:
-        raise RuntimeError(
-            f"wp.{call.name}() changes its argument in place and can only be called inside a kernel; "
-            f"use wp.{call.name}_copy() in Python"
-        )
+    if not call.in_kernel:  # Python scope: update the transform object passed in, as Warp does
+        target = call.python_args[0] if call.python_args else None
+        if not isinstance(target, composites.composite_base):
+            raise RuntimeError(f"wp.{call.name}() changes its argument in place: pass a transform object")
+        target._v[...] = value_to_python(updated)._v
+        return
     call.assign_back(0, updated)
 
 

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import ast
 import builtins as py
+import types as pytypes
 from typing import TYPE_CHECKING, Any
 
-from jwarp.compiler import refs
+from jwarp.compiler import refs, starred
 from jwarp.compiler.grad_call import GradOf, lower_grad_call
 from jwarp.compiler.registry import BUILTINS, Builtin, Call
 from jwarp.compiler.source import get_source, refresh_closure
 from jwarp.compiler.values import STATIC, TupleType, Value, python_to_value
-from jwarp.errors import WarpCodegenError, WarpCodegenTypeError
+from jwarp.errors import WarpCodegenAttributeError, WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import FUNCTION, ArrayType, type_name
 from jwarp.lang.refs import address_of, strip_reference
@@ -54,7 +55,7 @@ static = StaticMarker()
 
 
 def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Value | None:
-    fn = lw.lookup_in_call(node.func.id) if isinstance(node.func, ast.Name) else lw.eval(node.func)
+    fn = lw.lookup_in_call(node.func.id) if isinstance(node.func, ast.Name) else _callee(lw, node.func)
     if fn.type is not STATIC:
         raise WarpCodegenTypeError(f"A value of type {type_name(fn.type)} is not callable")
     obj = fn.data
@@ -72,9 +73,7 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
             "wp.address_of(): jwarp kernels are XLA programs and have no memory addresses; pointers are only "
             "meaningful to @wp.func_native C++ snippets, which jwarp cannot run"
         )
-    args = [lw.eval_call_argument(a) for a in node.args if not isinstance(a, ast.Starred)]
-    if any(isinstance(a, ast.Starred) for a in node.args):
-        raise WarpCodegenError("Star-arguments are not supported in kernel calls")
+    args, arg_nodes = starred.expand_arguments(lw, node.args)
     kwargs = {k.arg: lw.eval_call_argument(k.value) for k in node.keywords}
     if None in kwargs:
         raise WarpCodegenError("**kwargs are not supported in kernel calls")
@@ -87,10 +86,10 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
     if isinstance(obj, GradOf):  # wp.grad(f)(...)
         return lower_grad_call(lw, obj, args, kwargs, node)
     if isinstance(obj, Builtin):
-        return _call_builtin(lw, obj, args, kwargs, node, discard)
+        return _call_builtin(lw, obj, args, kwargs, node, discard, arg_nodes)
     kernel_name = getattr(obj, "_jwarp_kernel_builtin", None)
     if kernel_name is not None:  # a Python-scope function with a kernel counterpart (wp.zeros)
-        return _call_builtin(lw, BUILTINS[kernel_name], args, kwargs, node, discard)
+        return _call_builtin(lw, BUILTINS[kernel_name], args, kwargs, node, discard, arg_nodes)
     if obj is py.type:  # type(x): x's Warp type, usable as a constructor (type(x)(1))
         if len(args) != 1 or kwargs:
             raise WarpCodegenError("type() in kernel code takes exactly one argument")
@@ -98,13 +97,28 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
         return Value(STATIC, type(arg.data) if arg.type is STATIC else arg.type)
     name = _PYTHON_BUILTINS.get(obj) if _hashable(obj) else None
     if name is not None:
-        return _call_builtin(lw, BUILTINS[name], args, kwargs, node, discard)
+        return _call_builtin(lw, BUILTINS[name], args, kwargs, node, discard, arg_nodes)
     if obj in _TYPE_FACTORIES:  # wp.types.vector(...) in kernel code is the `vector` builtin, as in Warp
-        return _call_builtin(lw, BUILTINS[_TYPE_FACTORIES[obj]], args, kwargs, node, discard)
+        return _call_builtin(lw, BUILTINS[_TYPE_FACTORIES[obj]], args, kwargs, node, discard, arg_nodes)
     if _is_constructible(obj):
         construct = BUILTINS["_construct"]
         return _call_builtin(lw, construct, [Value(STATIC, obj), *args], kwargs, node, discard)
     raise WarpCodegenError(f"'{getattr(obj, '__name__', obj)!s}' is not a Warp builtin or @wp.func")
+
+
+def _callee(lw: FunctionLowerer, func: ast.expr) -> Value:
+    """The called object of ``module.path.name(...)``; a name missing from a module is reported
+    as Warp reports it ("Could not find function wp.name ...")."""
+    if isinstance(func, ast.Attribute) and isinstance(func.value, (ast.Name, ast.Attribute)):
+        base = lw.eval(func.value)
+        obj = base.data
+        if base.type is STATIC and isinstance(obj, pytypes.ModuleType) and not hasattr(obj, func.attr):
+            if not (obj.__name__ == "jwarp" and func.attr in BUILTINS):
+                raise WarpCodegenAttributeError(
+                    f"Could not find function {ast.unparse(func)} as a built-in or user-defined function. Note "
+                    "that user functions must be annotated with a @wp.func decorator to be called from a kernel."
+                )
+    return lw.eval(func)
 
 
 _TYPE_FACTORIES = {
@@ -129,8 +143,11 @@ def _is_constructible(obj: Any) -> bool:
     return scalars.is_scalar_type(obj) or composites.is_composite(obj) or isinstance(obj, StructType)
 
 
-def _call_builtin(lw, b: Builtin, args, kwargs, node: ast.Call, discard: bool) -> Value | None:
-    call = Call(b.name, lw.ctx, lw.active, lw, node.args, {k.arg: k.value for k in node.keywords if k.arg})
+def _call_builtin(
+    lw, b: Builtin, args, kwargs, node: ast.Call, discard: bool, arg_nodes: list | None = None
+) -> Value | None:
+    arg_nodes = node.args if arg_nodes is None else arg_nodes
+    call = Call(b.name, lw.ctx, lw.active, lw, arg_nodes, {k.arg: k.value for k in node.keywords if k.arg})
     call.discard = discard
     call.location = lw.location(node)
     return b.lower(call, args, kwargs)
@@ -150,9 +167,67 @@ def _static(lw: FunctionLowerer, node: ast.Call) -> Value:
             scope[name] = _constant_python(value)
     try:
         result = eval(compile(expr, lw.src.file, "eval"), scope)  # noqa: S307 - kernel source is trusted code
+    except NameError as exc:
+        raise WarpCodegenError(
+            f"Error evaluating static expression: {exc}. Make sure all variables used in the static expression "
+            "are constant."
+        ) from None
     except Exception as exc:
-        raise WarpCodegenError(f"Error evaluating wp.static() expression: {exc}") from None
+        raise WarpCodegenError(f"Error evaluating static expression: {exc}") from None
+    problem = _unsupported_static_value(result)
+    if problem is not None:
+        raise WarpCodegenError(f"Static expression returns an unsupported value: {problem}")
     return lift_python(result)
+
+
+_NO_ARRAYS = "a Warp array cannot be created inside Warp kernels"
+
+
+def _unsupported_static_value(value: Any) -> str | None:
+    """Why a ``wp.static()`` result cannot become a kernel value (Warp's wording), or None."""
+    from jwarp.lang.struct import StructInstance
+
+    if value is None:
+        return "None is returned"
+    if getattr(value, "_jwarp_array", False):
+        return _NO_ARRAYS
+    if isinstance(value, StructInstance):
+        path = _array_field_path(value, value._cls.key)
+        if path is not None:
+            return ("the returned Warp struct contains a data type that cannot be constructed inside Warp kernels: "
+                    f"{_NO_ARRAYS} at {path}")
+        return None
+    if _plain_instance(value):
+        return f"value of type {type(value)} cannot be used in Warp kernels"
+    return None
+
+
+def _plain_instance(value: Any) -> bool:
+    """An instance of an ordinary user class (no kernel meaning): not a type, module, function,
+    number, string, sequence, enum member or jwarp value."""
+    import enum
+    import numbers
+
+    if isinstance(value, (type, pytypes.ModuleType, numbers.Number, str, bytes, tuple, list, dict, enum.Enum)):
+        return False
+    if callable(value) or python_to_value(value) is not None:
+        return False
+    module = type(value).__module__ or ""
+    return not (module == "builtins" or module.startswith(("jwarp", "numpy", "jax")))
+
+
+def _array_field_path(instance: Any, prefix: str) -> str | None:
+    from jwarp.lang.struct import StructInstance
+
+    for name in instance._cls.vars:
+        field = getattr(instance, name)
+        if getattr(field, "_jwarp_array", False):
+            return f"{prefix}.{name}"
+        if isinstance(field, StructInstance):
+            inner = _array_field_path(field, f"{prefix}.{name}")
+            if inner is not None:
+                return inner
+    return None
 
 
 class _StaticLengths(ast.NodeTransformer):
@@ -188,11 +263,13 @@ def _constant_python(value: Value) -> Any:
 
 
 def _types_match(expected: Any, actual: Any) -> bool:
-    from jwarp.lang.arrays import _Generic
+    from jwarp.lang.arrays import VariadicTupleType, _Generic
 
     expected = strip_reference(expected)
     if expected is FUNCTION:
         return actual is STATIC
+    if isinstance(expected, VariadicTupleType):
+        return isinstance(actual, TupleType) and all(_types_match(expected.item, a) for a in actual.types)
     if isinstance(expected, TupleType):
         return (
             isinstance(actual, TupleType)

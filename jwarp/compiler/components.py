@@ -66,10 +66,7 @@ def _slice_positions(lw: FunctionLowerer, node: ast.Slice, n: int) -> tuple[int,
         bounds.append(int(v.data))
     if bounds[2] == 0:
         raise WarpCodegenIndexError("Slice step cannot be zero")
-    picked = tuple(range(n)[slice(*bounds)])
-    if not picked:
-        raise WarpCodegenIndexError(f"Slice {ast.unparse(node)} of a component of length {n} is empty")
-    return picked
+    return tuple(range(n)[slice(*bounds)])  # may be empty: Warp's zero-length vector
 
 
 def _axis(lw: FunctionLowerer, node: ast.expr, n: int) -> tuple[bool, Options]:

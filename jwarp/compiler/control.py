@@ -178,6 +178,9 @@ def _loop_key(lw: FunctionLowerer, node: ast.stmt) -> tuple:
 
 def _range_args(lw: FunctionLowerer, call: ast.Call) -> list[Value]:
     args = [lw.eval(a) for a in call.args]
+    # a compile-time bool (range(wp.static(True))) counts as the int it equals, as in Python
+    args = [scalar_value(scalars.int32, int(a.data)) if a.type is scalars.bool_ and is_const(a.data) else a
+            for a in args]
     if not 1 <= len(args) <= 3 or call.keywords:
         raise WarpCodegenError("range() takes 1 to 3 positional arguments in kernels")
     for a in args:

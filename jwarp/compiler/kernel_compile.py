@@ -99,7 +99,7 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, 
                 planes = [zero.astype(s._np_dtype) for _, s in dtype_leaf_planes(spec.dtype)]
                 slots.append(SlotState(spec.dtype, shape, planes))
                 slot_specs.append(None)
-                return Value(ArrayType(spec.dtype, spec.ndim), ArrayRef(len(slots) - 1))
+                return Value(ArrayType(spec.dtype, spec.ndim), ArrayRef(len(slots) - 1, null=True))
             raise TypeError(f"unknown spec {spec!r}")
 
         env = {name: build(spec) for name, spec in zip(arg_names, sig.params, strict=True)}

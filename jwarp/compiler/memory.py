@@ -311,8 +311,8 @@ def _store_uniform(ctx: KernelContext, plane: Any, kinds: list[Index], value: An
 _COMBINE: dict[str, Callable] = {
     "add": lambda a, b: a + b,
     "sub": lambda a, b: a - b,
-    "min": jnp.minimum,
-    "max": jnp.maximum,
+    "min": jnp.fmin,  # NaN counts as missing, as Warp's atomic_min/max (a NaN never wins over a number)
+    "max": jnp.fmax,
     "and": jnp.bitwise_and,
     "or": jnp.bitwise_or,
     "xor": jnp.bitwise_xor,
@@ -328,17 +328,16 @@ def _identity(op: str, dtype: Any) -> Any:
     big = jnp.finfo(dtype).max if jnp.issubdtype(dtype, jnp.floating) else jnp.iinfo(dtype).max
     small = jnp.finfo(dtype).min if jnp.issubdtype(dtype, jnp.floating) else jnp.iinfo(dtype).min
     if jnp.issubdtype(dtype, jnp.floating):
-        big, small = jnp.inf, -jnp.inf
+        return jnp.asarray(jnp.nan, dtype)  # fmin(x, NaN) == x
     return jnp.asarray(big if op == "min" else small, dtype)
 
 
 def _reduce(op: str, x: Any) -> Any:
     if op in ("add", "sub"):
         return jnp.sum(x, dtype=x.dtype)
-    if op == "min":
-        return jnp.min(x)
-    if op == "max":
-        return jnp.max(x)
+    if op in ("min", "max"):
+        floating = jnp.issubdtype(x.dtype, jnp.floating)
+        return (jnp.nanmin if floating else jnp.min)(x) if op == "min" else (jnp.nanmax if floating else jnp.max)(x)
     return lax.reduce(x, _identity(op, x.dtype), _COMBINE[op], tuple(range(x.ndim)))
 
 
@@ -412,23 +411,34 @@ def _shift_right(op: str, x: Any) -> Any:
 def _inclusive_scan(op: str, x: Any) -> Any:
     if op in ("add", "sub"):
         return jnp.cumsum(x, dtype=x.dtype)
-    if op == "min":
-        return lax.cummin(x)
-    if op == "max":
-        return lax.cummax(x)
+    if op in ("min", "max") and not jnp.issubdtype(x.dtype, jnp.floating):
+        return lax.cummin(x) if op == "min" else lax.cummax(x)
     return lax.associative_scan(_COMBINE[op], x)
 
 
 def _atomic_scatter(ctx, op, plane, kinds, shape, value, keep, want_old):
     idx = _scatter_indices(ctx, kinds, shape, keep)
     v = jnp.broadcast_to(value, ctx.grid)
-    if op in ("add", "sub", "min", "max"):
+    if op in ("min", "max") and jnp.issubdtype(plane.dtype, jnp.floating):
+        new = _scatter_nan_as_missing(plane, idx, v, op)
+    elif op in ("add", "sub", "min", "max"):
         new = packing.scatter_plane(plane, idx, v, op)
     else:
         new = _scatter_rounds(plane, idx, v, keep, _COMBINE[op], ctx.grid)[0]
     if not want_old:
         return new, None
     return new, _ordered_old(op, plane, idx, v, ctx.grid)
+
+
+def _scatter_nan_as_missing(plane: Any, idx: tuple, v: Any, op: str) -> Any:
+    """Scatter-min/max where NaN counts as missing (C's fmin/fmax): a NaN element takes the
+    extreme of the numbers that arrive, a NaN value changes nothing."""
+    extreme = jnp.asarray(jnp.inf if op == "min" else -jnp.inf, plane.dtype)
+    empty = jnp.isnan(plane)
+    base = jnp.where(empty, extreme, plane)
+    out = packing.scatter_plane(base, idx, jnp.where(jnp.isnan(v), extreme, v), op)
+    arrived = packing.scatter_plane(jnp.zeros(plane.shape, jnp.int8), idx, (~jnp.isnan(v)).astype(jnp.int8), "max")
+    return jnp.where(empty & (arrived == 0), plane, out)
 
 
 def _linear(idx: tuple, shape: tuple) -> Any:

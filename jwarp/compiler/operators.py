@@ -108,6 +108,8 @@ def truth(value: Value) -> Any:
         return leaf != leaf.dtype.type(0) if is_const(leaf) else leaf != 0
     if t is STATIC:
         return np.bool_(bool(value.data))
+    if isinstance(t, ArrayType) and isinstance(value.data, ArrayRef):  # an array is true unless null
+        return np.bool_(not value.data.null)
     raise WarpCodegenTypeError(f"A value of type {type_name(t)} cannot be used as a condition")
 
 
@@ -175,11 +177,11 @@ def compare(op: type, a: Value, b: Value) -> Value:
     if scalars.is_scalar_type(a.type):
         return Value(scalars.bool_, getattr(xp(a.data, b.data), name)(a.data, b.data))
     if composites.is_composite(a.type) and name in ("equal", "not_equal"):
-        out = None
+        out = np.bool_(True)  # two empty vectors are equal
         for x, y in zip(a.data, b.data):
             m = xp(x, y)
             e = m.equal(x, y)
-            out = e if out is None else xp(out, e).logical_and(out, e)
+            out = xp(out, e).logical_and(out, e)
         if name == "not_equal":
             out = xp(out).logical_not(out)
         return Value(scalars.bool_, out)
@@ -217,10 +219,19 @@ def compare_chain(lw: FunctionLowerer, node: ast.Compare) -> Value:
 
 
 def if_expression(lw: FunctionLowerer, node: ast.IfExp) -> Value:
+    from jwarp.compiler.masks import mask_and, mask_not
+
     cond = truth(lw.eval(node.test))
     if is_const(cond):
         return lw.eval(node.body if bool(cond) else node.orelse)
-    a, b = lw.eval(node.body), lw.eval(node.orelse)
+    saved = lw.active
+    try:  # each branch runs only for its own lanes (its atomics, stores and checks are masked)
+        lw.active = mask_and(saved, cond)
+        a = lw.eval(node.body)
+        lw.active = mask_and(saved, mask_not(cond))
+        b = lw.eval(node.orelse)
+    finally:
+        lw.active = saved
     if a.type != b.type:
         raise WarpCodegenTypeError(
             f"Both branches of a conditional expression must have the same type, got {type_name(a.type)} "
@@ -243,9 +254,8 @@ def attribute(lw: FunctionLowerer, base: Value, attr: str) -> Value:
         obj = base.data
         if not hasattr(obj, attr) and getattr(obj, "__name__", None) == "jwarp" and attr in BUILTINS:
             return Value(STATIC, BUILTINS[attr])  # kernel-only builtins kept off the module (wp.matrix, wp.vector)
-        if not hasattr(obj, attr):
-            what = obj.__name__ if isinstance(obj, pytypes.ModuleType) else repr(obj)
-            raise WarpCodegenAttributeError(f"'{what}' has no attribute '{attr}'")
+        if not hasattr(obj, attr):  # Warp's wording
+            raise WarpCodegenAttributeError(f"Error, `{attr}` is not an attribute of '{obj!r}'")
         return lift_python(getattr(obj, attr), attr)
     if isinstance(t, StructType):
         if attr not in t.vars:

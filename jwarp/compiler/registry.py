@@ -48,6 +48,7 @@ class Call:
         self.kw_nodes = dict(kw_nodes or {})
         self.discard = False  # the caller ignores the result (e.g. an atomic as a statement)
         self.location = None
+        self.python_args: tuple | None = None  # a Python-scope call's own arguments
 
     @property
     def in_kernel(self) -> bool:
@@ -57,8 +58,12 @@ class Call:
         if self.ctx is None:
             raise RuntimeError(f"wp.{self.name}() can only be called inside a kernel or wp.func")
 
-    def no_overload(self, *args: Value, extra: str = "") -> WarpCodegenError:
-        """The error Warp raises when no overload matches the argument types."""
+    def no_overload(self, *args: Value, extra: str = "") -> RuntimeError:
+        """The error Warp raises when no overload matches the argument types (in Python scope,
+        Warp's Python-scope wording, naming the Python types of the arguments)."""
+        if self.python_args is not None:
+            names = ", ".join(type(x).__name__ for x in self.python_args)
+            return RuntimeError(f"Couldn't find a function '{self.name}' compatible with the arguments '{names}'")
         types = ", ".join(type_name(a.type) for a in args)
         message = f"Couldn't find function overload for '{self.name}' that matched inputs with types: [{types}]"
         return WarpCodegenError(message + (f"\n{extra}" if extra else ""))
@@ -98,7 +103,9 @@ class Builtin:
         lifted = [_lift(self.name, a) for a in args]
         lifted_kw = {k: _lift(self.name, v) for k, v in kwargs.items()}
         with jax.enable_x64(True):
-            result = self.impl(Call(self.name), *lifted, **lifted_kw)
+            call = Call(self.name)
+            call.python_args = args + tuple(kwargs.values())
+            result = self.impl(call, *lifted, **lifted_kw)
             return None if result is None else _python_result(result)
 
     def __repr__(self) -> str:

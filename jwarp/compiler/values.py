@@ -59,6 +59,7 @@ class ArrayRef:
     slot: int
     prefix: tuple = ()
     axes: tuple | None = None
+    null: bool = False  # a null array (None passed for it): false as a condition, as in Warp
 
 
 @dataclass(frozen=True, eq=False)

@@ -81,6 +81,18 @@ class TupleType:
 
 
 @dataclass(frozen=True)
+class VariadicTupleType:
+    """A ``tuple[T, ...]`` parameter annotation: accepts a tuple of any length whose items all
+    have type ``T`` (``Any`` accepts every item type)."""
+
+    item: Any
+
+    @property
+    def __name__(self) -> str:
+        return f"tuple({type_name(self.item)}, ...)"
+
+
+@dataclass(frozen=True)
 class ArrayType:
     """Kernel-side type of an array parameter: element dtype, number of dimensions, and the
     array kind a launch accepts for it (``"array"``, or ``"indexedarray"`` for
@@ -120,6 +132,9 @@ def resolve_annotation(annotation: Any) -> Any:
         return FUNCTION
     if typing.get_origin(annotation) is tuple:
         items = typing.get_args(annotation)
+        if len(items) == 2 and items[1] is Ellipsis:
+            item = resolve_annotation(items[0])
+            return None if item is None else VariadicTupleType(item)
         if not items or Ellipsis in items:
             return None
         resolved = tuple(resolve_annotation(t) for t in items)

@@ -27,11 +27,12 @@ from typing import Any, TypeVar
 import numpy as np
 
 from jwarp.lang import composite_access as access
+from jwarp.lang.composite_arith import CompositeArithmetic
 from jwarp.lang import scalars
 from jwarp.lang.scalars import canonical_scalar
 
 
-class composite_base:
+class composite_base(CompositeArithmetic):
     """Base of every composite instance; ``_v`` holds the components (numpy, shape ``_shape_``)."""
 
     _shape_: tuple[int, ...] = ()
@@ -225,94 +226,10 @@ class composite_base:
     def __hash__(self) -> int:
         return hash(self._v.tobytes())
 
-    # -- arithmetic (Python scope) -------------------------------------------------------------
-    def _wrap(self, result: np.ndarray):
-        return type(self)(result.astype(self._wp_scalar_type_._np_dtype))
-
+    # -- arithmetic (Python scope): composite_arith ------------------------------------------
     @staticmethod
-    def _operand(x: Any) -> Any:
-        if isinstance(x, composite_base):
-            return x._v
-        if isinstance(x, scalars.scalar_base):
-            return x.value
-        return x
-
-    def __add__(self, y):
-        return self._wrap(self._v + self._operand(y))
-
-    __radd__ = __add__
-
-    def __sub__(self, y):
-        return self._wrap(self._v - self._operand(y))
-
-    def __rsub__(self, y):
-        return self._wrap(self._operand(y) - self._v)
-
-    def __mul__(self, y):
-        if isinstance(y, composite_base):
-            product = _PRODUCTS.get((self._wp_type_kind_, y._wp_type_kind_))
-            if product is not None:
-                return type(self)(product(self._v, y._v))
-            return self.__matmul__(y)
-        return self._wrap(self._v * self._operand(y))
-
-    def __rmul__(self, x):
-        if isinstance(x, composite_base):
-            return x.__mul__(self)
-        return self._wrap(self._operand(x) * self._v)
-
-    def __mod__(self, y):
-        with np.errstate(all="ignore"):  # C's fmod: the sign follows the dividend
-            return self._wrap(np.fmod(self._v, self._operand(y)))
-
-    def __rmod__(self, x):
-        with np.errstate(all="ignore"):
-            return self._wrap(np.fmod(self._operand(x), self._v))
-
-    def __truediv__(self, y):
-        return self._wrap(self._v / self._operand(y))
-
-    def __rtruediv__(self, x):
-        return self._wrap(self._operand(x) / self._v)
-
-    def __neg__(self):
-        return self._wrap(-self._v)
-
-    def __pos__(self):
-        return self
-
-    def __matmul__(self, y):
-        result = self._v @ self._operand(y)
-        if np.ndim(result) == 0:
-            return result.item()
-        kind = "matrix" if np.ndim(result) == 2 else "vector"
-        if kind == "matrix":
-            return matrix(result.shape, self._wp_scalar_type_)(result)
-        return vector(result.shape[0], self._wp_scalar_type_)(result)
-
-    def __rmatmul__(self, x):
-        return vector(self._shape_[-1], self._wp_scalar_type_)(np.asarray(x) @ self._v)
-
-
-def _quat_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hamilton product of (x, y, z, w) quaternions."""
-    av, aw, bv, bw = a[:3], a[3], b[:3], b[3]
-    return np.concatenate([aw * bv + bw * av + np.cross(av, bv), [aw * bw - av @ bv]]).astype(a.dtype)
-
-
-def _quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    conj = np.concatenate([-q[:3], q[3:]])
-    return _quat_product(_quat_product(q, np.concatenate([v, [0]]).astype(q.dtype)), conj)[:3]
-
-
-def _transform_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a * b`` of (p, q) transforms: apply ``b`` then ``a``."""
-    p = a[:3] + _quat_rotate(a[3:], b[:3])
-    return np.concatenate([p, _quat_product(a[3:], b[3:])]).astype(a.dtype)
-
-
-# Python-scope products of two composites that are not matrix products
-_PRODUCTS = {("quaternion", "quaternion"): _quat_product, ("transformation", "transformation"): _transform_product}
+    def _composite_of(kind: str, shape: tuple, scalar: Any) -> type:
+        return vector(shape[0], scalar) if kind == "vector" else matrix(shape, scalar)
 
 
 def _scalar_value(x: Any) -> Any:
@@ -327,7 +244,11 @@ _COMPONENT_NAMES = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
 class _vector_instance(composite_base):
-    __slots__ = ()
+    """Vectors and quaternions: components read and written as ``.x .y .z .w``; other attribute
+    names may be set freely (as on Warp's vectors), except swizzles (``v.xy = ...``), which Warp
+    does not have."""
+
+    __slots__ = ("__dict__",)
 
     def __getattr__(self, name: str) -> Any:
         index = _COMPONENT_NAMES.get(name)
@@ -339,20 +260,100 @@ class _vector_instance(composite_base):
         index = _COMPONENT_NAMES.get(name)
         if index is not None and index < self._length_:
             self._v[index] = access.import_scalar(self._wp_scalar_type_, value)
+        elif name and all(ch in _COMPONENT_NAMES for ch in name):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         else:
             super().__setattr__(name, value)
 
 
-class _transform_instance(composite_base):
+class _matrix_instance(composite_base):
+    """Matrices in Python scope: ``m[i, j]``, ``m[i]`` (a row vector), and Warp's row/column
+    accessors ``get_row``/``set_row``/``get_col``/``set_col``."""
+
     __slots__ = ()
+
+
+_IDENTITY_Q = (0.0, 0.0, 0.0, 1.0)
+
+
+def _is_sequence(x: Any) -> bool:
+    return isinstance(x, (composite_base, np.ndarray, list, tuple))
+
+
+def _is_fill_scalar(x: Any) -> bool:
+    return isinstance(x, (int, float, bool, np.number, np.bool_, scalars.scalar_base))
+
+
+def _transform_part(name: str, x: Any, n: int) -> np.ndarray:
+    if not _is_sequence(x):
+        raise TypeError(
+            f"Invalid argument '{name}' in transformation constructor: expected a sequence, got {type(x).__name__}"
+        )
+    part = np.asarray(x._v if isinstance(x, composite_base) else [_scalar_value(c) for c in x], np.float64)
+    if part.size != n:
+        raise ValueError(f"Invalid argument '{name}' in transformation constructor: expected {n} elements, "
+                         f"got {part.size}")
+    return part.reshape(n)
+
+
+class _transform_instance(composite_base):
+    """Rigid transforms (p: vec3, q: quat) in Python scope, constructed as Warp's are:
+    ``transform()`` (identity), ``transform(1.5)`` (fill), seven components, ``transform(p)``
+    (identity rotation), ``transform(p, q)``, ``transform(p=..., q=...)``, or a copy of another
+    transform (any scalar type). ``t.p`` and ``t.q`` read and write the two parts."""
+
+    __slots__ = ()
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        for name in kwargs:
+            if name not in ("p", "q"):
+                raise TypeError(f"got an unexpected keyword argument '{name}'")
+            if len(args) == 7 or len(args) > ("p", "q").index(name):
+                raise TypeError(f"multiple values for argument '{name}'")
+        p, q = kwargs.get("p"), kwargs.get("q")
+        if self._wp_generic_ or len(args) == 7:
+            super().__init__(*args)
+            return
+        if p is None and q is None and len(args) == 1 and not _is_sequence(args[0]):
+            if not _is_fill_scalar(args[0]):
+                raise TypeError("Invalid argument in transformation constructor: expected a scalar value, got "
+                                f"{type(args[0]).__name__}")
+            super().__init__(args[0])
+            return
+        if p is None and q is None and len(args) == 1 and np.size(_as_array(args[0])) == 7:
+            super().__init__(_as_array(args[0]))
+            return
+        if len(args) > 2:
+            raise ValueError(f"Invalid number of arguments in {type(self).__name__} constructor, expected 0, 1, 2 "
+                             f"or 7, got {len(args)}")
+        parts = list(args) + [None] * (2 - len(args))
+        p = parts[0] if p is None else p
+        q = parts[1] if q is None else q
+        flat = np.concatenate([
+            np.zeros(3) if p is None else _transform_part("p", p, 3),
+            np.asarray(_IDENTITY_Q) if q is None else _transform_part("q", q, 4),
+        ])
+        super().__init__(flat)
 
     @property
     def p(self):
         return vector(3, self._wp_scalar_type_)(self._v[:3])
 
+    @p.setter
+    def p(self, value: Any) -> None:
+        self._v[:3] = _transform_part("p", value, 3)
+
     @property
     def q(self):
         return quaternion(self._wp_scalar_type_)(self._v[3:])
+
+    @q.setter
+    def q(self, value: Any) -> None:
+        self._v[3:] = _transform_part("q", value, 4)
+
+
+def _as_array(x: Any) -> np.ndarray:
+    return np.asarray(x._v if isinstance(x, composite_base) else x)
 
 
 _SUFFIX = {
@@ -401,7 +402,7 @@ def _resolve_dim(n: Any, what: str) -> int:
 
 _KIND_NAMES = {
     "vector": ("vec_t", "vector", _vector_instance),
-    "matrix": ("mat_t", "matrix", composite_base),
+    "matrix": ("mat_t", "matrix", _matrix_instance),
     "quaternion": ("quat_t", "quaternion", _vector_instance),
     "transformation": ("transform_t", "transformation", _transform_instance),
 }
@@ -435,8 +436,10 @@ def _type_name(kind: str, shape: tuple[int, ...], scalar: Any, generic: bool) ->
 
 
 @functools.lru_cache(maxsize=None)
-def _make_composite(kind: str, shape: tuple[int, ...], scalar: Any) -> type:
-    generic = 0 in shape or _is_generic_scalar(scalar)
+def _make_composite(kind: str, shape: tuple[int, ...], scalar: Any, empty: bool = False) -> type:
+    """``empty``: a 0 in ``shape`` is a real zero length (Warp's empty vector, the value of an empty
+    slice), not a generic (``Any``) dimension."""
+    generic = (0 in shape and not empty) or _is_generic_scalar(scalar)
     generic_str, constructor, base = _KIND_NAMES[kind]
     type_args = _type_args(kind, shape, scalar)
     attrs = {
@@ -450,6 +453,8 @@ def _make_composite(kind: str, shape: tuple[int, ...], scalar: Any) -> type:
         "_wp_type_args_": type_args,
         "_wp_type_params_": tuple(type_args["shape"]) + (scalar,) if kind == "matrix" else tuple(type_args.values()),
         "_wp_generic_": generic,
+        "_wp_empty_": empty,
+        "__slots__": (),
         "__module__": "jwarp.types",
     }
     if kind == "matrix":
@@ -469,6 +474,8 @@ def vector(length: Any, dtype: Any = float) -> type:
         >>> wp.types.vector(length=Any, dtype=wp.Float)
         <class 'jwarp.types.vector(length=Any, dtype=Float)'>
     """
+    if not isinstance(length, bool) and isinstance(length, (int, np.integer)) and length == 0:  # Warp's empty vector
+        return _make_composite("vector", (0,), _resolve_dtype(dtype), empty=True)
     return _make_composite("vector", (_resolve_dim(length, "vector length"),), _resolve_dtype(dtype))
 
 
@@ -518,7 +525,8 @@ def matches_template(template: type, t: Any) -> bool:
         return False
     if len(template._shape_) != len(t._shape_):
         return False
-    if any(d != 0 and d != n for d, n in zip(template._shape_, t._shape_)):
+    generic_dims = not template._wp_empty_
+    if any((d != 0 or not generic_dims) and d != n for d, n in zip(template._shape_, t._shape_)):
         return False
     return scalar_matches_template(template._wp_scalar_type_, t._wp_scalar_type_)
 
@@ -529,7 +537,6 @@ def is_composite(t: Any) -> bool:
         isinstance(t, type)
         and issubclass(t, composite_base)
         and t is not composite_base
-        and t._length_ > 0
         and not t._wp_generic_
     )
 
@@ -557,7 +564,7 @@ def is_transformation(t: Any) -> bool:
 
 def with_scalar(t: type, scalar: type) -> type:
     """The same kind and shape of composite as ``t``, over another scalar type."""
-    return _make_composite(t._wp_type_kind_, t._shape_, scalar)
+    return _make_composite(t._wp_type_kind_, t._shape_, scalar, t._wp_empty_)
 
 
 # -- the named aliases Warp exports ----------------------------------------------------------------

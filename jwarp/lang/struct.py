@@ -114,7 +114,7 @@ def _default_value(t: Any) -> Any:
     if scalars.is_scalar_type(t):
         return t._np_dtype.type(0).item()
     if composites.is_composite(t):
-        return t()
+        return t(0)  # zeros (a transform too: its no-argument constructor is the identity)
     if isinstance(t, StructType):
         return t()
     return None  # arrays

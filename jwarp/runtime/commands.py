@@ -268,7 +268,7 @@ def _default(t: Any) -> Any:
     if isinstance(t, StructType):
         return t()
     if composites.is_composite(t):
-        return t()
+        return t(0)  # zeros (a transform's no-argument constructor is the identity)
     return 0
 
 

@@ -76,10 +76,10 @@ class FunctionOverload:
     @property
     def is_generic(self) -> bool:
         """Has an unannotated, ``Any``/TypeVar or generic-composite parameter (concrete overloads win)."""
-        from jwarp.lang.arrays import ArrayType, _Generic
+        from jwarp.lang.arrays import ArrayType, VariadicTupleType, _Generic
 
         return any(
-            t is None or isinstance(t, _Generic) or (isinstance(t, ArrayType) and t.is_generic)
+            t is None or isinstance(t, (_Generic, VariadicTupleType)) or (isinstance(t, ArrayType) and t.is_generic)
             for t in self.concrete_types
         )
 

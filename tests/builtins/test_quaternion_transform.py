@@ -69,9 +69,12 @@ def test_setters_copy_and_in_place():
         np.testing.assert_array_equal(got[i, 3], np.r_[p, q if i == 1 else t[i, 3:]])
 
 
-def test_in_place_setter_needs_a_kernel():
-    with pytest.raises(RuntimeError, match="inside a kernel"):
-        wp.transform_set_translation(wp.transform_identity(), wp.vec3(1.0, 2.0, 3.0))
+def test_in_place_setters_in_python_scope_modify_the_transform():
+    # as Warp 1.19: in Python scope the setters write into the transform object
+    t = wp.transform_identity()
+    wp.transform_set_translation(t, wp.vec3(1.0, 2.0, 3.0))
+    wp.transform_set_rotation(t, wp.quat(0.5, 0.5, 0.5, 0.5))
+    assert list(t) == [1.0, 2.0, 3.0, 0.5, 0.5, 0.5, 0.5]
 
 
 @pytest.mark.parametrize(

@@ -28,3 +28,11 @@ def test_unresolvable_annotation_names_function_and_parameter():
         wp.Kernel(func=fn)
     message = str(info.value)
     assert "argument 'x'" in message and "missing_module.Type" in message and "fn" in message
+
+
+def test_variadic_tuple_parameter_rejects_items_of_another_type(tmp_path):
+    from tests.kernel_errors import launch_error
+
+    prelude = "@wp.func\ndef total(values: tuple[int, ...]):\n    return values[0]\n"
+    message = launch_error(tmp_path, "x = total((1.0, 2.0))", prelude=prelude)
+    assert "Couldn't find function overload for 'total'" in message

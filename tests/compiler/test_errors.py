@@ -126,3 +126,15 @@ def test_failed_compile_changes_no_array():
         wp.launch(half_bad, dim=4, inputs=[a, b])
     np.testing.assert_array_equal(a.numpy(), np.arange(4))
     np.testing.assert_array_equal(b.numpy(), np.arange(4))
+
+
+@pytest.mark.parametrize("body, needle", [
+    ("x = wp.nonexistent_func()", "Could not find function wp.nonexistent_func as a built-in or user-defined"),
+    ("x = wp.types.tid()", "Could not find function wp.types.tid"),
+    ("x = wp.foo.bar.tid()", "`foo` is not an attribute of"),
+])
+def test_missing_module_functions_use_warps_wording(tmp_path, body, needle):
+    from tests.kernel_errors import launch_error
+
+    message = launch_error(tmp_path, body, exc_type=AttributeError)
+    assert needle in message

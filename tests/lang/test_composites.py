@@ -192,3 +192,33 @@ def test_bfloat16_vectors():
     v = vec3bf(1, 2, 3)
     assert v == vec3bf(1, 2, 3) and v != vec3bf(1, 2, 4)
     assert type(v[0]) is wp.bfloat16 and repr(v) == "vec3bf([bfloat16(1.0), bfloat16(2.0), bfloat16(3.0)])"
+
+
+def test_zero_length_vector_is_concrete_and_distinct_from_generic_length():
+    empty = wp.types.vector(0, float)
+    assert composites.is_composite(empty) and not composites.is_generic_composite(empty)
+    assert empty._shape_ == (0,) and len(empty()) == 0
+    assert empty is not wp.types.vector(Any, float)
+    assert not composites.matches_template(empty, wp.vec2)
+
+
+def test_vector_attributes_follow_warp():
+    v = wp.vec3(1.0, 2.0, 3.0)
+    v.tag = 9  # arbitrary attributes may be set, as on Warp's vectors
+    assert v.tag == 9 and list(v) == [1.0, 2.0, 3.0]
+    v.y = 5.0
+    assert v[1] == 5.0
+    for name in ("xy", "w", "xyzw"):
+        with pytest.raises(AttributeError, match=rf"'vec3f' object has no attribute '{name}'$"):
+            setattr(v, name, 1.0)
+        with pytest.raises(AttributeError, match=rf"no attribute '{name}'$"):
+            getattr(v, name)
+    assert not hasattr(wp.vec2(1.0, 2.0), "z")
+
+
+def test_matrix_row_and_column_accessors():
+    m = wp.matrix_from_cols(wp.vec3(1.0, 2.0, 3.0), wp.vec3(4.0, 5.0, 6.0), wp.vec3(7.0, 8.0, 9.0))
+    assert m.get_row(0) == wp.vec3(1.0, 4.0, 7.0) and m.get_col(2) == wp.vec3(7.0, 8.0, 9.0)
+    m.set_row(1, wp.vec3(0.0, -1.0, -2.0))
+    m.set_col(0, (5.0, 6.0, 7.0))
+    assert m == wp.mat33(5.0, 4.0, 7.0, 6.0, -1.0, -2.0, 7.0, 6.0, 9.0)
