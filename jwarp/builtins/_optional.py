@@ -2,7 +2,7 @@
 
 import importlib
 
-for _name in ("vector_math", "quaternion", "transform", "spatial", "random", "noise", "hash_grid"):
+for _name in ("vector_math", "quaternion", "transform", "spatial", "random", "noise", "hash_grid", "geometry_primitives"):
     try:
         importlib.import_module(f"jwarp.builtins.{_name}")
     except ModuleNotFoundError as exc:  # a group not written yet

@@ -221,7 +221,10 @@ def _expect(call: Call, ok, args: list[Value], text: str) -> None:
     if call.ctx is None:
         report(np.asarray(ok))
         return
-    jax.debug.callback(report, jnp.asarray(ok))
+    ok = jnp.asarray(ok)
+    if call.mask is not None:  # lanes a branch leaves inactive never report
+        ok = ok | ~jnp.asarray(call.mask)
+    jax.debug.callback(report, ok)
 
 
 @builtin("expect_eq", group="Utility")
