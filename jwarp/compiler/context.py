@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from jwarp.errors import SourceLocation
@@ -78,8 +79,9 @@ infinite loop)."""
 
 def initial_accumulator(key: str, like: Any) -> Any:
     """The value of accumulator ``key`` before anything was recorded (shaped and typed like ``like``)."""
-    like = jnp.asarray(like)
-    return jnp.full(like.shape, -1 if key in SITE_FLAGS else 0, like.dtype)
+    # a numpy constant, never a value of the trace ``like`` comes from: loop-carry discovery calls
+    # this inside a loop body's trace, and the result outlives that trace
+    return np.full(np.shape(like), -1 if key in SITE_FLAGS else 0, jnp.result_type(like))
 
 
 def first_site(previous: Any, current: Any) -> Any:

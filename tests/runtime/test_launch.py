@@ -141,3 +141,21 @@ def test_config_validation():
         wp.config.launch_array_access_mode = "strict"
     with pytest.raises(ValueError):
         wp.config.mode = "fast"
+
+
+@wp.kernel
+def _while_in_for(out: wp.array(dtype=float)):
+    level = float(0.0)
+    for _i in range(100):
+        while level < 2.0:
+            level = level + 1.0
+    out[0] = level
+
+
+def test_while_nested_in_for_launches_again():
+    # loop-carry discovery once left a traced value in the program's constants: the second launch
+    # then failed with "Execution supplied 1 arguments but compiled program expected 3"
+    out = wp.zeros(1)
+    for _ in range(3):
+        wp.launch(_while_in_for, dim=1, inputs=[out])
+        assert out.numpy()[0] == 2.0
