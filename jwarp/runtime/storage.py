@@ -66,6 +66,8 @@ def to_numpy_storage(data: Any, dtype: Any, shape: tuple | None) -> tuple[Any, t
         arr = arr.reshape(shape + comp)
     elif comp:
         k = len(comp)
+        while arr.ndim > 1 and arr.shape[-1] == 1 and arr.shape[arr.ndim - k :] != comp:
+            arr = arr.reshape(arr.shape[:-1])  # trailing unit axes carry no components, as in Warp
         if arr.shape[arr.ndim - k :] == comp:
             # one element's worth of data (``wp.array([0, 0], dtype=wp.vec2)``) is a 1-element array
             shape = arr.shape[: arr.ndim - k] or (1,)
