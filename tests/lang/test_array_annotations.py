@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 from typing import Any, Literal, Union, get_origin
 
 import pytest
@@ -62,14 +64,20 @@ class _NotAWarpType:
     pass
 
 
-@wp.kernel
-def _lazy_dtype_kernel(a: wp.array[_NotAWarpType]):
-    pass
-
-
 def test_kernel_checks_array_dtype_when_used():
-    with pytest.raises(Exception, match="Unsupported array dtype"):
-        wp.launch(_lazy_dtype_kernel, dim=1, inputs=[wp.zeros(1, dtype=float)])
+    # defined here and dropped after: a kernel that cannot build would also fail every later
+    # wp.force_load() of its module (as in Warp), so it must not outlive the test
+    @wp.kernel
+    def _lazy_dtype_kernel(a: wp.array[_NotAWarpType]):
+        pass
+
+    try:
+        with pytest.raises(Exception, match="Unsupported array dtype"):
+            wp.launch(_lazy_dtype_kernel, dim=1, inputs=[wp.zeros(1, dtype=float)])
+    finally:  # the module keeps its kernels (as Warp's does): take this one out
+        _lazy_dtype_kernel.module.kernels.pop(_lazy_dtype_kernel.key, None)
+        del _lazy_dtype_kernel
+        gc.collect()
 
 
 def test_union_annotations_rejected_in_functions():
