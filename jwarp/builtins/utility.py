@@ -40,18 +40,18 @@ def tid(call: Call) -> Value:
     return Value(TupleType((scalars.int32,) * len(comps)), tuple(comps))
 
 
-_TID_EXTENT_LIMIT = 2**31 - 1
+TID_EXTENT_LIMIT = 2**31  # Warp's bound: coordinates are signed 32-bit, extents up to 2**31
 
 
 def _check_tid_extents(extents: tuple) -> None:
     """As in Warp: a kernel that uses ``wp.tid()`` (signed 32-bit coordinates) cannot be launched
-    with an extent above 2**31 - 1 in one of its tid dimensions (kernels whose ``wp.tid()`` is never
+    with an extent above 2**31 in one of its tid dimensions (kernels whose ``wp.tid()`` is never
     reached, e.g. under a constant-false ``if``, can)."""
     for axis, extent in enumerate(extents):
-        if extent > _TID_EXTENT_LIMIT:
+        if extent > TID_EXTENT_LIMIT:
             raise ValueError(
                 f"Warp cannot launch a kernel using wp.tid() with extent {extent} in dimension {axis}. "
-                f"wp.tid() returns signed 32-bit coordinates and supports extents up to {_TID_EXTENT_LIMIT}."
+                f"wp.tid() returns signed 32-bit coordinates and supports extents up to {TID_EXTENT_LIMIT}."
             )
 
 

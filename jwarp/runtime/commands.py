@@ -30,6 +30,7 @@ import ctypes
 from typing import Any, Sequence
 
 from jwarp import config
+from jwarp.builtins.utility import TID_EXTENT_LIMIT
 from jwarp.compiler.signature import ArraySpec, ValueSpec
 from jwarp.lang import composites
 from jwarp.lang.arrays import ArrayType
@@ -37,6 +38,7 @@ from jwarp.lang.struct import StructInstance, StructType
 from jwarp.runtime import capture, fastpath, storage
 from jwarp.runtime.binding import _Packer
 from jwarp.runtime.device import Device, get_device
+from jwarp.runtime.launch_bounds import LaunchBounds
 from jwarp.runtime.locking import exclusive
 
 
@@ -59,7 +61,11 @@ class Launch:
         self.max_blocks: int = max_blocks
         self.adjoint: bool = adjoint
         self.grid_stride: bool = kernel.grid_stride
-        self.bounds: tuple = normalize_dim(bounds)[0] if bounds is not None else (0,) * kernel.kernel_dim
+        if isinstance(bounds, LaunchBounds):
+            bounds = bounds.dim
+        dim = normalize_dim(bounds)[0] if bounds is not None else (0,) * kernel.kernel_dim
+        self._dim: tuple = dim
+        self.bounds: LaunchBounds = LaunchBounds.for_kernel(dim, kernel.kernel_dim)
         check_launch_config(kernel, self.device, self.block_dim, max_blocks)
         self.fwd_args: list = list(fwd_args) if fwd_args is not None else [_default(t) for t in kernel.arg_types]
         self.adj_args: list = list(adj_args) if adj_args is not None else ([None] * len(self.fwd_args) if adjoint
@@ -72,8 +78,13 @@ class Launch:
 
     @property
     def dim(self) -> tuple:
-        """The launch dimensions (``bounds`` in Warp)."""
-        return self.bounds
+        """The launch dimensions, as given to ``wp.launch`` (``bounds`` holds them as Warp's ``launch_bounds_t``)."""
+        return self._dim
+
+    @property
+    def params(self) -> list:
+        """The launch parameters as Warp lists them: the bounds, then the kernel's arguments."""
+        return [self.bounds, *self.fwd_args]
 
     # -- running ----------------------------------------------------------------------------------
     @exclusive
@@ -122,19 +133,16 @@ class Launch:
 
         if self.adjoint:
             capture.refuse(f"The adjoint launch of kernel '{self.kernel.key}'")
-        record_launch_in_capture(self.kernel, self.bounds, list(self.fwd_args), self.device, self.block_dim,
+        record_launch_in_capture(self.kernel, self._dim, list(self.fwd_args), self.device, self.block_dim,
                                  self.max_blocks)
 
     def _slow_launch(self) -> None:
-        total = 1
-        for d in self.bounds:
-            total *= d
-        if total == 0:
+        if self.bounds.size == 0:
             return
         if self.adjoint:
             from jwarp.runtime.adjoint import adjoint_launch
 
-            adjoint_launch(self.kernel, self.bounds, self.fwd_args, self.adj_args, self.device, self.block_dim, False)
+            adjoint_launch(self.kernel, self._dim, self.fwd_args, self.adj_args, self.device, self.block_dim, False)
             return
         prepared = self._prepare()
         prepared.run(record_tape=False)
@@ -144,7 +152,7 @@ class Launch:
         from jwarp.runtime.launch import prepare
 
         if self._prepared is None:
-            self._prepared = prepare(self.kernel, self.bounds, self.fwd_args, self.device, self.block_dim,
+            self._prepared = prepare(self.kernel, self._dim, self.fwd_args, self.device, self.block_dim,
                                      self.max_blocks)
         return self._prepared
 
@@ -173,10 +181,17 @@ class Launch:
         """Set the launch dimensions (Warp's rules; ``ValueError`` for bad dimensions)."""
         from jwarp.runtime.launch import normalize_dim
 
-        new, _ = normalize_dim(dim)
-        if new != self.bounds:
-            self.bounds = new
-            self._invalidate()
+        new, total = normalize_dim(dim)
+        if new == self._dim:
+            return
+        if total and any(extent > TID_EXTENT_LIMIT for extent in new[: self.kernel.kernel_dim]):
+            # only a kernel whose wp.tid() is reached refuses such extents: tracing it tells (and raises)
+            from jwarp.runtime.launch import prepare
+
+            prepare(self.kernel, new, self.fwd_args, self.device, self.block_dim, self.max_blocks)
+        self._dim = new
+        self.bounds = LaunchBounds.for_kernel(new, self.kernel.kernel_dim)
+        self._invalidate()
 
     def set_param_at_index(self, index: int, value: Any, adjoint: bool = False) -> None:
         """Set parameter ``index`` (validated now, with the errors ``wp.launch`` would raise)."""
@@ -258,7 +273,7 @@ class Launch:
             raise ValueError(f"Argument '{name}' not found in kernel '{self.kernel.key}'") from None
 
     def __repr__(self) -> str:
-        return f"<Launch of kernel '{self.kernel.key}' dim={self.bounds} on {self.device}>"
+        return f"<Launch of kernel '{self.kernel.key}' dim={self._dim} on {self.device}>"
 
 
 def _default(t: Any) -> Any:

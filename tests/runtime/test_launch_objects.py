@@ -38,7 +38,7 @@ def test_record_cmd_does_not_run_and_launch_does():
     cmd.launch()
     cmd.launch()
     np.testing.assert_array_equal(y.numpy(), [0, 4, 8, 12])
-    assert cmd.kernel is axpy and cmd.device is wp.get_device("cpu") and cmd.dim == cmd.bounds == (4,)
+    assert cmd.kernel is axpy and cmd.device is wp.get_device("cpu") and cmd.dim == tuple(cmd.bounds.shape) == (4,)
     assert cmd.block_dim == 1 and cmd.max_blocks == 0 and not cmd.adjoint and cmd.grid_stride
     assert cmd.fwd_args[0] is x and cmd.fwd_args[2] is y
 
@@ -129,7 +129,7 @@ def test_zero_sized_record_cmd_returns_none_and_zero_dim_launch_is_noop():
 
 def test_direct_construction_defaults_like_warp():
     cmd = wp.Launch(axpy, "cpu")
-    assert cmd.bounds == (0,) and cmd.fwd_args == [None, 0, None]
+    assert cmd.dim == (0,) and cmd.bounds.size == 0 and cmd.fwd_args == [None, 0, None]
     cmd.launch()  # zero threads: nothing to do
     x, y = _xy()
     cmd.set_params([x, 1.0, y])
@@ -241,3 +241,48 @@ def test_new_arrays_of_a_known_layout_find_the_plan():
     plans = fastpath.plans_of(double)
     assert len(fastpath.layout_plans_of(double)) == 1
     assert len(plans) == 5 and len({id(p) for p in plans.values()}) == 1
+
+
+@wp.kernel
+def _tid_1d(out: wp.array(dtype=int)):
+    i = wp.tid()
+    out[i] = i
+
+
+@wp.kernel
+def _tid_2d(out: wp.array2d(dtype=int)):
+    i, j = wp.tid()
+    out[i, j] = i + j
+
+
+def test_bounds_are_warp_launch_bounds():
+    """As Warp's launch_bounds_t: one extent per tid dimension, extra launch dims folded into coord_mult."""
+    out = wp.zeros(1, dtype=int)
+    cmd = wp.launch(_tid_1d, dim=(3, 4), inputs=[out], record_cmd=True)
+    assert tuple(cmd.bounds.shape) == (3,) and cmd.bounds.coord_mult == 4 and cmd.bounds.size == 12
+    assert cmd.dim == (3, 4) and cmd.params[0] is cmd.bounds and cmd.params[1] is out
+    cmd2 = wp.launch(_tid_2d, dim=5, inputs=[wp.zeros((1, 1), dtype=int)], record_cmd=True)
+    assert tuple(cmd2.bounds.shape) == (5, 1) and cmd2.bounds.coord_mult == 1 and cmd2.bounds.size == 5
+    cmd2.set_dim((0, 7))
+    assert tuple(cmd2.bounds.shape) == (0, 7) and cmd2.bounds.size == 0
+
+
+def test_tid_extent_limit_is_two_to_the_31():
+    """wp.tid() coordinates are signed 32-bit: extents up to 2**31 are accepted, one more is refused."""
+    out = wp.zeros(1, dtype=int)
+    cmd = wp.launch(_tid_1d, dim=2**31, inputs=[out], record_cmd=True)
+    assert cmd.bounds.size == 2**31
+    with pytest.raises(ValueError, match=r"wp\.tid\(\) with extent 2147483649 in dimension 0"):
+        wp.launch(_tid_1d, dim=2**31 + 1, inputs=[out], record_cmd=True)
+
+
+def test_set_dim_validates_tid_extents_and_keeps_the_last_bounds():
+    out = wp.zeros((1, 1), dtype=int)
+    cmd = wp.launch(_tid_2d, dim=(1, 1), inputs=[out], record_cmd=True)
+    cmd.set_dim((1, 2**31))
+    last = cmd.bounds
+    with pytest.raises(ValueError, match=r"extent 2147483649 in dimension 1"):
+        cmd.set_dim((1, 2**31 + 1))
+    assert cmd.bounds is last and cmd.dim == (1, 2**31)
+    cmd.set_dim((0, 2**31 + 1))  # no thread can observe the oversized extent
+    assert cmd.bounds.size == 0
