@@ -193,13 +193,15 @@ class StructType:
             if t is None:
                 raise TypeError(f"Struct '{self.key}' field '{name}' has an unsupported type {annotations[name]!r}")
             self.vars[name] = Var(name, t)
+        # instances are also instances of the user's class (``isinstance(Foo(), Foo.cls)``), as in Warp
+        self._instance_class = type(cls.__name__, (cls, StructInstance), {"__module__": cls.__module__})
 
     def __mro_entries__(self, bases: tuple) -> tuple:
         # a class deriving from a struct type (``class Child(Parent)``): Warp forbids it
         raise RuntimeError("Warp structs must be defined as base classes")
 
     def __call__(self, **fields: Any) -> StructInstance:
-        return StructInstance(self, **fields)
+        return self._instance_class(self, **fields)
 
     def __repr__(self) -> str:
         return f"<struct {self.key}>"

@@ -86,3 +86,18 @@ def test_missing_field_in_kernel_names_the_expression_and_type():
 
     with pytest.raises(AttributeError, match=r"`nonexisting` is not an attribute of 's' \([\w.]+\.Scalars\)$"):
         wp.launch(read_missing, dim=1, inputs=[Scalars()], device="cpu")
+
+
+def test_instances_are_instances_of_the_user_class():
+    @wp.struct
+    class WithMethod:
+        x: int
+
+        def doubled(self):
+            return 2 * self.x
+
+    s = WithMethod()
+    s.x = 4
+    assert isinstance(s, WithMethod.cls)
+    assert s.doubled() == 8
+    assert not isinstance(Scalars(), WithMethod.cls)
