@@ -29,10 +29,10 @@ def cast_scalar(call: Call, t: type, v: Value) -> Value:
 
 
 def construct_struct(call: Call, t: StructType, args: list[Value], kwargs: dict[str, Value]) -> Value:
-    fields = {name: zeros_value(var.type).data if not _is_array_field(var.type) else None for name, var in t.vars.items()}
     names = list(t.vars)
     for name, v in zip(names, args):
         kwargs = {**kwargs, name: v}
+    fields = {}
     for name, v in kwargs.items():
         if name not in t.vars:
             raise TypeError(f"Struct '{t.key}' has no field '{name}'")
@@ -41,15 +41,18 @@ def construct_struct(call: Call, t: StructType, args: list[Value], kwargs: dict[
                 f"Struct '{t.key}' field '{name}' expects {type_name(t.vars[name].type)}, got {type_name(v.type)}"
             )
         fields[name] = v.data
-    if any(v is None for v in fields.values()):
-        raise TypeError(f"Struct '{t.key}' has array fields; construct it outside the kernel")
+    for name, var in t.vars.items():  # fields not given are zero (only given fields may hold arrays)
+        if name not in fields:
+            if _has_array(var.type):
+                raise TypeError(f"Struct '{t.key}' has array fields; construct it outside the kernel")
+            fields[name] = zeros_value(var.type).data
     return Value(t, tuple(fields[n] for n in names))
 
 
-def _is_array_field(t: Any) -> bool:
+def _has_array(t: Any) -> bool:
     from jwarp.lang.arrays import ArrayType
 
-    return isinstance(t, ArrayType)
+    return isinstance(t, ArrayType) or (isinstance(t, StructType) and t.has_arrays)
 
 
 @builtin("_construct", group="Code Generation")

@@ -235,7 +235,7 @@ class FunctionLowerer:
         member = self._python_object(node.value)
         if isinstance(member, enum.Enum):  # MyEnum.B.value: read on the member, not its int value
             return lift_python(getattr(member, node.attr), node.attr)
-        return operators.attribute(self, self.eval(node.value), node.attr)
+        return operators.attribute(self, self.eval(node.value), node.attr, ast.unparse(node.value))
 
     def _python_object(self, node: ast.expr) -> Any:
         """The Python object a global/closure name chain (``a.b.c``) names, else None."""

@@ -243,7 +243,7 @@ def if_expression(lw: FunctionLowerer, node: ast.IfExp) -> Value:
 _VECTOR_FIELDS = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
-def attribute(lw: FunctionLowerer, base: Value, attr: str) -> Value:
+def attribute(lw: FunctionLowerer, base: Value, attr: str, base_source: str | None = None) -> Value:
     from jwarp.compiler.lower import lift_python
 
     t = base.type
@@ -259,7 +259,8 @@ def attribute(lw: FunctionLowerer, base: Value, attr: str) -> Value:
         return lift_python(getattr(obj, attr), attr)
     if isinstance(t, StructType):
         if attr not in t.vars:
-            raise WarpCodegenAttributeError(f"Struct '{t.key}' has no field '{attr}'")
+            owner = f"'{base_source}' " if base_source else ""  # Warp's wording
+            raise WarpCodegenAttributeError(f"`{attr}` is not an attribute of {owner}({t.cls.__module__}.{t.key})")
         index = list(t.vars).index(attr)
         return Value(t.vars[attr].type, base.data[index])
     if isinstance(t, ArrayType):

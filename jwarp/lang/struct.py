@@ -112,7 +112,7 @@ def _value_array_kind(value: Any) -> str | None:
 
 def _default_value(t: Any) -> Any:
     if scalars.is_scalar_type(t):
-        return t._np_dtype.type(0).item()
+        return t(0)  # a Warp scalar, as in Warp (keeps the field's exact type)
     if composites.is_composite(t):
         return t(0)  # zeros (a transform too: its no-argument constructor is the identity)
     if isinstance(t, StructType):
@@ -123,11 +123,23 @@ def _default_value(t: Any) -> Any:
 def _convert_field(cls: StructType, var: Var, value: Any) -> Any:
     t = var.type
     if scalars.is_scalar_type(t):
+        if type(value) is t:
+            return value  # a Warp scalar of the field's type is kept as is
         if isinstance(value, scalars.scalar_base):
             value = value.value
         return t._np_dtype.type(value).item()
     if composites.is_composite(t):
-        return value if type(value) is t else t(value)
+        if type(value) is t:
+            return value
+        if value is None:
+            return _default_value(t)  # None zero-initializes, as in Warp
+        if isinstance(value, (int, float, scalars.scalar_base)) and not isinstance(value, bool):
+            name = _type_name(t)
+            raise TypeError(
+                f"Struct field '{var.label}' expects {name} but got a single value of type "
+                f"{type(value).__name__}. Construct the value explicitly, e.g.: {name}(...)."
+            )
+        return t(value)
     if isinstance(t, StructType):
         if not isinstance(value, StructInstance) or value._cls is not t:
             raise RuntimeError(f"Trying to assign a non-structure value to a struct attribute with type: {t.key}")
@@ -136,8 +148,29 @@ def _convert_field(cls: StructType, var: Var, value: Any) -> Any:
         if value is not None and _value_array_kind(value) != t.kind:
             family = _FAMILY_NAMES.get(t.kind, t.kind)
             raise TypeError(f"Struct field '{var.label}' expects a Warp {family}, got {type(value).__name__}")
+        if value is not None:
+            _check_array_field(var, t, value)
         return value
     return value
+
+
+def _type_name(t: Any) -> str:
+    from jwarp.lang.arrays import type_name
+
+    return type_name(t)
+
+
+def _check_array_field(var: Var, t: Any, value: Any) -> None:
+    """Reject an array whose dtype or dimension count differs from the field's (Warp's wording)."""
+    concrete = scalars.is_scalar_type(t.dtype) or composites.is_composite(t.dtype) or isinstance(t.dtype, StructType)
+    if concrete and value.dtype is not t.dtype:
+        raise TypeError(
+            f"Struct field '{var.label}' expects dtype {_type_name(t.dtype)}, got {_type_name(value.dtype)}"
+        )
+    if isinstance(t.ndim, int) and value.ndim != t.ndim:
+        raise TypeError(
+            f"Struct field '{var.label}' expects an array with {t.ndim} dimension(s), got {value.ndim} dimension(s)"
+        )
 
 
 class StructType:
@@ -160,9 +193,15 @@ class StructType:
             if t is None:
                 raise TypeError(f"Struct '{self.key}' field '{name}' has an unsupported type {annotations[name]!r}")
             self.vars[name] = Var(name, t)
+        # instances are also instances of the user's class (``isinstance(Foo(), Foo.cls)``), as in Warp
+        self._instance_class = type(cls.__name__, (cls, StructInstance), {"__module__": cls.__module__})
+
+    def __mro_entries__(self, bases: tuple) -> tuple:
+        # a class deriving from a struct type (``class Child(Parent)``): Warp forbids it
+        raise RuntimeError("Warp structs must be defined as base classes")
 
     def __call__(self, **fields: Any) -> StructInstance:
-        return StructInstance(self, **fields)
+        return self._instance_class(self, **fields)
 
     def __repr__(self) -> str:
         return f"<struct {self.key}>"
