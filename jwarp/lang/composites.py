@@ -268,9 +268,10 @@ class _vector_instance(composite_base):
 
 class _matrix_instance(composite_base):
     """Matrices in Python scope: ``m[i, j]``, ``m[i]`` (a row vector), and Warp's row/column
-    accessors ``get_row``/``set_row``/``get_col``/``set_col``."""
+    accessors ``get_row``/``set_row``/``get_col``/``set_col``; other attribute names may be set
+    freely, as on Warp's matrices."""
 
-    __slots__ = ()
+    __slots__ = ("__dict__",)
 
 
 _IDENTITY_Q = (0.0, 0.0, 0.0, 1.0)
@@ -300,9 +301,10 @@ class _transform_instance(composite_base):
     """Rigid transforms (p: vec3, q: quat) in Python scope, constructed as Warp's are:
     ``transform()`` (identity), ``transform(1.5)`` (fill), seven components, ``transform(p)``
     (identity rotation), ``transform(p, q)``, ``transform(p=..., q=...)``, or a copy of another
-    transform (any scalar type). ``t.p`` and ``t.q`` read and write the two parts."""
+    transform (any scalar type). ``t.p`` and ``t.q`` read and write the two parts; other attribute
+    names may be set freely, as on Warp's transforms."""
 
-    __slots__ = ()
+    __slots__ = ("__dict__",)
 
     def __init__(self, *args: Any, **kwargs: Any):
         for name in kwargs:

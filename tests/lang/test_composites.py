@@ -222,3 +222,10 @@ def test_matrix_row_and_column_accessors():
     m.set_row(1, wp.vec3(0.0, -1.0, -2.0))
     m.set_col(0, (5.0, 6.0, 7.0))
     assert m == wp.mat33(5.0, 4.0, 7.0, 6.0, -1.0, -2.0, 7.0, 6.0, 9.0)
+
+
+def test_matrices_and_transforms_take_attributes_like_vectors():
+    # as Warp 1.19: any composite value accepts new attributes
+    m, t, q = wp.mat22h(1, 2, 3, 4), wp.transform(), wp.quat()
+    m.foo, t.foo, q.foo = 1, 2, 3
+    assert (m.foo, t.foo, q.foo) == (1, 2, 3)
