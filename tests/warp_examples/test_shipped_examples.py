@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # pixels (see _assert_image_close)
 CASES = [
     ("core/example_raymarch.py", {"height": 24, "width": 48}, ["render"], None, 0.05),
+    ("core/example_wave.py", {"stage_path": None}, ["step", "step"], 1e-4, 1e-4),
+    ("core/example_fluid.py", {}, ["step"], 1e-3, 1e-3),
     ("core/example_graph_capture.py", {}, ["step", "step"], 1e-4, 1e-5),
 ]
 
