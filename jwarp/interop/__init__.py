@@ -5,3 +5,5 @@
 The public names are exported at the top level (``wp.jax_kernel``, ``wp.from_jax``…) by
 ``jwarp/_extensions.py``; see ``docs/jax_interop.md``.
 """
+
+from jwarp.interop import traced_launch as traced_launch  # registers the execution core's traced-launch hook

@@ -38,7 +38,7 @@ from jwarp.interop.traced_launch import traced_kernel
 from jwarp.interop.tracing import is_tracer
 from jwarp.runtime.binding import _infer_type, convert_value, traced_value
 from jwarp.runtime.kernel import Kernel
-from jwarp.runtime.launch import launch_grid, normalize_dim
+from jwarp.runtime.launch_config import launch_grid, normalize_dim
 
 
 _PLAIN_SCALARS = {float, int, bool, np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,

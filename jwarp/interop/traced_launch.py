@@ -23,6 +23,8 @@ from typing import Any
 
 from jwarp.compiler.signature import Signature
 from jwarp.interop.tracing import LAUNCH_HINT, TracedKernel, as_static, is_tracer, static_key
+from jwarp.runtime import execution
+from jwarp.runtime.tape_state import active_tape
 
 
 def traced_kernel(kernel: Any, sig: Signature, values: list, max_loop_trips: Any = None,
@@ -49,7 +51,8 @@ def _trips_key(max_loop_trips: Any) -> Any:
 
 
 class TracedLaunch:
-    """A launch whose arguments hold JAX tracers (made by ``launch.prepare``)."""
+    """A launch whose arguments hold JAX tracers (made by ``preparation.prepare`` through the execution
+    core's traced-launch hook, registered below)."""
 
     def __init__(self, kernel: Any, dim: tuple, device: Any, binding: Any, sig: Signature, block_dim: int,
                  max_blocks: int):
@@ -63,8 +66,6 @@ class TracedLaunch:
 
     def run(self, record_tape: bool = True) -> None:
         if record_tape:
-            from jwarp.runtime.tape_state import active_tape
-
             if active_tape() is not None:
                 raise RuntimeError(
                     f"wp.Tape cannot record the launch of kernel '{self.kernel.key}' on traced arrays (inside "
@@ -79,5 +80,7 @@ class TracedLaunch:
         for index, buf in new_bases.items():
             self.binding.bases[index]._set_buffer(buf)
 
+
+execution.set_traced_launch(TracedLaunch)
 
 __all__ = ["TracedLaunch", "traced_kernel"]

@@ -33,7 +33,7 @@ from jax.interpreters import ad, batching, mlir
 from jwarp.compiler.kernel_compile import build_pure_fn
 from jwarp.compiler.signature import Signature
 from jwarp.errors import _Located, clean_error
-from jwarp.runtime.launch import check_sites
+from jwarp.runtime.execution import check_sites
 
 
 def is_tracer(x: Any) -> bool:

@@ -35,27 +35,20 @@ from jwarp.runtime.differentiable import (
     trip_counts,
     x64_scope,
 )
+from jwarp.runtime.execution import PreparedLaunch
+from jwarp.runtime.preparation import prepare, prepare_with_trips
 
 _CACHE: dict = {}
 
 
-def adjoint_launch(kernel: Any, dim: tuple, args: list, adj_args: list, device: Any, block_dim: int,
-                   record_cmd: bool) -> Any:
-    """Run ``kernel``'s adjoint (see module docstring); with ``record_cmd`` return a Launch."""
-    from jwarp.runtime.launch import prepare
-
+def adjoint_launch(kernel: Any, dim: tuple, args: list, adj_args: list, device: Any, block_dim: int) -> None:
+    """Run ``kernel``'s adjoint (see module docstring)."""
     n = len(kernel.arg_types)
     if len(adj_args) != n:
         raise IndexError(
             f"Error launching the adjoint of kernel '{kernel.key}': expected {n} adjoint arguments (adj_inputs + "
             f"adj_outputs, one per kernel parameter), got {len(adj_args)}"
         )
-    if record_cmd:
-        from jwarp.runtime.commands import Launch
-
-        bind_arguments(kernel, args, device)
-        return Launch(kernel, device, bounds=dim, block_dim=block_dim, adjoint=True, fwd_args=args,
-                      adj_args=adj_args)
     if not kernel.enable_backward:
         raise RuntimeError(
             f"Failed to find backward kernel '{kernel.key}' from module '{kernel.module.name}' for device '{device}'"
@@ -66,7 +59,7 @@ def adjoint_launch(kernel: Any, dim: tuple, args: list, adj_args: list, device: 
     bufs = prepared.input_buffers()
     values = list(prepared.binding.values)
     if has_dynamic_loops(compiled):
-        trips = _measure_trips(kernel, dim, args, device, block_dim)
+        trips = _measure_trips(prepared, args)
         compiled = bounded_kernel(kernel, compiled, trips, [*bufs, *values])
     targets = _targets(kernel, args, adj_args, prepared.binding)
     if not targets:
@@ -123,14 +116,8 @@ def _make_adjoint(compiled: Any, plan: tuple) -> Any:
     return jax.jit(run)
 
 
-def _measure_trips(kernel: Any, dim: tuple, args: list, device: Any, block_dim: int) -> dict:
-    from jwarp.runtime.launch import prepare
-
-    traced = prepare(kernel, dim, args, device, block_dim, options={"record_trips": True})
-    exe = traced.compiled.executable()
-    with x64_scope(traced.compiled.uses_x64):
-        flat = exe(*traced.input_buffers(), *traced.binding.values)
-    _, diagnostics = traced.compiled.split_outputs(flat)
+def _measure_trips(prepared: PreparedLaunch, args: list) -> dict:
+    _, _, diagnostics = prepare_with_trips(prepared, args).evaluate()
     return trip_counts(diagnostics)
 
 

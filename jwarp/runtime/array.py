@@ -36,7 +36,7 @@ from jwarp.runtime import addresses, storage
 from jwarp.runtime.array_ops import ArrayArithmetic
 from jwarp.runtime.view_layout import chain_is_contiguous, view_probe
 from jwarp.runtime.device import Device, get_device
-from jwarp.runtime.locking import exclusive, state_lock
+from jwarp.runtime.locking import state_lock
 from jwarp.runtime.read_flags import ReadFlags
 
 _ids = itertools.count()
@@ -196,9 +196,14 @@ class array(ArrayArithmetic, ReadFlags):
         with storage.x64():
             return apply_chain(self._base.buffer, self._chain)
 
-    @exclusive
     def _set_buffer(self, new: Any) -> None:
         """Replace the contents (written through to the base for views)."""
+        with state_lock:
+            self._store(new)
+
+    def _store(self, new: Any) -> None:
+        """:meth:`_set_buffer` for a caller that already holds ``state_lock`` (the execution core,
+        which takes it once per launch)."""
         if self._base is None:
             self._buffer = new
             self._version += 1
@@ -207,7 +212,7 @@ class array(ArrayArithmetic, ReadFlags):
             return
         base = self._base
         with storage.x64():
-            base._set_buffer(write_back(base.buffer, self._chain, new))
+            base._store(write_back(base.buffer, self._chain, new))
 
     @property
     def version(self) -> int:

@@ -35,7 +35,10 @@ class Binding:
     handles: tuple = ()  # HandleSpec of every geometry object id among the arguments
 
 
-class _Packer:
+class ArgumentPacker:
+    """Validates launch arguments against a kernel's parameters and collects their specs, base arrays
+    and value constants (``Launch`` setters pack one parameter at a time with it)."""
+
     def __init__(self, kernel: Any, device: Device, adjoint: bool = False):
         self.kernel = kernel
         self.device = device
@@ -188,7 +191,7 @@ def array_kind(value: Any) -> str | None:
     return getattr(type(value), "_array_kind", None)
 
 
-def _infer_type(value: Any, name: str, packer: _Packer) -> Any:
+def _infer_type(value: Any, name: str, packer: ArgumentPacker) -> Any:
     kind = array_kind(value)
     if kind is not None:
         return ArrayType(value.dtype, value.ndim, kind)
@@ -275,9 +278,9 @@ def bind_arguments(kernel: Any, args: list, device: Device, adjoint: bool = Fals
             f"Error launching kernel '{kernel.key}', passed {len(args)} arguments but kernel requires "
             f"{len(kernel.arg_types)}."
         )
-    packer = _Packer(kernel, device, adjoint)
+    packer = ArgumentPacker(kernel, device, adjoint)
     params = tuple(packer.pack(n, t, v) for n, t, v in zip(kernel.arg_names, kernel.arg_types, args))
     return Binding(params, packer.bases, packer.values, packer.arrays, packer.traced, tuple(packer.handles))
 
 
-__all__ = ["Binding", "bind_arguments", "convert_value", "device_constant", "ANY"]
+__all__ = ["ArgumentPacker", "Binding", "bind_arguments", "convert_value", "device_constant", "ANY"]

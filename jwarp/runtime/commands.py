@@ -35,11 +35,15 @@ from jwarp.compiler.signature import ArraySpec, ValueSpec
 from jwarp.lang import composites
 from jwarp.lang.arrays import ArrayType
 from jwarp.lang.struct import StructInstance, StructType
-from jwarp.runtime import capture, fastpath, storage
-from jwarp.runtime.binding import _Packer
+from jwarp.runtime import capture, fastpath
+from jwarp.runtime.adjoint import adjoint_launch
+from jwarp.runtime.binding import ArgumentPacker
 from jwarp.runtime.device import Device, get_device
+from jwarp.runtime.execution import rebind
 from jwarp.runtime.launch_bounds import LaunchBounds
-from jwarp.runtime.locking import exclusive
+from jwarp.runtime.launch_config import check_launch_config, normalize_dim, resolve_block_dim
+from jwarp.runtime.locking import state_lock
+from jwarp.runtime.preparation import prepare, record_in_capture
 
 
 class Launch:
@@ -53,8 +57,6 @@ class Launch:
     def __init__(self, kernel: Any, device: Any, hooks: Any = None, params: Any = None, params_addr: Any = None,
                  bounds: Any = None, max_blocks: int = 0, block_dim: int | None = None, adjoint: bool = False,
                  fwd_args: Sequence | None = None, adj_args: Sequence | None = None, prepared: Any = None):
-        from jwarp.runtime.launch import check_launch_config, normalize_dim, resolve_block_dim
-
         self.kernel = kernel
         self.device: Device = get_device(device)
         self.block_dim: int = resolve_block_dim(self.device, block_dim)
@@ -71,8 +73,7 @@ class Launch:
         self.adj_args: list = list(adj_args) if adj_args is not None else ([None] * len(self.fwd_args) if adjoint
                                                                             else [])
         self._prepared = prepared
-        self._exe = None  # fast state, built from _prepared by _build()
-        self._donating_exe = None
+        self._program = None  # fast state, built from _prepared by _build()
         if prepared is not None:
             self._build()
 
@@ -87,107 +88,84 @@ class Launch:
         return [self.bounds, *self.fwd_args]
 
     # -- running ----------------------------------------------------------------------------------
-    @exclusive
     def launch(self, stream: Any = None) -> None:
         """Run the kernel with the current parameters (on ``stream``'s device, which must be the Launch's)."""
         if stream is not None and getattr(stream, "device", None) is not self.device:
             raise RuntimeError(
                 f"Stream from device {getattr(stream, 'device', stream)} cannot be used on device {self.device}"
             )
-        if capture.recording(self.device):
-            self._record_in_capture()
-            return
-        if self._exe is not None and any(isinstance(a, StructInstance) for a in self.fwd_args):
-            # struct arguments are held by reference (as Warp's Launch holds their ctypes object): fields
-            # changed since the last launch are read again
-            self._invalidate()
-        exe = self._exe
-        if exe is not None:
+        with state_lock:
+            if capture.recording(self.device):
+                self._record_in_capture()
+                return
+            program = self._program
+            if program is not None and self._holds_struct:
+                # struct arguments are held by reference (as Warp's Launch holds their ctypes object): fields
+                # changed since the last launch are read again
+                self._invalidate()
+                program = None
+            if program is None:
+                self._slow_launch()
+                return
             roots = self._roots
             bufs = [r._buffer for r in roots]
-            if config.donate_buffers and self._written and fastpath.sole_owners(bufs, self._written):
-                exe = self._donating_exe or self._donating(bufs)
             try:
-                if self._x64:
-                    with storage.x64():
-                        out = exe(*bufs, *self._values)
-                else:
-                    out = exe(*bufs, *self._values)
+                out = program.run(bufs, self._values, True)
             except Exception:
                 self._invalidate()
                 self._slow_launch()  # a freed or traced buffer: the full path reports it
                 return
-            for i, b in self._written:
-                roots[b]._set_buffer(out[i])
-            return
-        self._slow_launch()
-
-    def _donating(self, bufs: list) -> Any:
-        """The executable that donates the written buffers (checked once against ``bufs``)."""
-        self._donating_exe = self._compiled.executable(donate=True, operands=[*bufs, *self._values])
-        return self._donating_exe
+            rebind(roots, self._written, out)
 
     def _record_in_capture(self) -> None:
         """Record this launch, with its current parameters, into the open graph capture."""
-        from jwarp.runtime.launch import record_launch_in_capture
-
         if self.adjoint:
             capture.refuse(f"The adjoint launch of kernel '{self.kernel.key}'")
-        record_launch_in_capture(self.kernel, self._dim, list(self.fwd_args), self.device, self.block_dim,
-                                 self.max_blocks)
+        record_in_capture(self.kernel, self._dim, list(self.fwd_args), self.device, self.block_dim,
+                              self.max_blocks)
 
     def _slow_launch(self) -> None:
         if self.bounds.size == 0:
             return
         if self.adjoint:
-            from jwarp.runtime.adjoint import adjoint_launch
-
-            adjoint_launch(self.kernel, self._dim, self.fwd_args, self.adj_args, self.device, self.block_dim, False)
+            adjoint_launch(self.kernel, self._dim, self.fwd_args, self.adj_args, self.device, self.block_dim)
             return
         prepared = self._prepare()
-        prepared.run(record_tape=False)
+        prepared.execute(record=False)
         self._build()
 
     def _prepare(self) -> Any:
-        from jwarp.runtime.launch import prepare
-
         if self._prepared is None:
             self._prepared = prepare(self.kernel, self._dim, self.fwd_args, self.device, self.block_dim,
                                      self.max_blocks)
         return self._prepared
 
     def _build(self) -> None:
-        """Derive the fast state (executable, base arrays, value constants) from the prepared launch."""
+        """Derive the fast state (program, base arrays, value constants) from the prepared launch."""
         prepared = self._prepared
-        self._exe = None
+        self._program = None
         if self.adjoint or not fastpath.plannable(prepared) or _verify_fp():
             return
-        binding, compiled = prepared.binding, prepared.compiled
+        binding = prepared.binding
         self._roots = list(binding.bases)
         self._values = list(binding.values)
-        self._written = tuple(enumerate(compiled.written))
-        self._x64 = compiled.uses_x64
         self._specs = binding.params
-        self._exe = compiled.executable()
-        self._donating_exe = None
-        self._compiled = compiled
+        self._program = prepared.program
+        self._written = prepared.program.written
+        self._holds_struct = any(isinstance(a, StructInstance) for a in self.fwd_args)
 
     def _invalidate(self) -> None:
         self._prepared = None
-        self._exe = None
+        self._program = None
 
     # -- parameters ---------------------------------------------------------------------------------
     def set_dim(self, dim: int | Sequence[int]) -> None:
         """Set the launch dimensions (Warp's rules; ``ValueError`` for bad dimensions)."""
-        from jwarp.runtime.launch import normalize_dim
-
         new, total = normalize_dim(dim)
         if new == self._dim:
             return
         if total and any(extent > TID_EXTENT_LIMIT for extent in new[: self.kernel.kernel_dim]):
             # only a kernel whose wp.tid() is reached refuses such extents: tracing it tells (and raises)
-            from jwarp.runtime.launch import prepare
-
             prepare(self.kernel, new, self.fwd_args, self.device, self.block_dim, self.max_blocks)
         self._dim = new
         self.bounds = LaunchBounds.for_kernel(new, self.kernel.kernel_dim)
@@ -205,16 +183,16 @@ class Launch:
         name, t = self.kernel.arg_names[index], self.kernel.arg_types[index]
         if adjoint:
             if value is not None or isinstance(t, ArrayType):
-                _Packer(self.kernel, self.device, adjoint=True).pack(name, t, value)
+                ArgumentPacker(self.kernel, self.device, adjoint=True).pack(name, t, value)
             self.adj_args[index] = value
             return
-        packer = _Packer(self.kernel, self.device)
+        packer = ArgumentPacker(self.kernel, self.device)
         spec = packer.pack(name, t, value)
         self.fwd_args[index] = value
-        if self._exe is None or not self._swap(index, spec, packer, value):
+        if self._program is None or not self._swap(index, spec, packer, value):
             self._invalidate()
 
-    def _swap(self, index: int, spec: Any, packer: _Packer, value: Any) -> bool:
+    def _swap(self, index: int, spec: Any, packer: ArgumentPacker, value: Any) -> bool:
         """Update the fast state in place when the new value keeps the launch signature."""
         old = self._specs[index]
         if isinstance(old, ValueSpec) and isinstance(spec, ValueSpec) and old.type == spec.type:

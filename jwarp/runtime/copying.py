@@ -11,6 +11,7 @@ As in Warp, two paths:
 from __future__ import annotations
 
 import operator
+import os
 from typing import Any
 
 import jax
@@ -18,10 +19,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from jwarp.lang.introspection import type_repr, type_size_in_bytes
-from jwarp.runtime import storage
+from jwarp import config
+from jwarp.runtime import capture, storage, tape_state
 from jwarp.runtime.array import array, is_array
 from jwarp.runtime.locking import exclusive
-from jwarp.runtime.tape_state import copy_gradients
+from jwarp.runtime.read_flags import caller_location
+
+# jwarp's own files: a copy's read/write marks name the first caller outside them
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def _as_index(value: Any) -> int:
@@ -123,8 +128,6 @@ def copy_elements(dest: Any, src: Any, dest_offset: Any = 0, src_offset: Any = 0
             )
         _check_element_sizes(dest, src)
 
-    from jwarp.runtime import capture
-
     if capture.deferred(dest.device, lambda: copy_elements(dest, src, dest_offset, src_offset, count), [dest, src]):
         return
 
@@ -155,3 +158,32 @@ def copy_elements(dest: Any, src: Any, dest_offset: Any = 0, src_offset: Any = 0
     dest._set_buffer(new)
     if same_dtype:
         copy_gradients(dest, src, dest_offset, src_offset, count, before)
+
+
+def copy_gradients(dest: Any, src: Any, dest_offset: int, src_offset: int, count: int, before: tuple) -> None:
+    """After ``wp.copy(dest, src)`` (also ``assign``/``clone``), as in Warp: when both arrays
+    have gradients, copy ``src.grad``'s region into ``dest.grad`` and, under a tape, record
+    the copy so the backward pass moves ``dest``'s adjoint back to ``src``.
+    ``before`` holds the (dest root, src root) buffers the copy read."""
+    if getattr(src, "grad", None) is None or getattr(dest, "grad", None) is None:
+        return
+    copy_elements(dest.grad, src.grad, dest_offset, src_offset, count)
+    tape = tape_state.active_tape()
+    if tape is not None:
+        tape._record_copy(dest, src, dest_offset, src_offset, count, before)
+        check_copy_access(tape, dest, src)
+
+
+def check_copy_access(tape: Any, dest: Any, src: Any) -> None:
+    """``wp.config.verify_autograd_array_access``: a recorded copy writes ``dest`` and reads ``src``
+    (see read_flags.py); a warning names the user's line that made the copy."""
+    if not config.verify_autograd_array_access:
+        return
+    if dest._is_read:
+        filename, lineno = caller_location(_PACKAGE_DIR)
+        if filename is not None:
+            dest.mark_write(operation="an array copy", filename=filename, lineno=lineno)
+        else:
+            dest.mark_write()
+    src.mark_read()
+    tape._access_arrays.extend((dest, src))

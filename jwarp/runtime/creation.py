@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from jwarp.lang.arrays import _Generic
-from jwarp.runtime import storage
+from jwarp.runtime import capture, storage
 from jwarp.runtime.array import array
-from jwarp.runtime.tape_state import copy_gradients
+from jwarp.runtime.copying import copy_elements, copy_gradients
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
@@ -30,8 +30,6 @@ def _shape(shape: Any) -> tuple[int, ...]:
 def zeros(shape: Any = None, dtype: Any = float, device: Any = None, requires_grad: bool = False,
           pinned: bool = False, **kwargs: Any) -> array:
     """A new array filled with zeros."""
-    from jwarp.runtime import capture
-
     if shape is None and "n" in kwargs:  # Warp's older keyword for a 1-d length
         shape = kwargs["n"]
     out = array(shape=_shape(shape), dtype=dtype, device=device, requires_grad=requires_grad, pinned=pinned,
@@ -131,6 +129,4 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
 
     With ``count == 0`` the whole of ``src`` is copied. Both arrays must have the same dtype.
     """
-    from jwarp.runtime.copying import copy_elements
-
     copy_elements(dest, src, dest_offset, src_offset, count)

@@ -21,26 +21,23 @@ else takes the full path, which also produces every error message — a plan tha
 
 from __future__ import annotations
 
-import sys
 import weakref
 from typing import Any
 
-import jax
 import numpy as np
 
 from jwarp import config
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, ValueSpec
 from jwarp.lang import composites
-from jwarp.runtime import storage
 from jwarp.runtime.array import array
 from jwarp.runtime.binding import convert_value, device_constant
 from jwarp.runtime.differentiable import has_dynamic_loops
+from jwarp.runtime.execution import PreparedLaunch, concrete_array_type, program_of, rebind
 from jwarp.runtime.tape_chain import LaunchRecord
 
 _HASHABLE_SCALARS = {float, int, bool, np.bool_, *(np.dtype(c).type for c in "bBhHiIlLqQefd")}
 _PLAN_LIMIT = 256
 _VALUE_LIMIT = 1024
-_array_impl: type | None = None
 
 
 def arg_key(args: list) -> tuple | None:
@@ -89,27 +86,25 @@ def _layout_id(a: array) -> int:
 class Plan:
     """A validated launch ready to re-dispatch (see module docstring)."""
 
-    __slots__ = ("_kernel", "device", "exe", "compiled", "donating", "base_pos", "values", "written", "x64", "dim",
-                 "max_blocks", "block_dim", "array_pos", "tape_ok")
+    __slots__ = ("_kernel", "device", "program", "compiled", "base_pos", "values", "written", "dim", "max_blocks",
+                 "block_dim", "array_pos", "tape_ok", "_array_impl")
 
     @property
     def kernel(self) -> Any:
         return self._kernel()
 
-    def __init__(self, prepared: Any, args: list):
-        _concrete_array_type()
+    def __init__(self, prepared: PreparedLaunch, args: list):
+        self._array_impl = concrete_array_type()
         binding, compiled = prepared.binding, prepared.compiled
         # weak: plans live on their kernel, and a strong link back would keep a discarded kernel
         # (a factory's old closure) alive until a cyclic GC pass
         self._kernel = weakref.ref(prepared.kernel)
         self.device = prepared.device
-        self.exe = compiled.executable()
+        self.program = program_of(compiled)
         self.compiled = compiled
-        self.donating = None  # the executable that donates the written buffers, built on first use
         self.dim, self.max_blocks, self.block_dim = prepared.dim, prepared.max_blocks, prepared.block_dim
         self.tape_ok = not has_dynamic_loops(compiled)  # else a taped launch must also measure trip counts
-        self.x64 = compiled.uses_x64
-        self.written = tuple(enumerate(compiled.written))
+        self.written = self.program.written
         base_pos: list = [None] * len(binding.bases)
         values: list = [None] * len(binding.values)
         for pos, (name, t, spec) in enumerate(zip(self.kernel.arg_names, self.kernel.arg_types, binding.params)):
@@ -146,11 +141,12 @@ class Plan:
     def _bases(self, args: list) -> tuple[list, list] | None:
         """(root arrays, their current buffers), or None if a buffer is not a concrete jax array."""
         roots, bufs = [], []
+        impl = self._array_impl
         for p in self.base_pos:
             a = args[p]
             root = a._base if a._base is not None else a
             buf = root._buffer
-            if type(buf) is not _array_impl and not _concrete_tuple(buf):
+            if type(buf) is not impl and not _concrete_tuple(buf, impl):
                 return None
             roots.append(root)
             bufs.append(buf)
@@ -164,32 +160,24 @@ class Plan:
             out.append(c if c is not None else self.convert(pos, name, t, cache, v))
         return out
 
-    def _call(self, exe: Any, operands: list) -> Any:
+    def _call(self, bufs: list, values: list, may_donate: bool) -> Any:
         """The executable's flat outputs, or None when it raised (e.g. a deleted buffer)."""
         try:
-            if self.x64:
-                with storage.x64():
-                    return exe(*operands)
-            return exe(*operands)
+            return self.program.run(bufs, values, may_donate)
         except Exception:
             return None
 
     def run(self, args: list) -> bool:
-        """Dispatch with ``args``; False (nothing done) when the full launch path must handle them."""
+        """Dispatch with ``args``; False (nothing done) when the full launch path must handle them.
+        The caller holds ``state_lock``."""
         found = self._bases(args)
         if found is None:
             return False
         roots, bufs = found
-        exe = self.exe
-        donate = config.donate_buffers and self.written and sole_owners(bufs, self.written)
-        bufs.extend(self._values(args))
-        if donate:
-            exe = self.donating or self._donating(bufs)
-        out = self._call(exe, bufs)
+        out = self._call(bufs, self._values(args), True)
         if out is None:
             return False  # the full path reports the problem (nothing was written)
-        for i, b in self.written:
-            roots[b]._set_buffer(out[i])
+        rebind(roots, self.written, out)
         return True
 
     def run_taped(self, args: list, n_inputs: int, tape: Any) -> bool:
@@ -200,7 +188,7 @@ class Plan:
             return False
         roots, bufs = found
         values = self._values(args)
-        out = self._call(self.exe, [*bufs, *values])
+        out = self._call(bufs, values, False)
         if out is None:
             return False
         new = {b: out[i] for i, b in self.written}
@@ -211,36 +199,12 @@ class Plan:
                 inputs=list(args[:n_inputs]), outputs=list(args[n_inputs:]), max_blocks=self.max_blocks,
                 block_dim=self.block_dim,
             ))
-        for b, buf in new.items():
-            roots[b]._set_buffer(buf)
+        rebind(roots, self.written, out)
         return True
 
-    def _donating(self, operands: list) -> Any:
-        self.donating = self.compiled.executable(donate=True, operands=operands)
-        return self.donating
 
-
-# A written buffer referenced only by its array (root._buffer), the launch's argument list and
-# getrefcount's own argument can be donated: nothing else can observe the old contents.
-_SOLE_OWNER_REFS = 3
-
-
-def sole_owners(bufs: list, written: tuple) -> bool:
-    for _, b in written:  # (no local name for the buffer: it would count as one more reference)
-        if type(bufs[b]) is not _concrete_array_type() or sys.getrefcount(bufs[b]) > _SOLE_OWNER_REFS:
-            return False
-    return True
-
-
-def _concrete_array_type() -> type:
-    global _array_impl
-    if _array_impl is None:
-        _array_impl = type(jax.numpy.zeros(()))
-    return _array_impl
-
-
-def _concrete_tuple(buf: Any) -> bool:
-    return type(buf) is tuple and all(type(b) is _array_impl for b in buf)
+def _concrete_tuple(buf: Any, impl: type) -> bool:
+    return type(buf) is tuple and all(type(b) is impl for b in buf)
 
 
 def plannable(prepared: Any) -> bool:
@@ -309,4 +273,4 @@ def launch_key(dim: tuple, device: Any, block_dim: int, max_blocks: int, args: l
 
 
 __all__ = ["Plan", "arg_key", "find_by_layout", "launch_key", "layout_key", "layout_plans_of", "plannable", "plans_of",
-           "remember", "sole_owners"]
+           "remember"]

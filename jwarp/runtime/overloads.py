@@ -26,7 +26,7 @@ from typing import Any, Callable
 from jwarp.compiler.source import check_stub_body
 from jwarp.lang.arrays import resolve_annotation, type_name
 from jwarp.runtime.kernel import Kernel
-from jwarp.runtime.launch import overload_signature
+from jwarp.runtime.launch_config import overload_signature
 from jwarp.runtime.modules import get_module
 
 

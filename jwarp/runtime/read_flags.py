@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from jwarp.logger import log_warning
@@ -73,12 +74,10 @@ def clear_read_flags(a: Any) -> None:
 def check_launch_access(kernel: Any, compiled: Any, args: list) -> None:
     """After a launch recorded on a Tape: warn for written arrays already read, then mark the read ones
     (a kernel may write an array and then read it; the reverse is what breaks gradients)."""
-    from jwarp.runtime.array import array
-
     access = getattr(compiled, "param_access", ())
     filename, lineno = kernel_location(kernel)
     for name, arg, rw in zip(kernel.arg_names, args, access):
-        if rw is None or not isinstance(arg, array):
+        if rw is None or not isinstance(arg, ReadFlags):  # jwarp arrays (ReadFlags is their mixin)
             continue
         read, written = rw
         if written:
@@ -97,8 +96,6 @@ def kernel_location(kernel: Any) -> tuple[str, int]:
 
 def caller_location(skip_prefix: str) -> tuple[str | None, int | None]:
     """File and line of the first stack frame outside the files under ``skip_prefix``."""
-    import sys
-
     frame = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(skip_prefix):
         frame = frame.f_back

@@ -35,11 +35,17 @@ from typing import Any
 
 import numpy as np
 
+from jwarp import config
 from jwarp.lang.struct import StructInstance
-from jwarp.runtime import tape_state
+from jwarp.logger import log_warning
+from jwarp.runtime import capture, execution, storage, tape_state
 from jwarp.runtime.array import array
-from jwarp.runtime.tape_chain import CopyRecord, DeferredLaunch, LaunchRecord, run_backward
+from jwarp.runtime.device import get_device
+from jwarp.runtime.launch_config import resolve_block_dim
 from jwarp.runtime.locking import exclusive
+from jwarp.runtime.read_flags import clear_read_flags
+from jwarp.runtime.tape_chain import CopyRecord, DeferredLaunch, LaunchRecord, run_backward
+from jwarp.runtime.tape_view import tape_to_dot
 
 
 class Tape:
@@ -60,8 +66,6 @@ class Tape:
 
     # -- recording -------------------------------------------------------------------------------
     def __enter__(self) -> Tape:
-        from jwarp.runtime import capture
-
         capture.refuse("wp.Tape")
         if tape_state.active_tape() is not None:
             raise RuntimeError("Warp: Error, entering a tape while one is already active")
@@ -89,9 +93,6 @@ class Tape:
                       block_dim: int = 0, metadata: dict | None = None) -> None:
         """Record a launch without running it; the backward pass differentiates it at the arrays'
         contents at that time (Warp's ``Tape.record_launch``)."""
-        from jwarp.runtime.device import get_device
-        from jwarp.runtime.launch import resolve_block_dim
-
         device = get_device(device)
         self.launches.append(DeferredLaunch(kernel, dim, max_blocks, list(inputs), list(outputs), device,
                                             resolve_block_dim(device, block_dim), metadata or {}))
@@ -168,9 +169,6 @@ class Tape:
     def _clear_read_flags(self) -> None:
         """With ``wp.config.verify_autograd_array_access``: the recorded reads are consumed (backward,
         reset), so the arrays the tape's launches and copies used lose their read marks."""
-        from jwarp import config
-        from jwarp.runtime.read_flags import clear_read_flags
-
         if not config.verify_autograd_array_access:
             return
         for a in self._access_arrays:
@@ -206,8 +204,6 @@ class Tape:
 
         Buffers are immutable, so gradients of one shape, dtype and device share one zero buffer
         (one allocation instead of one per array; a time-stepping tape has hundreds)."""
-        from jwarp.runtime import storage
-
         shared: dict = {}
         for g in self.gradients.values():
             if g is None or isinstance(g, StructInstance):  # its array fields are tracked themselves
@@ -230,8 +226,6 @@ class Tape:
 
     def visualize(self, filename: str | None = None, **kwargs: Any) -> str:
         """GraphViz ``dot`` text of the recorded launches and the arrays they use."""
-        from jwarp.runtime.tape_view import tape_to_dot
-
         dot = tape_to_dot(self, **kwargs)
         if filename is not None:
             with open(filename, "w") as f:
@@ -240,8 +234,6 @@ class Tape:
 
 
 def _element_shape(dtype: Any) -> tuple:
-    from jwarp.runtime import storage
-
     try:
         return storage.element_shape(dtype)
     except Exception:
@@ -249,13 +241,26 @@ def _element_shape(dtype: Any) -> tuple:
 
 
 def _warn_skipped(kernel: Any) -> None:
-    from jwarp.logger import log_warning
-
     if kernel.options.get("enable_backward") is False:
         where = "is configured with the option 'enable_backward=False'."
     else:
         where = "is defined in a module with the option 'enable_backward=False' set."
     log_warning(f"Running the tape backwards may produce incorrect gradients because recorded kernel {kernel.key} {where}")
 
+
+class _TapeObserver:
+    """The execution core's view of the active tape: it keeps the buffers launches read (so they
+    are not donated) and records each launch."""
+
+    def holds_buffers(self) -> bool:
+        return tape_state.active_tape() is not None
+
+    def launched(self, prepared: Any, buffers: list, new_bases: dict, diagnostics: dict) -> None:
+        tape = tape_state.active_tape()
+        if tape is not None:
+            tape._record_launch(prepared, buffers, new_bases, diagnostics)
+
+
+execution.add_observer(_TapeObserver())
 
 __all__ = ["Tape"]

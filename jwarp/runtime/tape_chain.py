@@ -28,6 +28,7 @@ from jwarp.compiler.views import apply_chain, write_back
 from jwarp.runtime.differentiable import (
     bounded_kernel,
     evaluate,
+    has_dynamic_loops,
     is_float_array,
     keep_stored,
     stored_mask,
@@ -35,6 +36,8 @@ from jwarp.runtime.differentiable import (
     trip_counts,
     x64_scope,
 )
+from jwarp.runtime.launch_config import normalize_dim
+from jwarp.runtime.preparation import prepare, prepare_with_trips
 
 # Launches differentiated by one fused program (rounded up to one period of a repeating launch
 # pattern). Measured on a 2-core CPU: a 100-step simulation's backward 4.4 ms with 1, 7.3 ms with 8
@@ -138,20 +141,13 @@ class DeferredLaunch:
 
     def resolve(self) -> LaunchRecord:
         """Evaluate the launch functionally (nothing is written) and record what it did."""
-        from jwarp.runtime.differentiable import has_dynamic_loops
-        from jwarp.runtime.launch import normalize_dim, prepare
-
         dim, _ = normalize_dim(self.dim)
         args = [*self.inputs, *self.outputs]
         prepared = prepare(self.kernel, dim, args, self.device, self.block_dim, self.max_blocks)
         if has_dynamic_loops(prepared.compiled):
-            prepared = prepare(self.kernel, dim, args, self.device, self.block_dim, self.max_blocks,
-                               options={"record_trips": True})
+            prepared = prepare_with_trips(prepared, args)
         prepared.tape_args = (list(self.inputs), list(self.outputs))
-        buffers = prepared.input_buffers()
-        with x64_scope(prepared.compiled.uses_x64):
-            flat = prepared.compiled.executable()(*buffers, *prepared.binding.values)
-        new_bases, diagnostics = prepared.compiled.split_outputs(flat)
+        buffers, new_bases, diagnostics = prepared.evaluate()
         return LaunchRecord.from_launch(prepared, buffers, new_bases, diagnostics)
 
 

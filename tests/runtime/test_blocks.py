@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import jwarp as wp
-from jwarp.runtime import launch as launch_mod
+from jwarp.runtime import launch_config, preparation
 from jwarp.runtime.device import simulated_cuda_devices
 
 
@@ -58,7 +58,7 @@ def _block_dim(block_dim, device=None):
 
 @pytest.mark.parametrize("requested, expected", [(None, 1), (0, 1), (-4, 1), (1, 1), (64, 1), (1024, 1)])
 def test_cpu_block_dim_defaults_to_one(requested, expected):
-    assert launch_mod.resolve_block_dim(wp.get_device("cpu"), requested) == expected
+    assert launch_config.resolve_block_dim(wp.get_device("cpu"), requested) == expected
     assert _block_dim(requested) == expected
 
 
@@ -139,7 +139,7 @@ def test_forced_chunking_on_cpu_and_debug_mode():
     n = 50
     a = wp.array(np.linspace(-3, 3, n).astype(np.float32))
     args = [a, wp.zeros(7, dtype=int), wp.zeros(n, dtype=int), wp.zeros(1, dtype=int), wp.zeros(n)]
-    prepared = launch_mod.prepare(mixed, (n,), args, wp.get_device("cpu"), options={"chunk": 8})
+    prepared = preparation.prepare(mixed, (n,), args, wp.get_device("cpu"), options={"chunk": 8})
     assert dict(prepared.compiled.signature.extra) == {"chunk": 8}
     prepared.run()
     expected = _run_mixed(n, "cpu")
