@@ -1,0 +1,126 @@
+"""A kernel compiles once per signature: whatever its first launch could donate (a buffer held
+elsewhere, an active tape, a program XLA cannot update in place), later launches of the same
+signature — ``wp.launch``, launch plans, ``Launch`` objects, taped launches — compile nothing.
+
+Compiles are counted with JAX's monitoring hook (one event per XLA compile, cache hits included),
+not timed."""
+
+from __future__ import annotations
+
+import jax
+import jax.monitoring
+import numpy as np
+import pytest
+
+import jwarp as wp
+from jwarp.runtime import execution
+
+_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+_compiles = [0]
+
+
+def _count(event: str, duration: float, **kwargs) -> None:
+    if event == _COMPILE_EVENT:
+        _compiles[0] += 1
+
+
+jax.monitoring.register_event_duration_secs_listener(_count)
+
+
+class CompileCounter:
+    def __enter__(self):
+        jax.effects_barrier()
+        self.start = _compiles[0]
+        return self
+
+    def __exit__(self, *exc):
+        self.count = _compiles[0] - self.start
+
+
+def _compiles_of(fn) -> int:
+    with CompileCounter() as counter:
+        fn()
+    return counter.count
+
+
+@wp.kernel
+def _bump(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = a[i] + 1.0
+
+
+@wp.kernel
+def _rotate(a: wp.array(dtype=float)):
+    # reads other elements of the array it writes: XLA cannot donate it in place
+    i = wp.tid()
+    a[i] = a[(i + 1) % 16] * 2.0
+
+
+@pytest.fixture(autouse=True)
+def donation_on():
+    saved = wp.config.donate_buffers
+    wp.config.donate_buffers = True
+    yield
+    wp.config.donate_buffers = saved
+
+
+def _fresh(kernel):
+    """A new kernel object from the same function (its own, empty executable cache)."""
+    return wp.Kernel(kernel.func, key=f"{kernel.key}_{id(object())}")
+
+
+def test_first_launch_with_a_held_buffer_then_a_donating_launch():
+    kernel = _fresh(_bump)
+    a = wp.zeros(16)
+    held = wp.to_jax(a)  # the first launch cannot donate a's buffer
+    assert _compiles_of(lambda: wp.launch(kernel, 16, inputs=[a])) >= 1
+    del held
+    assert _compiles_of(lambda: wp.launch(kernel, 16, inputs=[a])) == 0  # may donate now: same program
+    assert _compiles_of(lambda: [wp.launch(kernel, 16, inputs=[a]) for _ in range(3)]) == 0
+    np.testing.assert_array_equal(a.numpy(), np.full(16, 5.0))
+
+
+def test_first_launch_under_a_tape_then_untaped():
+    kernel = _fresh(_bump)
+    a = wp.zeros(16, requires_grad=True)
+    with wp.Tape():
+        wp.launch(kernel, 16, inputs=[a])
+    assert _compiles_of(lambda: wp.launch(kernel, 16, inputs=[a])) == 0
+    with wp.Tape():
+        assert _compiles_of(lambda: wp.launch(kernel, 16, inputs=[a])) == 0
+    np.testing.assert_array_equal(a.numpy(), np.full(16, 3.0))
+
+
+def test_rejected_donation_compiles_once():
+    kernel = _fresh(_rotate)
+    a = wp.array(np.arange(16, dtype=np.float32))
+    wp.launch(kernel, 16, inputs=[a])
+    assert _compiles_of(lambda: wp.launch(kernel, 16, inputs=[a])) == 0
+    cmd = wp.launch(kernel, 16, inputs=[a], record_cmd=True)
+    assert _compiles_of(cmd.launch) == 0
+    expected = np.arange(16, dtype=np.float32)
+    for _ in range(3):
+        expected = np.roll(expected, -1) * 2
+    np.testing.assert_array_equal(a.numpy(), expected)
+
+
+def test_launch_objects_share_the_program():
+    kernel = _fresh(_bump)
+    a = wp.zeros(16)
+    cmd = wp.launch(kernel, 16, inputs=[a], record_cmd=True)
+    cmd.launch()
+    held = a.numpy()  # a host copy: the next launch still donates
+    assert _compiles_of(lambda: (cmd.launch(), wp.launch(kernel, 16, inputs=[a]))) == 0
+    np.testing.assert_array_equal(held, np.full(16, 1.0))
+    np.testing.assert_array_equal(a.numpy(), np.full(16, 3.0))
+
+
+def test_undonatable_runs_keep_the_buffers_they_read():
+    kernel = _fresh(_bump)
+    a = wp.zeros(16)
+    wp.launch(kernel, 16, inputs=[a])
+    for _ in range(execution.PLAIN_AFTER + 2):  # held buffers: copies, then the plain program
+        before = wp.to_jax(a)
+        wp.launch(kernel, 16, inputs=[a])
+        np.testing.assert_array_equal(np.asarray(before) + 1.0, a.numpy())
+    np.testing.assert_array_equal(a.numpy(), np.full(16, execution.PLAIN_AFTER + 3.0))
