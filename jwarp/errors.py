@@ -66,6 +66,9 @@ class _Located(Exception):
     """Mixin marker: this exception already carries a kernel source location."""
 
 
+LocatedError = _Located  # the marker's public name, for the layers that catch kernel-code errors
+
+
 class ControlSignal(Exception):
     """Internal control-flow exceptions of the compiler (never shown to users)."""
 

@@ -45,6 +45,9 @@ class _Generic:
         return not self.allowed or t in self.allowed
 
 
+GenericType = _Generic  # the public name (``isinstance(t, GenericType)``: a generic placeholder type)
+
+
 def _generic_composite(t: type) -> _Generic:
     return _Generic(t.__name__, template=t)
 

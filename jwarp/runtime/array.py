@@ -32,12 +32,14 @@ from jwarp.lang import composites, scalars
 from jwarp.lang import array_annotations
 from jwarp.lang.arrays import ANY, ArrayType, _Generic, parse_subscript, resolve_dtype, type_name
 from jwarp.lang.struct import StructType
-from jwarp.runtime import addresses, storage
+from jwarp.runtime import addresses, capture, storage
 from jwarp.runtime.array_ops import ArrayArithmetic
 from jwarp.runtime.view_layout import chain_is_contiguous, view_probe
 from jwarp.runtime.device import Device, get_device
 from jwarp.runtime.locking import state_lock
 from jwarp.runtime.read_flags import ReadFlags
+from jwarp.runtime.pointer_views import view_from_pointer
+from jwarp.runtime.dtype_views import view_shape_and_ops
 
 _ids = itertools.count()
 
@@ -141,8 +143,6 @@ class array(ArrayArithmetic, ReadFlags):
 
     def _init_from_pointer(self, ptr: Any, dtype: Any, shape: Any, strides: Any) -> None:
         """An array over memory another jwarp array owns: a view of it (``pointer_views``)."""
-        from jwarp.runtime.pointer_views import view_from_pointer
-
         if isinstance(dtype, _Generic):
             dtype = scalars.float32
         shape = tuple(int(s) for s in ((shape,) if np.isscalar(shape) else shape))
@@ -490,8 +490,6 @@ class array(ArrayArithmetic, ReadFlags):
 
     def view(self, dtype: Any) -> array:
         """The same memory seen as ``dtype`` (rules in :mod:`jwarp.runtime.dtype_views`)."""
-        from jwarp.runtime.dtype_views import view_shape_and_ops
-
         dtype = resolve_dtype(dtype)
         shape, ops = view_shape_and_ops(self, dtype)
         return self._view(ops, shape, dtype)
@@ -582,6 +580,4 @@ _GATHERED_KINDS = ("indexedarray", "fabricarray", "indexedfabricarray")
 
 def _deferred(target: array, step: Any, others: list | None = None) -> bool:
     """Record ``step`` into an open graph capture on ``target``'s device instead of running it."""
-    from jwarp.runtime import capture
-
     return capture.deferred(target.device, step, [target, *(others or [])])

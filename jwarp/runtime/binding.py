@@ -16,7 +16,7 @@ import numpy as np
 
 from jwarp.compiler.signature import ArraySpec, HandleSpec, NoneArraySpec, StructSpec, ValueSpec
 from jwarp.lang import composites, scalars
-from jwarp.lang.arrays import ANY, INDEXED, ArrayType, _Generic, type_name
+from jwarp.lang.arrays import ANY, INDEXED, ArrayType, GenericType, type_name
 from jwarp.lang.struct import StructInstance, StructType
 from jwarp.runtime import handles, storage
 from jwarp.runtime.access import check_array_access
@@ -60,7 +60,7 @@ class ArgumentPacker:
             return self.pack_array(name, t, value)
         if isinstance(t, StructType):
             return self.pack_struct(name, t, value)
-        if isinstance(t, _Generic):
+        if isinstance(t, GenericType):
             inferred = _infer_type(value, name, self)
             if t.template is not None and not t.accepts(inferred):
                 raise TypeError(
@@ -89,7 +89,7 @@ class ArgumentPacker:
             return self.pack_indexed(name, t, value._view())
         if value._buffer is None and value._base is None:
             raise self.fail(name, "was passed an array that has no data (freed, or an annotation)")
-        if not (t.dtype.accepts(value.dtype) if isinstance(t.dtype, _Generic) else value.dtype == t.dtype):
+        if not (t.dtype.accepts(value.dtype) if isinstance(t.dtype, GenericType) else value.dtype == t.dtype):
             raise self.fail(
                 name,
                 f"expects an array with dtype={type_name(t.dtype)} but passed array has dtype={type_name(value.dtype)}.",
@@ -115,7 +115,7 @@ class ArgumentPacker:
     def wrap_numpy(self, t: ArrayType, value: np.ndarray) -> array:
         """A numpy argument, as Warp takes it on the CPU: an array over its contents (same scalar
         type required) whose writes land back in the numpy array."""
-        dtype = storage.infer_dtype(value) if isinstance(t.dtype, _Generic) else t.dtype
+        dtype = storage.infer_dtype(value) if isinstance(t.dtype, GenericType) else t.dtype
         if value.dtype != np.dtype(storage.scalar_of(dtype)._np_dtype):
             raise RuntimeError(
                 f"Could not convert array interface with typestr='{value.dtype.str}' to Warp array with "

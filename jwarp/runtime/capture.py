@@ -36,6 +36,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import jax
 
+from jwarp.lang import scalars
 from jwarp.runtime import storage
 from jwarp.runtime.device import Device, get_device
 from jwarp.runtime.locking import exclusive
@@ -235,8 +236,6 @@ def _union_roots(condition: Any, *graphs: Graph | None) -> list:
 
 
 def _check_condition(condition: Any, what: str) -> None:
-    from jwarp.lang import scalars
-
     if getattr(condition, "dtype", None) is not scalars.int32 or getattr(condition, "size", 0) < 1:
         raise TypeError(f"{what}: condition must be a wp.array of dtype wp.int32 with at least one element")
 

@@ -22,6 +22,7 @@ import os
 import jax
 
 from jwarp import config
+from jwarp.runtime.kernel import forget_compiled
 
 _done = False
 
@@ -54,7 +55,6 @@ def clear_kernel_cache() -> None:
     the program itself is left alone."""
     import shutil
 
-    from jwarp.runtime.kernel import forget_compiled
 
     forget_compiled()
     path = config.kernel_cache_dir or default_dir()

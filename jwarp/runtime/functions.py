@@ -24,6 +24,7 @@ from jwarp.compiler.source import function_annotations
 from jwarp.errors import WarpCodegenError
 from jwarp.lang.arrays import resolve_annotation, type_name
 from jwarp.lang.refs import is_reference, strip_reference
+from jwarp.runtime.modules import Module, get_module
 
 _NO_DEFAULT = inspect.Parameter.empty
 
@@ -158,8 +159,6 @@ def qualified_key(fn: Callable) -> str:
 def resolve_module(module: Any, fn: Callable) -> Any:
     """The :class:`Module` a decorated ``fn`` registers into (Warp's rule): its Python module by
     default, a fresh one for ``"unique"``, the named one for a string, or the given Module."""
-    from jwarp.runtime.modules import Module, get_module
-
     if module is None:
         return get_module(fn.__module__)
     if isinstance(module, Module):

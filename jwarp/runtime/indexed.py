@@ -33,6 +33,8 @@ from jwarp.lang.struct import StructType
 from jwarp.runtime import storage
 from jwarp.runtime.array import array
 from jwarp.runtime.device import get_device
+from jwarp.runtime.creation import clone
+from jwarp.runtime.copying import copy_elements
 
 
 def check_index_array(indices: Any, device: Any) -> None:
@@ -187,8 +189,6 @@ class indexedarray:
 
     def contiguous(self) -> array:
         """A contiguous ``wp.array`` copy."""
-        from jwarp.runtime.creation import clone
-
         return clone(self)
 
     def to(self, device: Any) -> Any:
@@ -207,8 +207,6 @@ class indexedarray:
     # -- in-place ops ----------------------------------------------------------------------------
     def assign(self, src: Any) -> None:
         """Copy ``src`` (array, indexed array, numpy, list) into the selected elements."""
-        from jwarp.runtime.copying import copy_elements
-
         if not isinstance(src, (array, indexedarray)):
             src = array(src, dtype=self.dtype, device=self.device)
         copy_elements(self, src, 0, 0, 0)

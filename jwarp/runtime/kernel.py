@@ -25,7 +25,9 @@ import inspect
 import weakref
 from typing import Any, Callable
 
-from jwarp.compiler.source import FunctionSource, get_source
+from jwarp import config
+from jwarp.compiler.content_hash import kernel_digest
+from jwarp.compiler.source import FunctionSource, get_source, refresh_closure
 from jwarp.errors import WarpCodegenError
 from jwarp.lang.arrays import UnsupportedDtypeError
 from jwarp.lang.refs import is_reference
@@ -40,6 +42,9 @@ from jwarp.runtime.functions import (  # noqa: F401  (re-exported: wp.func and f
     qualified_key,
     resolve_module,
 )
+from jwarp.runtime.kernel_adj import KernelAdjoint
+from jwarp.runtime.kernel_options import kernel_overrides
+from jwarp.runtime.modules import Module, check_max_records, find_module, register_unique
 
 
 _KERNELS: "weakref.WeakSet[Kernel]" = weakref.WeakSet()
@@ -129,8 +134,6 @@ class Kernel:
         if value is None:
             value = self.module.options.get("default_grid_stride")
         if value is None:
-            from jwarp import config
-
             value = config.default_grid_stride
         return bool(value)
 
@@ -141,9 +144,6 @@ class Kernel:
         version = self.module._version
         if self._seen_version == version:
             return
-        from jwarp.compiler.source import refresh_closure
-        from jwarp.compiler.content_hash import kernel_digest
-
         digest = kernel_digest(self)
         if self._digest is not None and digest != self._digest:
             self._forget_compiled()
@@ -179,8 +179,6 @@ class Kernel:
     @property
     def adj(self) -> Any:
         """Warp's ``kernel.adj``: name, location and parameters (:mod:`jwarp.runtime.kernel_adj`)."""
-        from jwarp.runtime.kernel_adj import KernelAdjoint
-
         return KernelAdjoint(self)
 
     @property
@@ -266,11 +264,7 @@ def kernel(
         >>> fill.options
         {'enable_backward': False}
     """
-    from jwarp.runtime.kernel_options import kernel_overrides
-
     def wrap(func: Callable) -> Kernel:
-        from jwarp.runtime.modules import Module
-
         overrides = kernel_overrides(
             func, name=name, enable_backward=enable_backward, launch_bounds=launch_bounds,
             cuda_max_registers=cuda_max_registers, enable_cuda_smem_spilling=enable_cuda_smem_spilling,
@@ -288,8 +282,6 @@ def kernel(
 
 
 def _apply_module_options(func: Callable, target: Any, module: Any, module_options: Any) -> None:
-    from jwarp.runtime.modules import check_max_records
-
     if not isinstance(module_options, dict):
         raise TypeError(
             f"@wp.kernel for '{func.__name__}': module_options must be a dict, got {type(module_options).__name__}."
@@ -313,8 +305,6 @@ def _apply_module_options(func: Callable, target: Any, module: Any, module_optio
 def _dedupe_unique(k: Kernel) -> Kernel:
     """Name a ``module="unique"`` kernel's module after its content hash; an identical earlier
     kernel (same content, options and module options) is returned instead of the new one."""
-    from jwarp.runtime.modules import find_module, register_unique
-
     module = k.module
     module.name = f"{k.key}_{module.get_module_hash().hex()[:8]}"
     existing = find_module(module.name)

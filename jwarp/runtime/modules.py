@@ -28,6 +28,8 @@ import weakref
 from typing import Any
 
 from jwarp import config
+from jwarp.compiler.content_hash import kernel_digest
+from jwarp.runtime.device import get_device
 
 
 def _default_options() -> dict[str, Any]:
@@ -129,8 +131,6 @@ class Module:
 
     def _find_references(self, kernel: Any) -> bytes:
         """Digest ``kernel`` and link this module to the modules of the functions it calls."""
-        from jwarp.compiler.content_hash import kernel_digest
-
         found: set = set()
         digest = kernel_digest(kernel, found)
         for function in found:
@@ -207,8 +207,6 @@ class Module:
     def load(self, device: Any = None, block_dim: int | None = None) -> ModuleExec:
         """Validate the options and record the module as loaded on ``device`` (kernels still
         compile at their first launch for a signature)."""
-        from jwarp.runtime.device import get_device
-
         device = get_device(device)
         if block_dim is None:
             block_dim = self.options["block_dim"]

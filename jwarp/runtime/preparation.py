@@ -26,7 +26,7 @@ from typing import Any
 from jwarp import config
 from jwarp.compiler.kernel_compile import compile_kernel
 from jwarp.compiler.signature import Signature
-from jwarp.errors import _Located, clean_error
+from jwarp.errors import LocatedError, clean_error
 from jwarp.runtime import capture, compile_cache, tape_state
 from jwarp.runtime.binding import bind_arguments
 from jwarp.runtime.device import Device
@@ -80,7 +80,7 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
         started = time.perf_counter()
         try:
             compiled = compile_kernel(kernel.source, kernel.arg_names, sig, [*buffers, *binding.values])
-        except _Located as exc:
+        except LocatedError as exc:
             raise clean_error(exc) from None
         kernel._cache[key] = compiled
         if config.verbose:

@@ -28,7 +28,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from jwarp.runtime.device import Device, DeviceLike, get_device, registry
+from jwarp.runtime.device import Device, DeviceLike, ScopedDevice, get_device, registry
 
 _handles = itertools.count(1)
 
@@ -224,8 +224,6 @@ class ScopedStream:
         self.sync_enter = sync_enter
         self.sync_exit = sync_exit
         if stream is not None:
-            from jwarp.runtime.device import ScopedDevice
-
             self.device = stream.device
             self.device_scope = ScopedDevice(self.device)
 

@@ -16,6 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from jwarp.lang.introspection import type_repr
+from jwarp.runtime.tape_chain import CopyRecord, DeferredLaunch, LaunchRecord
+
 
 def _label(a: Any, labels: dict, names: dict) -> str:
     if a in labels:
@@ -25,8 +28,6 @@ def _label(a: Any, labels: dict, names: dict) -> str:
 
 def _signature(entry: Any) -> tuple:
     """What makes two recorded operations the same step of a repeated run."""
-    from jwarp.runtime.tape_chain import CopyRecord, DeferredLaunch, LaunchRecord
-
     if isinstance(entry, (LaunchRecord, DeferredLaunch)):
         args = [*entry[3], *entry[4]]
         return (id(entry[0]), tuple(id(a.root) if hasattr(a, "root") else type(a).__name__ for a in args))
@@ -63,9 +64,6 @@ def tape_to_dot(tape: Any, array_labels: dict | None = None, graph_direction: st
                 hide_readonly_arrays: bool = False, simplify_graph: bool = True, ignore_graph_scopes: bool = False,
                 **_ignored: Any) -> str:
     """GraphViz text for ``tape`` (options not listed are accepted for Warp compatibility)."""
-    from jwarp.lang.introspection import type_repr
-    from jwarp.runtime.tape_chain import CopyRecord, DeferredLaunch, LaunchRecord
-
     labels = array_labels or {}
     lines = ["digraph Tape {", f"\trankdir={graph_direction};", "\tnode [fontname=Helvetica];"]
     nodes: dict[int, str] = {}
