@@ -3,11 +3,14 @@
 Rows: ``wp.launch`` and ``Launch.launch()`` (``record_cmd=True``) for jwarp and for real Warp
 (when ``warp-lang`` is installed), plus the floor of a bare ``jax.jit`` call of the same update.
 Each figure is the median over ``--repeats`` timed batches of ``--launches`` launches, each batch
-ending with a synchronize (jwarp launches are asynchronous, Warp's CPU launches are not).
+ending with a synchronize (jwarp launches are asynchronous, Warp's CPU launches are not). The rows'
+batches are interleaved (one batch of each row per round), so load on a shared machine affects every
+row alike and the ratios stay comparable.
 
-Targets: jwarp ``Launch.launch()`` <= Warp ``wp.launch``; jwarp ``wp.launch`` <= 2x Warp ``wp.launch``.
+Targets: jwarp ``Launch.launch()`` <= Warp ``wp.launch`` and <= 2x Warp ``Launch.launch()``; jwarp
+``wp.launch`` <= 2x Warp ``wp.launch``.
 
-Usage: ``python benchmarks/bench_launch.py [--dims 1 1024] [--launches 2000] [--repeats 9] [--json]``
+Usage: ``python benchmarks/bench_launch.py [--dims 1 1024] [--launches 2000] [--repeats 9] [--clock cpu] [--json]``
 """
 
 import argparse
@@ -21,35 +24,39 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 
-def _median_us(fn, sync, launches: int, repeats: int) -> float:
-    for _ in range(min(200, launches)):
-        fn()
-    sync()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(launches):
+def _interleaved_medians(rows: dict, launches: int, repeats: int, clock=time.perf_counter) -> dict:
+    """``rows``: label -> (launch function, synchronize). Median µs per launch of each row, its timed
+    batches taken in rounds (one batch per row per round)."""
+    for fn, sync in rows.values():
+        for _ in range(min(200, launches)):
             fn()
         sync()
-        times.append((time.perf_counter() - start) / launches * 1e6)
-    return statistics.median(times)
+    times: dict = {label: [] for label in rows}
+    for _ in range(repeats):
+        for label, (fn, sync) in rows.items():
+            start = clock()
+            for _ in range(launches):
+                fn()
+            sync()
+            times[label].append((clock() - start) / launches * 1e6)
+    return {label: statistics.median(t) for label, t in times.items()}
 
 
-def _library_rows(wp, name: str, n: int, launches: int, repeats: int) -> dict:
+def _library_rows(wp, name: str, n: int) -> dict:
     @wp.kernel
     def bump(a: wp.array(dtype=float), s: float):
         i = wp.tid()
         a[i] = a[i] + s
 
     a = wp.zeros(n, dtype=float, device="cpu")
-    rows = {f"{name} wp.launch": _median_us(lambda: wp.launch(bump, n, inputs=[a, 1.0], device="cpu"),
-                                            wp.synchronize, launches, repeats)}
     cmd = wp.launch(bump, n, inputs=[a, 1.0], device="cpu", record_cmd=True)
-    rows[f"{name} Launch.launch()"] = _median_us(cmd.launch, wp.synchronize, launches, repeats)
-    return rows
+    return {
+        f"{name} wp.launch": (lambda: wp.launch(bump, n, inputs=[a, 1.0], device="cpu"), wp.synchronize),
+        f"{name} Launch.launch()": (cmd.launch, wp.synchronize),
+    }
 
 
-def _jax_floor(n: int, launches: int, repeats: int) -> dict:
+def _jax_floor(n: int) -> dict:
     import jax
     import jax.numpy as jnp
     import numpy as np
@@ -61,7 +68,7 @@ def _jax_floor(n: int, launches: int, repeats: int) -> dict:
     def step():
         state[0] = f(state[0], s)
 
-    return {"jax.jit call (floor)": _median_us(step, lambda: state[0].block_until_ready(), launches, repeats)}
+    return {"jax.jit call (floor)": (step, lambda: state[0].block_until_ready())}
 
 
 def main() -> None:
@@ -70,6 +77,8 @@ def main() -> None:
     parser.add_argument("--launches", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="cpu: process CPU time (steadier than wall time on a loaded machine)")
     args = parser.parse_args()
 
     import jwarp
@@ -84,11 +93,12 @@ def main() -> None:
 
     results: dict[int, dict] = {}
     for n in args.dims:
-        rows = _jax_floor(n, args.launches, args.repeats)
-        rows.update(_library_rows(jwarp, "jwarp", n, args.launches, args.repeats))
+        rows = _jax_floor(n)
+        rows.update(_library_rows(jwarp, "jwarp", n))
         if warp is not None:
-            rows.update(_library_rows(warp, "warp", n, args.launches, args.repeats))
-        results[n] = rows
+            rows.update(_library_rows(warp, "warp", n))
+        clock = time.process_time if args.clock == "cpu" else time.perf_counter
+        results[n] = _interleaved_medians(rows, args.launches, args.repeats, clock)
 
     if args.json:
         print(json.dumps({str(n): rows for n, rows in results.items()}, indent=2))
@@ -101,6 +111,8 @@ def main() -> None:
             ref = rows["warp wp.launch"]
             print(f"  ratios vs warp wp.launch: jwarp wp.launch {rows['jwarp wp.launch'] / ref:.2f}x (target <= 2), "
                   f"jwarp Launch.launch() {rows['jwarp Launch.launch()'] / ref:.2f}x (target <= 1)")
+            cmd_ratio = rows["jwarp Launch.launch()"] / rows["warp Launch.launch()"]
+            print(f"  jwarp Launch.launch() / warp Launch.launch(): {cmd_ratio:.2f}x (target <= 2)")
 
 
 if __name__ == "__main__":
