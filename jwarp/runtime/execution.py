@@ -9,10 +9,11 @@ launch's checks and rebinds the written arrays. Callers hold :data:`~jwarp.runti
 
 **One program per signature.** A kernel compiled for a signature gets one XLA program, chosen at its
 first run: the donating one when donation is enabled, the kernel writes arrays, has no diagnostics,
-and XLA can update the written buffers in place (else the plain one). A later run that may not donate
-(a tape keeps the inputs, a buffer is referenced elsewhere, ``verify_fp``) passes copies of the
-written buffers to the donating program instead of compiling the plain one; only a program that
-keeps being run that way (:data:`PLAIN_AFTER` runs) also gets the plain program.
+XLA can update the written buffers in place and the run itself may donate (no tape recording it, no
+``verify_fp``); else the plain one. A later run that may not donate (a tape keeps the inputs, a
+buffer is referenced elsewhere) passes copies of the written buffers to the donating program instead
+of compiling the plain one; only a program that keeps being run that way (:data:`PLAIN_AFTER` runs)
+also gets the plain program.
 
 **Hooks.** Layers above the core plug in without the core importing them: an *observer* (the tape)
 is told about each launch and can forbid donation while it keeps buffers; the *traced launch* factory
@@ -105,9 +106,9 @@ class Program:
         self.donates = False
         self.copied_runs = 0
 
-    def _choose(self, operands: list) -> Callable:
+    def _choose(self, operands: list, may_donate: bool) -> Callable:
         compiled = self.compiled
-        if config.donate_buffers and self.written and not compiled.diagnostic_keys:
+        if may_donate and config.donate_buffers and self.written and not compiled.diagnostic_keys:
             exe = compiled.executable(donate=True, operands=operands)
             self.donates = exe is not compiled.executable()  # else XLA could not write in place
         else:
@@ -123,7 +124,7 @@ class Program:
         and nothing but their arrays holds them."""
         exe = self.exe
         if exe is None:
-            exe = self._choose([*buffers, *values])
+            exe = self._choose([*buffers, *values], may_donate)
         if self.donates and not (may_donate and config.donate_buffers and sole_owners(buffers, self.written)):
             exe, buffers = self._without_donation(buffers)
         try:

@@ -124,3 +124,14 @@ def test_undonatable_runs_keep_the_buffers_they_read():
         wp.launch(kernel, 16, inputs=[a])
         np.testing.assert_array_equal(np.asarray(before) + 1.0, a.numpy())
     np.testing.assert_array_equal(a.numpy(), np.full(16, execution.PLAIN_AFTER + 3.0))
+
+
+def test_taped_loops_keep_one_program():
+    kernel = _fresh(_bump)
+    a = wp.zeros(16, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(kernel, 16, inputs=[a])
+        later = _compiles_of(lambda: [wp.launch(kernel, 16, inputs=[a]) for _ in range(execution.PLAIN_AFTER + 4)])
+    assert later == 0
+    assert len(tape.launches) == execution.PLAIN_AFTER + 5
+    np.testing.assert_array_equal(a.numpy(), np.full(16, execution.PLAIN_AFTER + 5.0))
