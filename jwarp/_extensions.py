@@ -1,8 +1,9 @@
-"""Optional public modules, exported into ``jwarp`` when present.
+"""Public modules beyond the core, exported into ``jwarp`` at import.
 
 Each entry maps a module to the names it contributes to the top-level namespace. Keeping
 this list in one place lets separate modules (tape, interop, utilities) be developed and
-tested independently without editing ``jwarp/__init__.py``.
+tested independently without editing ``jwarp/__init__.py``. Every module and name listed must
+exist: :func:`export` raises instead of skipping.
 """
 
 import importlib
@@ -26,7 +27,7 @@ _EXPORTS = {
     "jwarp.interop.jax": ["jax_kernel", "jax_callable", "from_jax", "to_jax", "device_from_jax", "device_to_jax",
                           "dtype_from_jax", "dtype_to_jax", "JaxCallableGraphMode", "JaxModulePreloadMode"],
     "jwarp.interop.dlpack": ["from_dlpack", "to_dlpack"],
-    "jwarp.utils": ["ScopedTimer", "utils"],
+    "jwarp.utils": ["ScopedTimer"],  # importing it also makes ``wp.utils`` available
     "jwarp.runtime.mempool": ["get_mempool_release_threshold", "set_mempool_release_threshold",
                               "is_mempool_enabled", "is_mempool_supported", "set_mempool_enabled",
                               "get_mempool_used_mem_current", "get_mempool_used_mem_high",
@@ -38,13 +39,10 @@ _EXPORTS = {
 
 
 def export(namespace: dict) -> None:
+    """Import every listed module and copy its names into ``namespace``. Nothing is skipped: a
+    missing module or name raises at ``import jwarp`` (naming it), so the public surface cannot
+    shrink silently."""
     for module_name, names in _EXPORTS.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            continue
+        module = importlib.import_module(module_name)
         for name in names:
-            if hasattr(module, name):
-                namespace[name] = getattr(module, name)
+            namespace[name] = getattr(module, name)

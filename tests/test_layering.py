@@ -164,3 +164,14 @@ def test_file_sizes():
         if lines > 600:
             too_big.append(f"{path.relative_to(PACKAGE)}: {lines} lines")
     assert not too_big, "modules over 600 lines:\n" + "\n".join(too_big)
+
+
+def test_extension_exports_are_strict(monkeypatch):
+    """``jwarp/_extensions.py`` exports every listed name or raises; it never skips one silently."""
+    import pytest
+
+    from jwarp import _extensions
+
+    monkeypatch.setitem(_extensions._EXPORTS, "jwarp.runtime.tape", ["Tape", "NoSuchName"])
+    with pytest.raises(AttributeError, match="NoSuchName"):
+        _extensions.export({})
