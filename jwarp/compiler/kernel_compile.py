@@ -231,7 +231,7 @@ class CompiledKernel:
             if donate and operands is not None:
                 with jax.enable_x64(True) if self.uses_x64 else contextlib.nullcontext():
                     ahead = fn.lower(*operands).compile()
-                fn = self.executable() if _copies_a_parameter(ahead) else AheadOfTime(ahead, fn)
+                fn = self.executable() if _copies_a_parameter(ahead) else _compiled_first(ahead, fn)
             self._executables[donate] = fn
         return fn
 
@@ -240,23 +240,18 @@ class CompiledKernel:
         return new_bases, diagnostics
 
 
-class AheadOfTime:
-    """Calls the ahead-of-time compiled program (the one the donation check built: calling ``jitted``
+def _compiled_first(ahead: Any, jitted: Callable) -> Callable:
+    """Call the ahead-of-time compiled program (the one the donation check built: calling ``jitted``
     would compile it a second time), or ``jitted`` for operands of other types (the compiled program
-    refuses them with a ``TypeError`` before running, so nothing was donated). Callers on a hot path
-    call ``ahead`` themselves and fall back to ``jitted`` on ``TypeError``."""
+    refuses them with a ``TypeError`` before running, so nothing was donated)."""
 
-    __slots__ = ("ahead", "jitted")
-
-    def __init__(self, ahead: Any, jitted: Callable):
-        self.ahead = ahead
-        self.jitted = jitted
-
-    def __call__(self, *args: Any) -> Any:
+    def call(*args: Any) -> Any:
         try:
-            return self.ahead(*args)
+            return ahead(*args)
         except TypeError:
-            return self.jitted(*args)
+            return jitted(*args)
+
+    return call
 
 
 def _copies_a_parameter(compiled: Any) -> bool:

@@ -38,7 +38,6 @@ import jax
 import numpy as np
 
 from jwarp import config
-from jwarp.compiler.kernel_compile import AheadOfTime
 from jwarp.runtime import storage
 from jwarp.runtime.binding import Binding
 from jwarp.runtime.device import Device
@@ -95,14 +94,13 @@ def traced_launch(*args: Any) -> Any:
 class Program:
     """The executable of one compiled kernel and the rules for calling it (see module docstring)."""
 
-    __slots__ = ("compiled", "written", "x64", "exe", "fallback", "donates", "copied_runs")
+    __slots__ = ("compiled", "written", "x64", "exe", "donates", "copied_runs")
 
     def __init__(self, compiled: Any):
         self.compiled = compiled
         self.written = tuple(enumerate(compiled.written))  # (output index, base index)
         self.x64 = compiled.uses_x64
         self.exe: Callable | None = None
-        self.fallback: Callable | None = None  # for operands the ahead-of-time program refuses
         self.donates = False
         self.copied_runs = 0
 
@@ -113,8 +111,6 @@ class Program:
             self.donates = exe is not compiled.executable()  # else XLA could not write in place
         else:
             exe = compiled.executable()
-        if isinstance(exe, AheadOfTime):
-            exe, self.fallback = exe.ahead, exe.jitted
         self.exe = exe
         return exe
 
@@ -127,16 +123,10 @@ class Program:
             exe = self._choose([*buffers, *values], may_donate)
         if self.donates and not (may_donate and config.donate_buffers and sole_owners(buffers, self.written)):
             exe, buffers = self._without_donation(buffers)
-        try:
-            if self.x64:
-                with storage.x64():
-                    return exe(*buffers, *values)
-            return exe(*buffers, *values)
-        except TypeError:
-            if self.fallback is None or exe is not self.exe:
-                raise
-            with storage.x64() if self.x64 else _NO_SCOPE:
-                return self.fallback(*buffers, *values)
+        if self.x64:
+            with storage.x64():
+                return exe(*buffers, *values)
+        return exe(*buffers, *values)
 
     def _without_donation(self, buffers: list) -> tuple[Callable, list]:
         """(executable, operands) that keep the caller's written buffers intact: the donating program
