@@ -33,7 +33,7 @@ from jwarp import config
 from jwarp.compiler.kernel_compile import CompiledKernel, compile_kernel
 from jwarp.compiler.signature import Signature
 from jwarp.errors import _Located, clean_error
-from jwarp.runtime import capture, compile_cache, fastpath, storage
+from jwarp.runtime import capture, compile_cache, fastpath, memory_budget, storage
 from jwarp.runtime.binding import Binding, bind_arguments
 from jwarp.runtime.device import Device, get_device
 from jwarp.runtime.kernel import Kernel
@@ -150,6 +150,7 @@ class PreparedLaunch:
                 flat = exe(*buffers, *self.binding.values)
         except Exception as exc:
             check_alive(self.kernel, self.binding, exc)
+            memory_budget.raise_if_out_of_memory(self.kernel, self.dim, self.device, exc)
             raise
         new_bases, diagnostics = compiled.split_outputs(flat)
         self._check(new_bases, diagnostics)
@@ -238,7 +239,7 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
     opts = options or {}
     module_options = kernel.module.options
     mode = module_options.get("mode") or config.mode
-    chunk = opts.get("chunk") or chunk_size(kernel, device, block_dim, max_blocks, math.prod(grid))
+    chunk = opts.get("chunk") or memory_budget.max_blocks_chunk(kernel, device, block_dim, max_blocks, math.prod(grid))
     sig = Signature(
         grid=grid,
         params=binding.params,
@@ -250,7 +251,8 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
         loop_bounds=opts.get("loop_bounds"),
         block_dim=block_dim,
         kernel_dim=kernel.kernel_dim,
-        extra=((("chunk", int(chunk)),) if chunk else ()) + ((("backward", False),) if not kernel.enable_backward else ()),
+        extra=((("chunk", int(chunk)),) if chunk else ()) + ((("backward", False),) if not kernel.enable_backward else ())
+        + memory_budget.signature_extra(),
         handles=binding.handles,
     )
     if binding.traced:  # inside jax.jit/grad/vmap: run the kernel functionally on the traced values
@@ -264,7 +266,11 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
         compile_cache.enable()
         started = time.perf_counter()
         try:
-            compiled = compile_kernel(kernel.source, kernel.arg_names, sig, [*buffers, *binding.values])
+            operands = [*buffers, *binding.values]
+            compiled = compile_kernel(kernel.source, kernel.arg_names, sig, operands)
+            compiled = memory_budget.bounded(  # over the memory budget: recompiled in chunks over the grid
+                kernel, device, sig, compiled, operands,
+                lambda chunked: compile_kernel(kernel.source, kernel.arg_names, chunked, operands))
         except _Located as exc:
             raise clean_error(exc) from None
         kernel._cache[key] = compiled
@@ -444,17 +450,6 @@ def check_launch_config(kernel: Kernel, device: Device, block_dim: int, max_bloc
             f"Error launching kernel: {kernel.key} on device {device}: block_dim={block_dim} exceeds the maximum of "
             "1024 threads per block"
         )
-
-
-def chunk_size(kernel: Kernel, device: Device, block_dim: int, max_blocks: int, total: int) -> int:
-    """Threads per chunk for ``max_blocks`` on a non-CPU device (0: one pass over the whole grid).
-
-    Warp runs at most ``max_blocks`` blocks of ``block_dim`` threads that stride over the grid;
-    jwarp processes the grid in chunks of that many threads, in grid-stride order."""
-    if max_blocks <= 0 or device.is_cpu or not kernel.grid_stride:
-        return 0
-    chunk = max_blocks * block_dim
-    return chunk if chunk < total else 0
 
 
 def check_alive(kernel: Kernel, binding: Binding, exc: Exception) -> None:
