@@ -287,6 +287,30 @@ def device_constant(leaf: np.ndarray, device: Device) -> jax.Array:
     return cached
 
 
+def check_adjoint_shapes(kernel: Any, args: list, adj_args: list) -> None:
+    """An adjoint launch's adjoint arrays must have their forward arrays' shapes (struct fields
+    included): ``RuntimeError`` naming the kernel and the parameter otherwise. (Warp does not check
+    and reads or writes out of bounds.)"""
+
+    def check(name: str, fwd: Any, adj: Any) -> None:
+        if adj is None:
+            return
+        if isinstance(fwd, StructInstance):
+            for field_name in fwd._cls.vars:
+                check(f"{name}.{field_name}", getattr(fwd, field_name), getattr(adj, field_name, None))
+            return
+        if array_kind(fwd) is None or array_kind(adj) is None:
+            return
+        if tuple(adj.shape) != tuple(fwd.shape):
+            raise RuntimeError(
+                f"Error launching kernel '{kernel.key}', adjoint argument '{name}' expects an array of shape "
+                f"{tuple(fwd.shape)} (the shape of argument '{name}') but the passed array has shape {tuple(adj.shape)}."
+            )
+
+    for name, fwd, adj in zip(kernel.arg_names, args, adj_args):
+        check(name, fwd, adj)
+
+
 def bind_arguments(kernel: Any, args: list, device: Device, adjoint: bool = False) -> Binding:
     """Validate and pack ``args`` (inputs followed by outputs) for ``kernel``."""
     if len(args) != len(kernel.arg_types):
@@ -299,4 +323,4 @@ def bind_arguments(kernel: Any, args: list, device: Device, adjoint: bool = Fals
     return Binding(params, packer.bases, packer.values, packer.arrays, packer.traced, tuple(packer.handles))
 
 
-__all__ = ["Binding", "bind_arguments", "convert_value", "pack_scalar", "device_constant", "ANY"]
+__all__ = ["Binding", "bind_arguments", "check_adjoint_shapes", "convert_value", "pack_scalar", "device_constant", "ANY"]
