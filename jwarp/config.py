@@ -43,6 +43,10 @@ class _ConfigModule(_types.ModuleType):
             )
         if name == "deterministic" and not isinstance(value, DeterministicMode):
             raise ValueError(f"warp.config.deterministic must be a warp.DeterministicMode value, got {value!r}")
+        if name == "launch_memory_budget" and value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value <= 0
+        ):
+            raise ValueError(f"wp.config.launch_memory_budget must be None or a positive int (bytes), got {value!r}")
         if name == "mode" and value not in _MODES:
             raise ValueError(f"warp.config.mode must be one of {_MODES}, got {value!r}")
         super().__setattr__(name, value)
@@ -63,6 +67,10 @@ version: str = "1.19.0"
 mode: str = "release"
 """``"debug"`` turns out-of-bounds array accesses into ``IndexError`` after the launch, naming kernel,
 file and line (release: reads are clamped, writes dropped). Other values raise ``ValueError``."""
+launch_memory_budget = None
+"""jwarp extension: bytes of temporaries one launch may allocate. A launch whose working set would
+exceed it runs in chunks over its grid (same results, memory O(chunk)); ``None`` (default) means an
+eighth of the device's free memory, at most 256 MiB. Takes effect at the next launch. See ``jwarp/runtime/memory_budget.py``."""
 verify_fp: bool = False
 """After each launch, print (to stdout, as Warp's checked builds do) every written array that holds
 NaN or Inf, naming the kernel, the array and the counts; the launch's results are kept."""

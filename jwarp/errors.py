@@ -92,6 +92,48 @@ def with_location(exc: BaseException, location: SourceLocation) -> BaseException
     return new
 
 
+def is_located(exc: BaseException) -> bool:
+    """Whether ``exc`` already carries a kernel source location (see :func:`with_location`)."""
+    return isinstance(exc, _Located)
+
+
+def mark_failed_node(exc: BaseException, node: object) -> None:
+    """Remember on ``exc`` the innermost kernel-code node whose lowering raised it (the first call
+    wins, as the exception travels outwards), so its location shows the node that failed rather than
+    the last sub-expression that succeeded."""
+    if getattr(exc, "_jwarp_failed_node", None) is None:
+        try:
+            exc._jwarp_failed_node = node
+        except AttributeError:  # exceptions without a __dict__
+            pass
+
+
+def failed_node(exc: BaseException) -> object | None:
+    """The node :func:`mark_failed_node` recorded on ``exc`` (None if none)."""
+    return getattr(exc, "_jwarp_failed_node", None)
+
+
+def with_call_site(exc: BaseException, caller: SourceLocation, caller_kind: str = "function") -> BaseException:
+    """A located error raised inside an inlined ``@wp.func``, with the line that called it appended
+    (``Called from kernel "k" at file:line:`` and that line with a caret), one line per call level.
+
+    Example:
+        >>> loc = SourceLocation("k", "f.py", 3, 8, 17, "    b = helper(x)")
+        >>> err = with_call_site(with_location(TypeError("bad"), SourceLocation("helper", "f.py", 9)), loc, "kernel")
+        >>> str(err).splitlines()[2]
+        'Called from kernel "k" at f.py:3:'
+    """
+    if not isinstance(exc, _Located):
+        return exc
+    site = caller.format().replace("Error while parsing function", f"Called from {caller_kind}", 1)
+    try:
+        new = type(exc)(f"{_located_str(exc)}\n{site}")
+    except Exception:
+        return exc
+    new.location = getattr(exc, "location", None)
+    return new
+
+
 def _message(exc: BaseException) -> str:
     if isinstance(exc, KeyError) and exc.args:
         return str(exc.args[0])

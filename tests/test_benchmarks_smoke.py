@@ -50,3 +50,15 @@ def test_gpu_correctness_script_runs_on_simulated_cuda():
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     assert "all checks PASS" in proc.stdout and "FAIL" not in proc.stdout, proc.stdout[-4000:]
+
+
+def test_memory_benchmark_reports_peak_and_second_launch():
+    """``bench_memory.py`` on a small grid: both figures come back, the launch result is right."""
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_memory.py"), "--log2", "20", "--skip-warp",
+                           "--json"], cwd=ROOT, env=dict(os.environ, JAX_PLATFORMS="cpu"), capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    report = json.loads(proc.stdout)
+    peak = report["peak"]["jwarp"]
+    assert peak["correct"] and peak["peak"] >= peak["before"] > 0, peak
+    assert {row["kernel"] for row in report["second_launch"]} == {"saxpy", "springs", "noise"}

@@ -17,7 +17,7 @@ from jwarp.compiler.grad_call import GradOf, lower_grad_call
 from jwarp.compiler.registry import BUILTINS, Builtin, Call
 from jwarp.compiler.source import get_source, refresh_closure
 from jwarp.compiler.values import STATIC, TupleType, Value, python_to_value
-from jwarp.errors import WarpCodegenAttributeError, WarpCodegenError, WarpCodegenTypeError
+from jwarp.errors import WarpCodegenAttributeError, WarpCodegenError, WarpCodegenTypeError, is_located, with_call_site
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import FUNCTION, ArrayType, type_name
 from jwarp.lang.refs import address_of, strip_reference
@@ -333,7 +333,12 @@ def _inline_body(lw: FunctionLowerer, fn: Any, overload: Any, bound: dict[str, V
     child = FunctionLowerer(lw.ctx, source, bound, lw.active, frame, lw.call_stack + (site,))
     child.parent = lw
     entry = dict(bound)
-    child.run()
+    try:
+        child.run()
+    except Exception as exc:  # a located error: name the line of the caller too (one line per inlining level)
+        if not is_located(exc):
+            raise
+        raise with_call_site(exc, lw.src.location(node), "kernel" if lw.frame.is_kernel else "function") from None
     if overload.ref_params:
         refs.copy_out(lw, refs.argument_nodes(overload, node), entry, child.env)
     ret = frame.ret

@@ -92,4 +92,37 @@ def lower_chunked(
     return ctx
 
 
-__all__ = ["lower_chunked", "thread_coords"]
+def _sub_jaxprs(params: dict) -> list:
+    out = []
+    for value in params.values():
+        for item in value if isinstance(value, (tuple, list)) else (value,):
+            inner = getattr(item, "jaxpr", item)
+            if hasattr(inner, "eqns"):
+                out.append(inner)
+    return out
+
+
+def intermediate_bytes(closed_jaxpr: Any) -> int:
+    """Bytes of every intermediate value of a traced kernel (sub-programs of loops and branches
+    included): a cheap upper bound of the temporaries XLA could need, before compiling.
+
+    A launch whose bound fits its memory budget needs no closer look; otherwise the compiled
+    program's ``memory_analysis`` decides (fusion usually keeps far fewer values alive)."""
+    total = 0
+    stack = [getattr(closed_jaxpr, "jaxpr", closed_jaxpr)]
+    while stack:
+        jaxpr = stack.pop()
+        for eqn in jaxpr.eqns:
+            for var in eqn.outvars:
+                aval = getattr(var, "aval", None)
+                shape, dtype = getattr(aval, "shape", None), getattr(aval, "dtype", None)
+                if shape is not None and dtype is not None:
+                    size = 1
+                    for d in shape:
+                        size *= int(d)
+                    total += size * jnp.dtype(dtype).itemsize
+            stack.extend(_sub_jaxprs(eqn.params))
+    return total
+
+
+__all__ = ["lower_chunked", "thread_coords", "intermediate_bytes"]

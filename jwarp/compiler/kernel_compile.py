@@ -212,6 +212,7 @@ class CompiledKernel:
     # per parameter: (read, written) for arrays, None otherwise (see build_pure_fn)
     param_access: tuple = ()
     _executables: dict = field(default_factory=dict)
+    _memory: dict = field(default_factory=dict)  # donate -> XLA memory_analysis of the ahead-compiled program
 
     def executable(self, donate: bool = False, operands: list | None = None) -> Callable:
         """A jitted ``(*bases, *values) -> flat outputs`` (written bases first, then diagnostics).
@@ -224,16 +225,40 @@ class CompiledKernel:
         """
         fn = self._executables.get(donate)
         if fn is None:
-            jaxpr = self.closed_jaxpr
-            evaluate = jax_core.jaxpr_as_fun(jaxpr)
-            donate_argnums = tuple(self.written) if donate else ()
-            fn = jax.jit(lambda *args: evaluate(*jax.tree_util.tree_leaves(args)), donate_argnums=donate_argnums)
+            fn = self._jitted(donate)
             if donate and operands is not None:
                 with jax.enable_x64(True) if self.uses_x64 else contextlib.nullcontext():
                     ahead = fn.lower(*operands).compile()
+                self._memory[True] = ahead.memory_analysis()
                 fn = self.executable() if _copies_a_parameter(ahead) else _compiled_first(ahead, fn)
             self._executables[donate] = fn
         return fn
+
+    def temp_bytes(self, operands: list, donate: bool = False) -> int:
+        """Bytes of temporaries XLA allocates to run this program on ``operands`` (its compiled
+        ``memory_analysis``; arguments and outputs excluded). Compiles the executable (the donating
+        one with ``donate=True``) ahead of time; :meth:`executable` then reuses that compilation.
+
+        Example:
+            >>> compiled.temp_bytes([*buffers, *values])  # doctest: +SKIP
+            2147483648
+        """
+        donate = donate and bool(self.written)
+        if donate:
+            self.executable(donate=True, operands=operands)
+        if donate not in self._memory:
+            jitted = self._jitted(False)
+            with jax.enable_x64(True) if self.uses_x64 else contextlib.nullcontext():
+                ahead = jitted.lower(*operands).compile()
+            self._executables[False] = _compiled_first(ahead, jitted)
+            self._memory[False] = ahead.memory_analysis()
+        stats = self._memory[donate]
+        return int(getattr(stats, "temp_size_in_bytes", 0) or 0) if stats is not None else 0
+
+    def _jitted(self, donate: bool) -> Callable:
+        evaluate = jax_core.jaxpr_as_fun(self.closed_jaxpr)
+        donate_argnums = tuple(self.written) if donate else ()
+        return jax.jit(lambda *args: evaluate(*jax.tree_util.tree_leaves(args)), donate_argnums=donate_argnums)
 
     def split_outputs(self, flat: list) -> tuple[dict, dict]:
         new_bases, diagnostics = jax.tree_util.tree_unflatten(self.out_tree, flat)

@@ -40,6 +40,8 @@ from jwarp.errors import (
     WarpCodegenKeyError,
     WarpCodegenTypeError,
     _Located,
+    failed_node,
+    mark_failed_node,
     with_location,
 )
 from jwarp.lang import scalars
@@ -103,14 +105,20 @@ class FunctionLowerer:
         except Exception as exc:
             if config.frontend_debug:
                 raise
-            raise with_location(exc, self.src.location(self._node or stmt)) from None
+            raise with_location(exc, self.src.location(failed_node(exc) or self._node or stmt)) from None
 
     def eval(self, node: ast.expr) -> Value:
         handler = _EXPRESSIONS.get(type(node))
         if handler is None:
             self._node = node
             raise WarpCodegenError(f"Construct `ast.{type(node).__name__}` not supported in kernels.")
-        value = handler(self, node)
+        try:
+            value = handler(self, node)
+        except (ControlSignal, _Located):
+            raise
+        except Exception as exc:
+            mark_failed_node(exc, node)  # the caret goes on the innermost node that failed
+            raise
         self._node = node
         return value
 
@@ -140,7 +148,11 @@ class FunctionLowerer:
     def eval_call_argument(self, node: ast.expr) -> Value:
         if isinstance(node, ast.Name):
             self._node = node
-            return self.lookup_in_call(node.id, argument=True)
+            try:
+                return self.lookup_in_call(node.id, argument=True)
+            except Exception as exc:
+                mark_failed_node(exc, node)
+                raise
         return self.eval(node)
 
     def bind(self, name: str, value: Value) -> None:

@@ -184,13 +184,23 @@ def _dynamic_slice_uniform(plane: Any, kinds: list[Index]) -> tuple[Any, list]:
 def load(ctx: KernelContext, planes: list, shape: tuple, indices: list[Value], site: int, mask: Any) -> list:
     """Load every plane at ``indices``; returns one leaf per plane."""
     kinds = [classify(i) for i in wrap_negative(ctx, indices, shape, keep_lanes=True)]
-    _check(ctx, site, kinds, shape, mask)
+    valid = _check(ctx, site, kinds, shape, mask)
     lane_axes = _fast_layout(kinds, ctx.grid)
     if lane_axes is not None:
-        return [_load_fast(ctx, p, kinds, lane_axes) for p in planes]
+        return zero_outside([_load_fast(ctx, p, kinds, lane_axes) for p in planes], valid)
     full = [jnp.where(i < 0, i + n, i) for i, n in zip(_full_indices(ctx, kinds, shape), shape)]
     full = [jnp.clip(i, 0, n - 1) for i, n in zip(full, shape)]
-    return packing.gather(planes, tuple(full), ctx.num_threads)
+    return zero_outside(packing.gather(planes, tuple(full), ctx.num_threads), valid)
+
+
+def zero_outside(leaves: list, valid: Any) -> list:
+    """The out-of-bounds read rule (release mode), the same for every index form (constant, affine
+    ``tid + c``, launch-time offsets, gathered): a read outside the array (after Warp's wrap of
+    indices in ``[-n, 0)``) gives 0. ``valid`` is the per-lane in-bounds predicate of the access
+    (None: statically in bounds)."""
+    if valid is None:
+        return leaves
+    return [jnp.where(valid, leaf, jnp.zeros((), jnp.asarray(leaf).dtype)) for leaf in leaves]
 
 
 def _load_fast(ctx: KernelContext, plane: Any, kinds: list[Index], lane_axes: list[int]) -> Any:
@@ -375,7 +385,7 @@ def atomic(
             new, old = _atomic_scatter(ctx, op, plane, kinds, shape, value, keep, want_old)
         new_planes.append(new)
         olds.append(old)
-    return new_planes, (olds if want_old else None)
+    return new_planes, (zero_outside(olds, valid) if want_old else None)
 
 
 def _masked_lanes(op: str, value: Any, keep: Any, grid: tuple) -> Any:

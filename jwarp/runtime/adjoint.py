@@ -25,7 +25,7 @@ from jwarp.compiler.views import apply_chain, write_back
 from jwarp.lang.arrays import ArrayType
 from jwarp.lang.struct import StructInstance, StructType
 from jwarp.runtime.array import array
-from jwarp.runtime.binding import bind_arguments
+from jwarp.runtime.binding import bind_arguments, check_adjoint_shapes
 from jwarp.runtime.differentiable import (
     bounded_kernel,
     evaluate,
@@ -130,6 +130,7 @@ def _check_adjoints(kernel: Any, args: list, adj_args: list, device: Any) -> Non
         else:
             checked.append(fwd)
     bind_arguments(kernel, checked, device, adjoint=True)
+    check_adjoint_shapes(kernel, args, adj_args)
 
 
 def _targets(kernel: Any, args: list, adj_args: list, binding: Any) -> dict:

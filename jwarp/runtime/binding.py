@@ -8,6 +8,7 @@ passing a Python number to a jitted call costs a host-to-device transfer each ti
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -229,17 +230,35 @@ def convert_value(kernel_key: str, name: str, t: Any, value: Any) -> np.ndarray:
     if isinstance(value, scalars.scalar_base):
         value = value.value
     try:
-        if value is None or isinstance(value, (str, bytes, list, tuple, dict, array)):
-            raise TypeError(type(value).__name__)
-        if scalars.is_int(t) and isinstance(value, (float, np.floating)):
-            raise TypeError("float for an integer parameter")
-        with np.errstate(all="ignore"):
-            return np.asarray(value).astype(t._np_dtype).reshape(())
+        return pack_scalar(t, value)
     except Exception:
         raise RuntimeError(
             "Error launching kernel, unable to pack kernel parameter type "
             f"{type(value)} for param {name}, expected {type_name(t)}"
         ) from None
+
+
+def pack_scalar(t: Any, value: Any) -> np.ndarray:
+    """``value`` as a 0-d numpy value of scalar type ``t``, by Warp's (C types') packing rules: an
+    integer parameter takes what has ``__index__`` (ints, numpy integers, 0-d integer arrays; wrapped
+    to the type's width) and refuses floats, float arrays and numpy bools; a float parameter takes a
+    real number (``__float__``: no strings, Python complex, or arrays with dimensions); a bool
+    parameter takes any value's truth. Raises ``TypeError`` otherwise.
+
+    Example:
+        >>> pack_scalar(scalars.int32, np.array(3)), pack_scalar(scalars.float32, 2)
+        (array(3, dtype=int32), array(2., dtype=float32))
+    """
+    if scalars.is_bool(t):
+        return np.asarray(bool(value), dtype=np.bool_)
+    if scalars.is_int(t):
+        bits = np.dtype(t._np_dtype).itemsize * 8
+        wrapped = operator.index(value) & ((1 << bits) - 1)
+        return np.asarray(wrapped, dtype=f"u{bits // 8}").view(t._np_dtype).reshape(())
+    if isinstance(value, (str, bytes, complex)) or (isinstance(value, np.ndarray) and value.ndim):
+        raise TypeError(f"must be real number, not {type(value).__name__}")
+    with np.errstate(all="ignore"):
+        return np.asarray(float(value)).astype(t._np_dtype).reshape(())
 
 
 def traced_value(kernel_key: str, name: str, t: Any, value: Any) -> Any:
@@ -271,6 +290,30 @@ def device_constant(leaf: np.ndarray, device: Device) -> jax.Array:
     return cached
 
 
+def check_adjoint_shapes(kernel: Any, args: list, adj_args: list) -> None:
+    """An adjoint launch's adjoint arrays must have their forward arrays' shapes (struct fields
+    included): ``RuntimeError`` naming the kernel and the parameter otherwise. (Warp does not check
+    and reads or writes out of bounds.)"""
+
+    def check(name: str, fwd: Any, adj: Any) -> None:
+        if adj is None:
+            return
+        if isinstance(fwd, StructInstance):
+            for field_name in fwd._cls.vars:
+                check(f"{name}.{field_name}", getattr(fwd, field_name), getattr(adj, field_name, None))
+            return
+        if array_kind(fwd) is None or array_kind(adj) is None:
+            return
+        if tuple(adj.shape) != tuple(fwd.shape):
+            raise RuntimeError(
+                f"Error launching kernel '{kernel.key}', adjoint argument '{name}' expects an array of shape "
+                f"{tuple(fwd.shape)} (the shape of argument '{name}') but the passed array has shape {tuple(adj.shape)}."
+            )
+
+    for name, fwd, adj in zip(kernel.arg_names, args, adj_args):
+        check(name, fwd, adj)
+
+
 def bind_arguments(kernel: Any, args: list, device: Device, adjoint: bool = False) -> Binding:
     """Validate and pack ``args`` (inputs followed by outputs) for ``kernel``."""
     if len(args) != len(kernel.arg_types):
@@ -283,4 +326,4 @@ def bind_arguments(kernel: Any, args: list, device: Device, adjoint: bool = Fals
     return Binding(params, packer.bases, packer.values, packer.arrays, packer.traced, tuple(packer.handles))
 
 
-__all__ = ["ArgumentPacker", "Binding", "bind_arguments", "convert_value", "device_constant", "ANY"]
+__all__ = ["ArgumentPacker", "Binding", "bind_arguments", "check_adjoint_shapes", "convert_value", "pack_scalar", "device_constant", "ANY"]

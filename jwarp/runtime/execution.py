@@ -38,7 +38,7 @@ import jax
 import numpy as np
 
 from jwarp import config
-from jwarp.runtime import storage
+from jwarp.runtime import memory_budget, storage
 from jwarp.runtime.binding import Binding
 from jwarp.runtime.device import Device
 
@@ -202,6 +202,7 @@ class PreparedLaunch:
             flat = self.program.run(buffers, self.binding.values, may_donate)
         except Exception as exc:
             check_alive(self.kernel, self.binding, exc)
+            memory_budget.raise_if_out_of_memory(self.kernel, self.dim, self.device, exc)
             raise
         new_bases, diagnostics = self.compiled.split_outputs(flat)
         check_sites(self.kernel.key, self.compiled.sites, diagnostics)

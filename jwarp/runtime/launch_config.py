@@ -104,17 +104,6 @@ def check_launch_config(kernel: Any, device: Device, block_dim: int, max_blocks:
         )
 
 
-def chunk_size(kernel: Any, device: Device, block_dim: int, max_blocks: int, total: int) -> int:
-    """Threads per chunk for ``max_blocks`` on a non-CPU device (0: one pass over the whole grid).
-
-    Warp runs at most ``max_blocks`` blocks of ``block_dim`` threads that stride over the grid;
-    jwarp processes the grid in chunks of that many threads, in grid-stride order."""
-    if max_blocks <= 0 or device.is_cpu or not kernel.grid_stride:
-        return 0
-    chunk = max_blocks * block_dim
-    return chunk if chunk < total else 0
-
-
 def overload_signature(params: Sequence) -> str:
     """A generic kernel's instantiated signature, from its bound parameter specs."""
 
@@ -128,5 +117,5 @@ def overload_signature(params: Sequence) -> str:
     return ",".join(describe(p) for p in params)
 
 
-__all__ = ["LAUNCH_MAX_DIMS", "check_launch_config", "chunk_size", "launch_device", "launch_grid", "normalize_dim",
+__all__ = ["LAUNCH_MAX_DIMS", "check_launch_config", "launch_device", "launch_grid", "normalize_dim",
            "overload_signature", "resolve_block_dim"]

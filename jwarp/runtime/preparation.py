@@ -27,13 +27,13 @@ from jwarp import config
 from jwarp.compiler.kernel_compile import compile_kernel
 from jwarp.compiler.signature import Signature
 from jwarp.errors import LocatedError, clean_error
-from jwarp.runtime import capture, compile_cache, tape_state
+from jwarp.runtime import capture, compile_cache, memory_budget, tape_state
 from jwarp.runtime.binding import bind_arguments
 from jwarp.runtime.device import Device
 from jwarp.runtime.differentiable import has_dynamic_loops
 from jwarp.runtime.execution import PreparedLaunch, traced_launch
 from jwarp.runtime.kernel import Kernel
-from jwarp.runtime.launch_config import check_launch_config, chunk_size, launch_grid, overload_signature
+from jwarp.runtime.launch_config import check_launch_config, launch_grid, overload_signature
 
 
 def _aval_key(buf: Any) -> Any:
@@ -55,7 +55,7 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
     opts = options or {}
     module_options = kernel.module.options
     mode = module_options.get("mode") or config.mode
-    chunk = opts.get("chunk") or chunk_size(kernel, device, block_dim, max_blocks, math.prod(grid))
+    chunk = opts.get("chunk") or memory_budget.max_blocks_chunk(kernel, device, block_dim, max_blocks, math.prod(grid))
     sig = Signature(
         grid=grid,
         params=binding.params,
@@ -67,7 +67,8 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
         loop_bounds=opts.get("loop_bounds"),
         block_dim=block_dim,
         kernel_dim=kernel.kernel_dim,
-        extra=((("chunk", int(chunk)),) if chunk else ()) + ((("backward", False),) if not kernel.enable_backward else ()),
+        extra=((("chunk", int(chunk)),) if chunk else ()) + ((("backward", False),) if not kernel.enable_backward else ())
+        + memory_budget.signature_extra(),
         handles=binding.handles,
     )
     if binding.traced:  # inside jax.jit/grad/vmap: run the kernel functionally on the traced values
@@ -79,7 +80,11 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
         compile_cache.enable()
         started = time.perf_counter()
         try:
-            compiled = compile_kernel(kernel.source, kernel.arg_names, sig, [*buffers, *binding.values])
+            operands = [*buffers, *binding.values]
+            compiled = compile_kernel(kernel.source, kernel.arg_names, sig, operands)
+            compiled = memory_budget.bounded(  # over the memory budget: recompiled in chunks over the grid
+                kernel, device, sig, compiled, operands,
+                lambda chunked: compile_kernel(kernel.source, kernel.arg_names, chunked, operands))
         except LocatedError as exc:
             raise clean_error(exc) from None
         kernel._cache[key] = compiled

@@ -206,16 +206,78 @@ def fetch(storage: Any) -> Any:
     return np.asarray(storage)
 
 
+_FILL_ERROR = "Failed to convert the value to the array data type: "
+
+
 def fill_value_storage(value: Any, dtype: Any) -> np.ndarray:
-    """One element of ``dtype`` as numpy (for fill_ / full)."""
+    """One element of ``dtype`` as numpy (for fill_ / full), by Warp's constructor rules: a scalar
+    dtype takes a real number; a vector takes a scalar (broadcast), its components, or a one-item
+    sequence of either; a matrix takes a scalar, its components flat, or its rows. Anything else raises
+    Warp's ``ValueError`` ("Failed to convert the value to the array data type: ...").
+
+    Example:
+        >>> fill_value_storage([1, 2], composites.vector(3, scalars.float32))  # doctest: +SKIP
+        ValueError: Failed to convert the value to the array data type: Invalid number of arguments in vector
+        constructor, expected 3 elements, got 2
+    """
     if isinstance(value, StructInstance):
         raise TypeError("fill values of struct type are not supported")
     comp = element_shape(dtype)
-    arr = np.asarray(_plain(value), dtype=scalar_of(dtype)._np_dtype)
-    if comp and arr.shape != comp:
-        # a flat list of a matrix's components, else a scalar broadcast to every component
-        arr = arr.reshape(comp) if arr.size == int(np.prod(comp)) else np.broadcast_to(arr, comp)
-    return arr
+    try:
+        parts = _fill_components(value, comp)
+        return np.asarray(parts, dtype=scalar_of(dtype)._np_dtype).reshape(comp)
+    except (ValueError, TypeError, OverflowError) as exc:
+        message = str(exc)
+        raise ValueError(message if message.startswith(_FILL_ERROR) else _FILL_ERROR + message) from None
+
+
+def _real(x: Any) -> Any:
+    """``x`` if it is a real number (what a C float/int accepts), else ``ValueError`` as Warp words it."""
+    if isinstance(x, scalars.scalar_base):
+        return x.value
+    if (x is None or isinstance(x, (str, bytes, complex, list, tuple, dict, composites.composite_base))
+            or (isinstance(x, np.ndarray) and x.ndim) or not hasattr(type(x), "__float__")):
+        raise ValueError(f"must be real number, not {type(x).__name__}")
+    return x
+
+
+def _sequence(x: Any) -> list | None:
+    """The items of a vector/matrix/sequence value (None for a scalar)."""
+    if isinstance(x, composites.composite_base):
+        return list(np.asarray(x).reshape(-1)) if len(x._shape_) == 1 else [list(r) for r in np.asarray(x)]
+    if isinstance(x, np.ndarray):
+        return None if x.ndim == 0 else list(x)
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    return None
+
+
+def _fill_components(value: Any, comp: tuple) -> list:
+    if not comp:
+        return [_real(value)]
+    items = _sequence(value)
+    size = int(np.prod(comp))
+    if items is None:  # a scalar: every component
+        return [_real(value)] * size
+    if len(comp) == 1:
+        if len(items) == 1 and len(items) != comp[0]:
+            return _fill_components(items[0], comp)
+        if len(items) != comp[0]:
+            raise ValueError(f"Invalid number of arguments in vector constructor, expected {comp[0]} elements, "
+                             f"got {len(items)}")
+        return [_real(x) for x in items]
+    rows, cols = comp
+    if len(items) == size:
+        return [_real(x) for x in items]
+    if len(items) == rows:
+        out = []
+        for row in items:
+            entries = _sequence(row)
+            if entries is None or len(entries) != cols:
+                raise ValueError(f"Invalid argument in matrix constructor, expected row of length {cols}, got {row}")
+            out.extend(_real(x) for x in entries)
+        return out
+    raise ValueError(f"Invalid number of arguments in matrix constructor, expected {size} elements, got {len(items)}")
 
 
 def struct_fill_storage(value: Any, dtype: StructType) -> tuple:

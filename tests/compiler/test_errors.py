@@ -138,3 +138,60 @@ def test_missing_module_functions_use_warps_wording(tmp_path, body, needle):
 
     message = launch_error(tmp_path, body, exc_type=AttributeError)
     assert needle in message
+
+
+def _caret_span(text: str) -> str:
+    """The source text the caret underlines in a located message."""
+    lines = text.splitlines()
+    source, caret = lines[1], lines[2]
+    start = caret.index("^")
+    return source[start:start + caret.count("^")]
+
+
+def test_caret_marks_the_node_that_failed_not_the_last_that_succeeded():
+    @wp.kernel
+    def bad_add(a: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i] = wp.sin(a[i]) + wp.vec3(1.0)
+
+    @wp.kernel
+    def bad_name(a: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i] = float(i) + not_defined_anywhere * 2.0  # noqa: F821
+
+    @wp.kernel
+    def bad_call(a: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i] = 2.0 * wp.length(a[i] * 2.0, 1.0)
+
+    assert _caret_span(str(_launch_error(bad_add, wp.zeros(4)).value)) == "wp.sin(a[i]) + wp.vec3(1.0)"
+    assert _caret_span(str(_launch_error(bad_name, wp.zeros(4)).value)) == "not_defined_anywhere"
+    assert _caret_span(str(_launch_error(bad_call, wp.zeros(4)).value)) == "wp.length(a[i] * 2.0, 1.0)"
+
+
+@wp.func
+def _inner_bad(x: float):
+    v = wp.vec3(x)
+    return v + x
+
+
+@wp.func
+def _outer(x: float):
+    return _inner_bad(x * 2.0)
+
+
+def test_error_inside_inlined_func_names_every_calling_line():
+    @wp.kernel
+    def calls_bad(a: wp.array(dtype=float)):
+        i = wp.tid()
+        b = _outer(a[i])
+        a[i] = b[0]
+
+    text = str(_launch_error(calls_bad, wp.zeros(4)).value)
+    lines = text.splitlines()
+    assert lines[0].startswith('Error while parsing function "_inner_bad"') and _caret_span(text) == "v + x"
+    outer = lines.index(next(line for line in lines if line.startswith('Called from function "_outer"')))
+    kernel = lines.index(next(line for line in lines if line.startswith('Called from kernel "calls_bad"')))
+    assert outer < kernel
+    assert "_inner_bad(x * 2.0)" in lines[outer + 1] and "b = _outer(a[i])" in lines[kernel + 1]
+    assert lines[kernel + 2].strip() == "^" * len("_outer(a[i])")

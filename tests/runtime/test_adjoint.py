@@ -67,6 +67,30 @@ def test_adjoint_dtype_is_validated():
                   adjoint=True)
 
 
+def test_adjoint_shape_is_validated_and_nothing_changes():
+    x, y = _arrays()
+    adj_x, adj_y = wp.full(2, 5.0), wp.ones(3)
+    with pytest.raises(RuntimeError, match=r"kernel 'scale_add', adjoint argument 'x' expects an array of shape \(3,\)"
+                                           r".* has shape \(2,\)"):
+        wp.launch(scale_add, dim=3, inputs=[x, 2.0], outputs=[y], adj_inputs=[adj_x, 0.0], adj_outputs=[adj_y],
+                  adjoint=True)
+    with pytest.raises(RuntimeError, match="adjoint argument 'y' expects an array of shape"):
+        wp.launch(scale_add, dim=3, inputs=[x, 2.0], outputs=[y], adj_inputs=[wp.zeros(3), 0.0],
+                  adj_outputs=[wp.ones(4)], adjoint=True)
+    np.testing.assert_array_equal(adj_x.numpy(), [5.0, 5.0])  # a refused launch changes no array
+    np.testing.assert_array_equal(adj_y.numpy(), [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0, 3.0])
+
+
+def test_struct_field_adjoint_shape_names_the_field():
+    p, adj = Pair(), Pair()
+    p.a, p.b = wp.ones(3), wp.ones(3)
+    adj.a, adj.b = wp.zeros(3), wp.zeros(2)
+    with pytest.raises(RuntimeError, match="adjoint argument 'p.b' expects an array of shape"):
+        wp.launch(pair_kernel, dim=3, inputs=[p], outputs=[wp.zeros(3)], adj_inputs=[adj], adj_outputs=[wp.ones(3)],
+                  adjoint=True)
+
+
 def test_disabled_backward_raises():
     x, y = _arrays()
     with pytest.raises(RuntimeError, match="Failed to find backward kernel 'no_backward'"):

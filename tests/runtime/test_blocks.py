@@ -85,9 +85,11 @@ def test_cuda_block_dim_default_and_limit():
             wp.launch(report_block_dim, 2, inputs=[out], block_dim=2048)
 
 
-def test_max_blocks_is_ignored_on_cpu():
+def test_max_blocks_on_cpu_needs_no_grid_stride():
     out = wp.zeros(4, dtype=int)
-    wp.launch(lean, 4, inputs=[out], max_blocks=1)  # no grid-stride check and no chunking on CPU
+    # no grid-stride check on CPU; max_blocks only bounds memory there (chunks of max_blocks * 256 threads,
+    # see memory_cases.case_max_blocks_bounds_cpu_memory), so a grid smaller than one chunk runs in one pass
+    wp.launch(lean, 4, inputs=[out], max_blocks=1)
     np.testing.assert_array_equal(out.numpy(), [1] * 4)
     wp.launch(report_block_dim, 2, inputs=[wp.zeros(2, dtype=int)], max_blocks=3)
     assert not any(dict(key[0].extra).get("chunk") for key in report_block_dim._cache)

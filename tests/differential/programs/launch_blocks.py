@@ -1,5 +1,6 @@
 """``block_dim`` and ``max_blocks`` on CPU: ``wp.block_dim()`` resolves to 1 unless
-``wp.config.enable_cpu_blocks``; ``max_blocks`` is ignored on CPU (also with grid_stride=False)."""
+``wp.config.enable_cpu_blocks``; ``max_blocks`` changes no result on CPU (also with grid_stride=False;
+jwarp uses it there only to bound memory, see launch_memory_chunks.py)."""
 
 
 @wp.kernel
