@@ -159,7 +159,7 @@ def check_body(lw: FunctionLowerer, spec: CarrySpec, snap: Snapshot, before: dic
                 "inside the loop; give it its final type before the loop (e.g. x = float(0))"
             )
     for s, slot in enumerate(lw.ctx.slots[: len(snap.planes)]):
-        if s not in spec.slots and slot.planes is not snap.planes[s]:
+        if s not in spec.slots and not slot.in_place and slot.planes is not snap.planes[s]:
             retry.slots.add(s)
     for key, leaf in lw.ctx.accumulators.items():
         if key not in spec.accs and key not in snap.accs:

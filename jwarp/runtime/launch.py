@@ -31,6 +31,7 @@ import numpy as np
 
 from jwarp import config
 from jwarp.compiler.kernel_compile import CompiledKernel, compile_kernel
+from jwarp.runtime.pallas_select import pallas_plan
 from jwarp.compiler.signature import Signature
 from jwarp.errors import _Located, clean_error
 from jwarp.runtime import capture, compile_cache, fastpath, storage
@@ -239,6 +240,7 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
     module_options = kernel.module.options
     mode = module_options.get("mode") or config.mode
     chunk = opts.get("chunk") or chunk_size(kernel, device, block_dim, max_blocks, math.prod(grid))
+    pallas = pallas_plan(kernel, device, block_dim, max_blocks)  # the Pallas target hook (pallas_select.py)
     sig = Signature(
         grid=grid,
         params=binding.params,
@@ -250,7 +252,8 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
         loop_bounds=opts.get("loop_bounds"),
         block_dim=block_dim,
         kernel_dim=kernel.kernel_dim,
-        extra=((("chunk", int(chunk)),) if chunk else ()) + ((("backward", False),) if not kernel.enable_backward else ()),
+        extra=((("chunk", int(chunk)),) if chunk else ()) + ((("backward", False),) if not kernel.enable_backward else ())
+        + ((("pallas", pallas),) if pallas is not None else ()),
         handles=binding.handles,
     )
     if binding.traced:  # inside jax.jit/grad/vmap: run the kernel functionally on the traced values
