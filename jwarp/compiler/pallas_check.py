@@ -57,6 +57,9 @@ def check_triton(jaxpr: Any) -> None:
     """Raise :class:`PallasIneligible` unless every ``pallas_call`` kernel in ``jaxpr`` lowers to Triton."""
     from jax._src.pallas.triton.lowering import triton_lowering_rules
 
+    from jwarp.compiler.pallas_triton_rules import register_rules
+
+    register_rules()
     for eqn in _eqns(jaxpr):
         if eqn.primitive.name != "pallas_call":
             continue

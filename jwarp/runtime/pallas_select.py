@@ -60,4 +60,45 @@ def pallas_plan(kernel: Any, device: Any, block_dim: int, max_blocks: int) -> Pa
                       programs=programs, verbose=bool(config.verbose))
 
 
-__all__ = ["pallas_plan", "pallas_mode"]
+
+
+def lower_for_cuda(kernel: Any, dim: Any, inputs: list, block_dim: int = CUDA_BLOCK_DIM, max_blocks: int = 0,
+                   mode: str = "always") -> str:
+    """Lower a launch of ``kernel`` on the Pallas path for the CUDA platform, on any machine (no GPU
+    needed): the whole Pallas → Triton lowering runs. Returns the StableHLO text, in which the kernel
+    is a ``__gpu$xla.gpu.triton`` custom call. ``mode="always"`` raises for an ineligible kernel
+    (naming the construct); ``"auto"`` returns the XLA lowering instead.
+
+    Example:
+        >>> text = lower_for_cuda(saxpy, 1 << 16, [x, y, 2.0], max_blocks=64)  # doctest: +SKIP
+        >>> "xla.gpu.triton" in text  # doctest: +SKIP
+        True
+    """
+    import dataclasses
+
+    import jax
+
+    from jwarp.compiler.kernel_compile import build_pure_fn
+    from jwarp.runtime.device import get_device
+    from jwarp.runtime.launch import prepare
+
+    prepared = prepare(kernel, _dims(dim), list(inputs), get_device("cpu"), 1, 0)
+    sig = prepared.compiled.signature
+    threads = block_dim if block_dim > 1 else CUDA_BLOCK_DIM
+    plan = PallasPlan(backend="triton", mode=mode, block_dim=threads, lanes=_next_power_of_two(threads),
+                      programs=max_blocks if max_blocks > 0 else 0)
+    sig = dataclasses.replace(sig, block_dim=block_dim, extra=tuple((k, v) for k, v in sig.extra if k != "pallas")
+                              + (("pallas", plan),))
+    pure_fn = build_pure_fn(kernel.source, kernel.arg_names, sig)
+    operands = [*prepared.input_buffers(), *prepared.binding.values]
+    avals = [jax.tree_util.tree_map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), op) for op in operands]
+    with jax.enable_x64(True):
+        lowered = jax.jit(lambda *a: pure_fn(*a)[:2]).trace(*avals).lower(lowering_platforms=("cuda",))
+    return lowered.as_text()
+
+
+def _dims(dim: Any) -> tuple:
+    return tuple(int(d) for d in dim) if isinstance(dim, (tuple, list)) else (int(dim),)
+
+
+__all__ = ["pallas_plan", "pallas_mode", "lower_for_cuda"]
