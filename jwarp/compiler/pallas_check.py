@@ -15,9 +15,13 @@ Example::
 
 from __future__ import annotations
 
+import os
 from typing import Any, Iterator
 
 from jwarp.compiler.pallas_memory import PallasIneligible
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # jwarp/: its frames name no user line
 
 
 def _sub_jaxprs(params: dict) -> Iterator[Any]:
@@ -47,7 +51,8 @@ def _describe(eqn: Any) -> str:
         from jax._src import source_info_util
 
         frame = source_info_util.user_frame(info.traceback)
-        where = f" at {frame.file_name}:{frame.start_line}" if frame else ""
+        inside_jwarp = frame is not None and os.path.dirname(frame.file_name).startswith(_PACKAGE)
+        where = f" at {frame.file_name}:{frame.start_line}" if frame and not inside_jwarp else ""
     except Exception:  # noqa: BLE001 - the location is a courtesy
         where = ""
     return f"{eqn.primitive.name}{where}"

@@ -183,9 +183,7 @@ class _Kernel:
         total = 1
         for n in sig.grid:
             total *= n
-        n_blocks = -(-total // plan.block_dim)
-        programs = min(plan.programs, n_blocks) if plan.programs > 0 else n_blocks
-        strides = -(-n_blocks // programs)
+        programs, strides = _grid(plan, total)
         pid = pl.program_id(0)
         exact = plan.lanes == plan.block_dim and strides * programs * plan.block_dim == total
 
@@ -252,8 +250,7 @@ class _Kernel:
         total = 1
         for n in self.sig.grid:
             total *= n
-        n_blocks = -(-total // plan.block_dim)
-        programs = min(plan.programs, n_blocks) if plan.programs > 0 else n_blocks
+        programs, _ = _grid(plan, total)
         out_shape = tuple(jax.ShapeDtypeStruct(layout.planes[p].shape, layout.planes[p].dtype)
                           for p in self.written_planes)
         options: dict[str, Any] = {}
@@ -266,6 +263,19 @@ class _Kernel:
         call = pl.pallas_call(self, out_shape=out_shape, grid=(programs,), name=f"jwarp_{self.source.name}",
                               input_output_aliases={p: k for k, p in enumerate(self.written_planes)}, **options)
         return list(call(*operands))
+
+
+def _grid(plan: PallasPlan, total: int) -> tuple[int, int]:
+    """(programs, blocks each program walks in its grid-stride loop).
+
+    Interpret mode runs one program per block: programs run one after another in block order, so
+    atomics return values in thread order there, as on the XLA path. On a GPU at most ``max_blocks``
+    programs run and each strides over the blocks ``pid, pid + programs, ...``."""
+    n_blocks = -(-total // plan.block_dim)
+    if plan.backend == "interpret" or plan.programs <= 0:
+        return n_blocks, 1
+    programs = min(plan.programs, n_blocks)
+    return programs, -(-n_blocks // programs)
 
 
 def _discover(source, arg_names, sig, plan, layout) -> _Kernel:

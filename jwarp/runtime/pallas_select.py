@@ -78,6 +78,7 @@ def lower_for_cuda(kernel: Any, dim: Any, inputs: list, block_dim: int = CUDA_BL
 
     import jax
 
+    from jwarp import config
     from jwarp.compiler.kernel_compile import build_pure_fn
     from jwarp.runtime.device import get_device
     from jwarp.runtime.launch import prepare
@@ -86,7 +87,7 @@ def lower_for_cuda(kernel: Any, dim: Any, inputs: list, block_dim: int = CUDA_BL
     sig = prepared.compiled.signature
     threads = block_dim if block_dim > 1 else CUDA_BLOCK_DIM
     plan = PallasPlan(backend="triton", mode=mode, block_dim=threads, lanes=_next_power_of_two(threads),
-                      programs=max_blocks if max_blocks > 0 else 0)
+                      programs=max_blocks if max_blocks > 0 else 0, verbose=bool(config.verbose))
     sig = dataclasses.replace(sig, block_dim=block_dim, extra=tuple((k, v) for k, v in sig.extra if k != "pallas")
                               + (("pallas", plan),))
     pure_fn = build_pure_fn(kernel.source, kernel.arg_names, sig)
