@@ -373,4 +373,21 @@ def _differentiable(kernel: _Kernel, sig: Signature, xla_pure_fn: Callable) -> C
     return forward
 
 
-__all__ = ["PALLAS_KEY", "PallasPlan", "PallasFallback", "build_pallas_pure_fn", "plan_of", "without_plan"]
+def lower_for_cuda_platform(source: FunctionSource, arg_names: list[str], sig: Signature, plan: PallasPlan,
+                            operands: list) -> str:
+    """StableHLO text of the launch ``sig`` lowered for the CUDA platform with ``plan`` (on any machine:
+    the Pallas → Triton lowering needs no GPU). ``operands``: the launch's buffers and values, or
+    ShapeDtypeStructs. A Triton kernel appears as a ``__gpu$xla.gpu.triton`` custom call."""
+    from jwarp.compiler.kernel_compile import build_pure_fn
+
+    sig = dataclasses.replace(without_plan(sig), extra=without_plan(sig).extra + ((PALLAS_KEY, plan),))
+    pure_fn = build_pure_fn(source, arg_names, sig)
+    avals = [jax.tree_util.tree_map(lambda x: jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x)), op)
+             for op in operands]
+    with jax.enable_x64(True):
+        lowered = jax.jit(lambda *a: pure_fn(*a)[:2]).trace(*avals).lower(lowering_platforms=("cuda",))
+    return lowered.as_text()
+
+
+__all__ = ["PALLAS_KEY", "PallasPlan", "PallasFallback", "build_pallas_pure_fn", "plan_of", "without_plan",
+           "lower_for_cuda_platform"]

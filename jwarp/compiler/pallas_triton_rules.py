@@ -4,6 +4,10 @@
   that keeps ``a / sqrt(x)`` from becoming a slow rsqrt (``linalg.div_sqrt``), and float64 products
   rounded to float32 before a cast (``random.fmul``). On Triton the first is the identity and the
   second a float32 round trip (same value; subnormals kept rather than flushed).
+- ``atomic_rmw`` min/max of integer *vectors*: JAX's rule tests the value's MLIR type for an integer
+  type, which a tensor of integers is not, and takes the floating-point expansion (an assertion
+  fails). The wrapper emits the integer ``MIN/MAX`` (``UMIN/UMAX`` when unsigned) read-modify-write
+  for those and leaves everything else to JAX's rule.
 
 Example::
 
@@ -41,7 +45,38 @@ def register_rules() -> None:
     if lax.reduce_precision_p not in lowering.triton_lowering_rules:
         lowering.triton_lowering_rules[lax.reduce_precision_p] = lowering.lower_fun(
             _reduce_precision, multiple_results=False)
+    _wrap_integer_min_max(lowering)
     _registered = True
+
+
+def _wrap_integer_min_max(lowering: Any) -> None:
+    from jax._src.pallas.triton import primitives
+    from jax._src.state import indexing
+    from jax._src.lib.triton import dialect as tt_dialect
+
+    original = lowering.triton_lowering_rules.get(primitives.atomic_rmw_p)
+    if original is None or getattr(original, "_jwarp_integer_min_max", False):
+        return
+    kinds = {primitives.AtomicOpType.MIN: ("MIN", "UMIN"), primitives.AtomicOpType.MAX: ("MAX", "UMAX")}
+
+    def rule(ctx: Any, *args_flat: Any, args_tree: Any, atomic_type: Any) -> Any:
+        *_, value_aval, mask_aval = args_tree.unflatten(ctx.avals_in)
+        if atomic_type not in kinds or not jnp.issubdtype(value_aval.dtype, jnp.integer):
+            return original(ctx, *args_flat, args_tree=args_tree, atomic_type=atomic_type)
+        ptr, indexers, val, mask = args_tree.unflatten(args_flat)
+        indexers = list(indexers)
+        if len(indexers) != 1 or not isinstance(indexers[0], indexing.NDIndexer):
+            return original(ctx, *args_flat, args_tree=args_tree, atomic_type=atomic_type)
+        ptr = lowering._compute_pointers_from_indices(ptr, ctx.block_infos[0], indexers[0])
+        val = lowering._ensure_ir_value(val, value_aval)
+        if mask is not None:
+            mask = lowering._ensure_ir_value(mask, mask_aval)
+        signed, unsigned = kinds[atomic_type]
+        name = signed if jnp.issubdtype(value_aval.dtype, jnp.signedinteger) else unsigned
+        return lowering._atomic_rmw(getattr(tt_dialect.RMWOp, name), ptr, val, mask=mask)
+
+    rule._jwarp_integer_min_max = True
+    lowering.triton_lowering_rules[primitives.atomic_rmw_p] = rule
 
 
 __all__ = ["register_rules"]

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from jwarp.compiler.pallas_lower import PallasPlan
+import dataclasses
+
+from jwarp.compiler.pallas_lower import PallasPlan, lower_for_cuda_platform
 
 CUDA_BLOCK_DIM = 256  # Warp's default block_dim on CUDA
 CPU_LANES = 32  # lanes per program in interpret mode when the launch has block_dim 1 (the CPU default)
@@ -74,32 +76,27 @@ def lower_for_cuda(kernel: Any, dim: Any, inputs: list, block_dim: int = CUDA_BL
         >>> "xla.gpu.triton" in text  # doctest: +SKIP
         True
     """
-    import dataclasses
-
-    import jax
-
-    from jwarp import config
-    from jwarp.compiler.kernel_compile import build_pure_fn
     from jwarp.runtime.device import get_device
     from jwarp.runtime.launch import prepare
 
     prepared = prepare(kernel, _dims(dim), list(inputs), get_device("cpu"), 1, 0)
-    sig = prepared.compiled.signature
-    threads = block_dim if block_dim > 1 else CUDA_BLOCK_DIM
-    plan = PallasPlan(backend="triton", mode=mode, block_dim=threads, lanes=_next_power_of_two(threads),
-                      programs=max_blocks if max_blocks > 0 else 0, verbose=bool(config.verbose))
-    sig = dataclasses.replace(sig, block_dim=block_dim, extra=tuple((k, v) for k, v in sig.extra if k != "pallas")
-                              + (("pallas", plan),))
-    pure_fn = build_pure_fn(kernel.source, kernel.arg_names, sig)
+    sig = dataclasses.replace(prepared.compiled.signature, block_dim=block_dim)
     operands = [*prepared.input_buffers(), *prepared.binding.values]
-    avals = [jax.tree_util.tree_map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), op) for op in operands]
-    with jax.enable_x64(True):
-        lowered = jax.jit(lambda *a: pure_fn(*a)[:2]).trace(*avals).lower(lowering_platforms=("cuda",))
-    return lowered.as_text()
+    return lower_for_cuda_platform(kernel.source, kernel.arg_names, sig, triton_plan(block_dim, max_blocks, mode),
+                                   operands)
+
+
+def triton_plan(block_dim: int, max_blocks: int, mode: str = "always") -> PallasPlan:
+    """The plan of a CUDA launch with ``block_dim`` threads per block and ``max_blocks``."""
+    from jwarp import config
+
+    threads = block_dim if block_dim > 1 else CUDA_BLOCK_DIM
+    return PallasPlan(backend="triton", mode=mode, block_dim=threads, lanes=_next_power_of_two(threads),
+                      programs=max(0, max_blocks), verbose=bool(config.verbose))
 
 
 def _dims(dim: Any) -> tuple:
     return tuple(int(d) for d in dim) if isinstance(dim, (tuple, list)) else (int(dim),)
 
 
-__all__ = ["pallas_plan", "pallas_mode", "lower_for_cuda"]
+__all__ = ["pallas_plan", "pallas_mode", "lower_for_cuda", "triton_plan"]
