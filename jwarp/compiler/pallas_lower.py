@@ -17,8 +17,9 @@ raise :class:`PallasIneligible` while the kernel body is traced (indexed arrays,
 debug mode, loop-trip recording, ...), and for the Triton backend every primitive of the traced
 kernel must have a Triton lowering rule and every non-scalar value a power-of-two shape.
 
-Gradients: the Pallas forward is wrapped in ``jax.custom_vjp`` whose backward is the XLA lowering's
-VJP, so ``wp.Tape``, adjoint launches and ``jax.grad`` work unchanged.
+Gradients: the Pallas forward is wrapped in ``jax.custom_jvp`` whose rule is the XLA lowering's JVP
+(reverse mode transposes it), so ``wp.Tape``, adjoint launches (which also use ``jax.jvp``) and
+``jax.grad`` work unchanged.
 
 Example (a signature asks for the target through its ``extra`` options)::
 
@@ -339,7 +340,8 @@ def _fall_back(source, plan, exc, xla_pure_fn, args, report):
 
 
 def _differentiable(kernel: _Kernel, sig: Signature, xla_pure_fn: Callable) -> Callable:
-    """``(*bases, *values) -> new_bases`` running the ``pallas_call``, its VJP the XLA path's."""
+    """``(*bases, *values) -> new_bases`` running the ``pallas_call``, its derivative the XLA path's
+    (a ``jax.custom_jvp``: ``jax.jvp`` works too, and reverse mode transposes the XLA path's JVP)."""
     written_slots = [s for s, w in enumerate(kernel.slots_written) if w]
 
     def run(*args: Any) -> dict:
@@ -354,22 +356,19 @@ def _differentiable(kernel: _Kernel, sig: Signature, xla_pure_fn: Callable) -> C
             new_bases[spec.base] = write_back(current, spec.chain, join_planes(planes, spec.dtype, spec.shape))
         return new_bases
 
-    @jax.custom_vjp
+    @jax.custom_jvp
     def forward(*args: Any) -> dict:
         return run(*args)
 
-    def forward_fwd(*args: Any):
-        return run(*args), args
+    @forward.defjvp
+    def forward_jvp(primals: tuple, tangents: tuple):
+        # the XLA lowering's derivative (forward and, by transposition, reverse mode): pallas_call has
+        # no transpose rule, and its JVP fails with aliased outputs
+        primal_out = run(*primals)
+        _, tangent_out = jax.jvp(lambda *a: xla_pure_fn(*a)[0], primals, tangents)
+        return primal_out, {k: tangent_out[k] if k in tangent_out else jnp.zeros_like(v)
+                            for k, v in primal_out.items()}
 
-    def forward_bwd(saved: tuple, cotangents: dict):
-        def xla(*args: Any) -> dict:
-            new_bases = xla_pure_fn(*args)[0]
-            return {k: new_bases[k] for k in cotangents}
-
-        _, vjp = jax.vjp(xla, *saved)
-        return vjp(cotangents)
-
-    forward.defvjp(forward_fwd, forward_bwd)
     return forward
 
 

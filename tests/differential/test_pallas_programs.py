@@ -28,6 +28,8 @@ PALLAS_PROGRAMS = [
     "core_loops_nested",
     "core_saxpy",
     "core_vectors_basic",
+    "grad_adjoint_launch",
+    "grad_call",
     "launch_blocks",
 ]
 
