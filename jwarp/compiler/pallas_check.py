@@ -7,6 +7,9 @@ raises :class:`~jwarp.compiler.pallas_memory.PallasIneligible` naming the first 
 a rule (e.g. ``gather`` from a thread-local array, ``concatenate``) or the first value with a
 non-power-of-two shape.
 
+:func:`check_triton_lowering` then runs the lowering itself for the CUDA platform (it needs no GPU),
+so a launch that passes both cannot fail later in the Triton lowering.
+
 Example::
 
     closed = jax.make_jaxpr(launch_as_pallas_call)(*operands)
@@ -82,4 +85,22 @@ def check_triton(jaxpr: Any) -> None:
                         "power-of-two block shapes")
 
 
-__all__ = ["check_triton"]
+def check_triton_lowering(fn: Any, operands: list) -> None:
+    """Run the Pallas → Triton lowering of ``fn`` (a ``pallas_call``) for the CUDA platform (no GPU
+    needed); raise :class:`PallasIneligible` with the lowering's message when it fails (a construct
+    the rule table accepts but a rule refuses)."""
+    import jax
+
+    from jwarp.compiler.pallas_triton_rules import register_rules
+
+    register_rules()
+    try:
+        with jax.enable_x64(True):
+            jax.jit(fn).trace(*operands).lower(lowering_platforms=("cuda",))
+    except Exception as exc:  # noqa: BLE001 - any lowering failure makes the kernel ineligible
+        lines = [line for line in str(exc).splitlines() if line.strip()]
+        raise PallasIneligible(f"the Triton lowering failed: {type(exc).__name__}: "
+                               f"{lines[0] if lines else ''}") from None
+
+
+__all__ = ["check_triton", "check_triton_lowering"]

@@ -287,6 +287,7 @@ def _discover(source, arg_names, sig, plan, layout) -> _Kernel:
     closed = jax.make_jaxpr(lambda *ops: probe.call(list(ops)))(*operands)
     if plan.backend == "triton":
         pallas_check.check_triton(closed.jaxpr)
+        pallas_check.check_triton_lowering(lambda *ops: probe.call(list(ops)), operands)
     written = {s for s, w in enumerate(probe.slots_written) if w}
     kernel = _Kernel(source, arg_names, sig, plan, layout, written)
     kernel.slots_read, kernel.slots_written = probe.slots_read, probe.slots_written
