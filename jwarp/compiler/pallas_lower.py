@@ -306,7 +306,7 @@ def build_pallas_pure_fn(source: FunctionSource, arg_names: list[str], sig: Sign
             layout = _layout(sig, bases, values)
             kernel = _discover(source, arg_names, sig, plan, layout)
         except Exception as exc:  # noqa: BLE001 - any construct the target cannot trace is a fallback reason
-            return _fall_back(source, plan, exc, xla_pure_fn, args, report)
+            return _fall_back(source, plan, exc, xla_pure_fn, args)
         forward = _differentiable(kernel, sig, xla_pure_fn)
         new_bases = forward(*args)
         if report is not None:
@@ -328,13 +328,15 @@ def _reason(exc: BaseException) -> str:
     return text
 
 
-def _fall_back(source, plan, exc, xla_pure_fn, args, report):
+def _fall_back(source: FunctionSource, plan: PallasPlan, exc: BaseException, xla_pure_fn: Callable,
+               args: tuple) -> tuple:
+    """The XLA path's result for an ineligible kernel (``mode="auto"``), or :class:`PallasFallback`."""
     result = xla_pure_fn(*args)  # a kernel-code error (not a Pallas limitation) is raised from here
     reason = _reason(exc)
     if plan.mode == "always":  # the XLA trace above raised any error of the kernel code itself first
         raise PallasFallback(
             f"Kernel '{source.name}' cannot run on the Pallas path ({plan.backend} backend): {reason}. "
-            "Set wp.config.pallas = 'auto' to fall back to the XLA path.") from None
+            "With pallas='auto' (wp.config.pallas or the kernel's option) it runs on the XLA path instead.") from None
     if plan.verbose:
         print(f"Kernel '{source.name}': Pallas path not used ({plan.backend} backend), falling back to XLA: {reason}")
     return result

@@ -4,6 +4,10 @@
   that keeps ``a / sqrt(x)`` from becoming a slow rsqrt (``linalg.div_sqrt``), and float64 products
   rounded to float32 before a cast (``random.fmul``). On Triton the first is the identity and the
   second a float32 round trip (same value; subnormals kept rather than flushed).
+- ``reduce_or`` / ``reduce_and`` of booleans (``jnp.any`` / ``jnp.all`` over a block's lanes, e.g. "is
+  any lane still in this while loop"): an integer max / min.
+- ``neg`` of a literal (jwarp negates constants, e.g. a loop's negative step): JAX's rule expects an
+  MLIR value; the literal is materialised first.
 - ``atomic_rmw`` min/max of integer *vectors*: JAX's rule tests the value's MLIR type for an integer
   type, which a tensor of integers is not, and takes the floating-point expansion (an assertion
   fails). The wrapper emits the integer ``MIN/MAX`` (``UMIN/UMAX`` when unsigned) read-modify-write
@@ -35,6 +39,14 @@ def _reduce_precision(x: Any, *, exponent_bits: int, mantissa_bits: int) -> Any:
     raise NotImplementedError(f"reduce_precision to e{exponent_bits}m{mantissa_bits} on the Triton backend")
 
 
+def _reduce_or(x: Any, *, axes: tuple, **_: Any) -> Any:
+    return jnp.max(x.astype(jnp.int32), axis=axes) > 0 if x.dtype == jnp.bool_ else jnp.bitwise_or.reduce(x, axis=axes)
+
+
+def _reduce_and(x: Any, *, axes: tuple, **_: Any) -> Any:
+    return jnp.min(x.astype(jnp.int32), axis=axes) > 0 if x.dtype == jnp.bool_ else jnp.bitwise_and.reduce(x, axis=axes)
+
+
 def register_rules() -> None:
     """Add jwarp's rules to the Triton lowering table (where JAX has none)."""
     global _registered
@@ -45,8 +57,26 @@ def register_rules() -> None:
     if lax.reduce_precision_p not in lowering.triton_lowering_rules:
         lowering.triton_lowering_rules[lax.reduce_precision_p] = lowering.lower_fun(
             _reduce_precision, multiple_results=False)
+    for primitive, fn in ((lax.reduce_or_p, _reduce_or), (lax.reduce_and_p, _reduce_and)):
+        if primitive not in lowering.triton_lowering_rules:
+            lowering.triton_lowering_rules[primitive] = lowering.lower_fun(fn, multiple_results=False)
+    _wrap_literal_operands(lowering, lax.neg_p)
     _wrap_integer_min_max(lowering)
     _registered = True
+
+
+def _wrap_literal_operands(lowering: Any, primitive: Any) -> None:
+    """Make ``primitive``'s Triton rule accept literal operands (materialised as MLIR constants)."""
+    original = lowering.triton_lowering_rules.get(primitive)
+    if original is None or getattr(original, "_jwarp_literals", False):
+        return
+
+    def rule(ctx: Any, *args: Any, **params: Any) -> Any:
+        args = tuple(lowering._ensure_ir_value(x, aval) for x, aval in zip(args, ctx.avals_in))
+        return original(ctx, *args, **params)
+
+    rule._jwarp_literals = True
+    lowering.triton_lowering_rules[primitive] = rule
 
 
 def _wrap_integer_min_max(lowering: Any) -> None:
