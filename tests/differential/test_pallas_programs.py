@@ -36,6 +36,7 @@ PALLAS_PROGRAMS = [
 # every launch of these also lowers to a Triton kernel
 TRITON_PROGRAMS = [
     "core_atomics",
+    "core_control_flow",
     "core_saxpy",
     "launch_blocks",
 ]
