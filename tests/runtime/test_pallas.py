@@ -128,6 +128,24 @@ def test_always_matches_the_xla_path(pallas_always, max_blocks):
     np.testing.assert_array_equal(hist, np.bincount(np.arange(1000) % 7))
 
 
+def test_module_option_and_tiles(pallas_always):
+    @wp.kernel(module="unique")
+    def fill(a: wp.array(dtype=float)):
+        a[wp.tid()] = 1.0
+
+    cpu = wp.get_device("cpu")
+    assert pallas_plan(fill, cpu, 1, 0) is not None
+    wp.set_module_options({"pallas": "never"}, module=fill.module)
+    assert pallas_plan(fill, cpu, 1, 0) is None
+
+    @wp.kernel
+    def tiled(a: wp.array(dtype=float)):
+        t = wp.tile_load(a, shape=4)
+        wp.tile_store(a, t)
+
+    assert tiled.uses_tiles and pallas_plan(tiled, cpu, 4, 0) is None  # tile kernels keep the XLA path
+
+
 def test_kernel_option_selects_pallas():
     k = wp.kernel(pallas="always")(saxpy_hist.func)
     x = wp.array(np.arange(40, dtype=np.float32))
