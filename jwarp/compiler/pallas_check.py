@@ -85,6 +85,20 @@ def check_triton(jaxpr: Any) -> None:
                         "power-of-two block shapes")
 
 
+_HOST_CALLBACKS = ("debug_callback", "io_callback", "pure_callback")
+
+
+def check_no_host_callbacks(jaxpr: Any) -> None:
+    """Raise :class:`PallasIneligible` when a ``pallas_call`` kernel calls back to the host (``print``,
+    ``wp.expect_eq``…): neither backend runs those callbacks inside a Pallas kernel."""
+    for eqn in _eqns(jaxpr):
+        if eqn.primitive.name != "pallas_call":
+            continue
+        for inner in _eqns(eqn.params["jaxpr"]):
+            if inner.primitive.name in _HOST_CALLBACKS:
+                raise PallasIneligible("print() / wp.expect_* (host callbacks inside the kernel)")
+
+
 def check_triton_lowering(fn: Any, operands: list) -> None:
     """Run the Pallas → Triton lowering of ``fn`` (a ``pallas_call``) for the CUDA platform (no GPU
     needed); raise :class:`PallasIneligible` with the lowering's message when it fails (a construct
@@ -103,4 +117,4 @@ def check_triton_lowering(fn: Any, operands: list) -> None:
                                f"{lines[0] if lines else ''}") from None
 
 
-__all__ = ["check_triton", "check_triton_lowering"]
+__all__ = ["check_triton", "check_triton_lowering", "check_no_host_callbacks"]

@@ -285,6 +285,7 @@ def _discover(source, arg_names, sig, plan, layout) -> _Kernel:
     probe = _Kernel(source, arg_names, sig, plan, layout, set(range(len(layout.slot_specs))))
     operands = [jax.ShapeDtypeStruct(x.shape, x.dtype) for x in layout.planes + layout.leaves]
     closed = jax.make_jaxpr(lambda *ops: probe.call(list(ops)))(*operands)
+    pallas_check.check_no_host_callbacks(closed.jaxpr)
     if plan.backend == "triton":
         pallas_check.check_triton(closed.jaxpr)
         pallas_check.check_triton_lowering(lambda *ops: probe.call(list(ops)), operands)
