@@ -67,7 +67,9 @@ class Snapshot:
         del lw.ctx.slots[len(self.planes):]  # thread-local arrays made inside the attempt
         lw.env = dict(self.env)
         for s, planes, written in zip(lw.ctx.slots, self.planes, self.written):
-            s.planes, s.written = planes, written
+            # an in-place slot (Pallas) written inside a loop stays written: it is not carried, so no
+            # unpacking marks it after the loop
+            s.planes, s.written = planes, written or (s.in_place and s.written)
         lw.ctx.accumulators = dict(self.accs)
         lw.active = self.active
         lw.frame.returned = self.returned

@@ -156,6 +156,19 @@ def test_kernel_option_selects_pallas():
     np.testing.assert_allclose(y.numpy(), 3 * np.arange(40))
 
 
+@wp.kernel
+def rows(out: wp.array2d(dtype=float)):
+    i = wp.tid()
+    for j in range(40):  # longer than max_unroll: a fori_loop whose body stores through a ref
+        out[i, j] = float(i * 100 + j)
+
+
+def test_stores_inside_lax_loops_reach_memory(pallas_always):
+    out = wp.zeros((5, 40), dtype=float)
+    wp.launch(rows, 5, inputs=[out])
+    np.testing.assert_array_equal(out.numpy(), np.arange(5)[:, None] * 100.0 + np.arange(40))
+
+
 def test_atomic_return_values_follow_thread_order_in_interpret_mode(pallas_always):
     flags = wp.array(np.array([0, 1, 1, 0, 1] * 20, np.int32))
     slots = wp.zeros(1, dtype=int)
