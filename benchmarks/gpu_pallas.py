@@ -3,9 +3,10 @@
 1. correctness: saxpy, stencil, histogram and cloth launched on ``cuda:0`` through the Pallas path
    (``wp.config.pallas = "always"``, with and without ``max_blocks``) against the XLA path
    (``"never"``) and hand-written jnp; every kernel must really have gone through ``pallas_call``;
-2. in place: a repeated saxpy launch whose output nobody else holds keeps its buffer's address
+2. every kernel compiled through ``pallas_call`` lowers to a Triton kernel for CUDA (also without a GPU);
+3. in place: a repeated saxpy launch whose output nobody else holds keeps its buffer's address
    (the written planes are ``input_output_aliases`` of a donated buffer);
-3. timings: Pallas vs XLA vs jnp for the four workloads at 2^16 .. 2^24 elements (medians [min-max]).
+4. timings: Pallas vs XLA vs jnp for the four workloads at 2^16 .. 2^24 elements (medians [min-max]).
 
     python benchmarks/gpu_pallas.py                          # needs JAX with CUDA
     python benchmarks/gpu_pallas.py --simulate-cuda --max-log2 12   # no GPU: interpret mode, tiny sizes
@@ -119,6 +120,35 @@ def correctness(wp, device: str, jax_device, n: int) -> int:
     return failures
 
 
+def triton_lowering(wp) -> int:
+    """Every kernel compiled through ``pallas_call`` so far also lowers to a Triton kernel for the CUDA
+    platform (checked on any machine: the lowering needs no GPU)."""
+    import jax
+
+    from jwarp.compiler.pallas_lower import lower_for_cuda_platform, plan_of
+    from jwarp.runtime.kernel import _KERNELS
+    from jwarp.runtime.pallas_select import triton_plan
+
+    failures = 0
+    for kernel in list(_KERNELS):
+        for compiled in list(kernel._cache.values()):
+            sig = compiled.signature
+            plan = plan_of(sig)
+            if plan is None or "pallas_call" not in str(compiled.closed_jaxpr):
+                continue
+            operands = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in compiled.closed_jaxpr.in_avals]
+            name = kernel.key.split("__")[-1]
+            try:
+                ok = "xla.gpu.triton" in lower_for_cuda_platform(
+                    kernel.source, kernel.arg_names, sig, triton_plan(256, plan.programs or 7), operands)
+                detail = ""
+            except Exception as exc:  # noqa: BLE001 - reported
+                ok, detail = False, f": {str(exc).splitlines()[0][:200]}"
+            failures += not ok
+            print(f"{'PASS' if ok else 'FAIL'}  {name} grid={sig.grid} lowers to a Triton kernel{detail}")
+    return failures
+
+
 def _max_blocks(wp, program, max_blocks: int):
     """``program`` whose ``wp.launch`` calls pass ``max_blocks`` (the grid-stride Pallas grid)."""
     from benchmarks.harness import Program
@@ -207,6 +237,7 @@ def main() -> int:
         scope, jax_device = contextlib.nullcontext(), gpus[0]
     with scope:
         failures = correctness(wp, "cuda:0", jax_device, 1000 if args.simulate_cuda else 100_003)
+        failures += triton_lowering(wp)
         failures += in_place(wp, "cuda:0") if not args.simulate_cuda else 0
         if not args.no_timings:
             timings(wp, "cuda:0", jax_device, [1 << k for k in range(args.min_log2, args.max_log2 + 1, 2)])
