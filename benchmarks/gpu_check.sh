@@ -3,7 +3,10 @@
 #   1. print the JAX devices and jwarp's view of cuda:0;
 #   2. a small CUDA correctness check: jwarp kernels launched on cuda:0 vs the jnp versions
 #      (benchmarks/gpu_correctness.py; the benchmark workloads at small, odd sizes);
-#   3. the full benchmark suite on the GPU, results in $OUT/bench_cuda.json (or ./bench_cuda.json).
+#   3. the full benchmark suite on the GPU, results in $OUT/bench_cuda.json (or ./bench_cuda.json);
+#   4. the Pallas path (benchmarks/gpu_pallas.py): correctness against the XLA path and jnp on cuda:0,
+#      the in-place proof, Pallas vs XLA vs jnp timings for saxpy/stencil/histogram/cloth at 2^16..2^24
+#      (table also in $OUT/pallas_cuda.txt).
 # Run from anywhere: bash benchmarks/gpu_check.sh   (exit status: non-zero if any step fails)
 set -u
 cd "$(dirname "$0")/.."
@@ -31,6 +34,10 @@ echo "== correctness (jwarp on cuda:0 vs jnp)"
 
 echo "== benchmarks (--device cuda)"
 "$PY" benchmarks/run.py --device cuda --json "$OUT_DIR/bench_cuda.json" || status=1
+
+echo "== Pallas path (wp.config.pallas='always' vs 'never' vs jnp)"
+"$PY" benchmarks/gpu_pallas.py 2>&1 | tee "$OUT_DIR/pallas_cuda.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 echo "== done, status $status"
 exit $status

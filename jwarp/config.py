@@ -32,6 +32,7 @@ class DeterministicMode(_IntEnum):
 
 
 _MODES = ("release", "debug")
+PALLAS_MODES = ("auto", "always", "never")
 
 
 class _ConfigModule(_types.ModuleType):
@@ -49,6 +50,8 @@ class _ConfigModule(_types.ModuleType):
             raise ValueError(f"wp.config.launch_memory_budget must be None or a positive int (bytes), got {value!r}")
         if name == "mode" and value not in _MODES:
             raise ValueError(f"warp.config.mode must be one of {_MODES}, got {value!r}")
+        if name == "pallas" and value not in PALLAS_MODES:
+            raise ValueError(f"wp.config.pallas must be one of {PALLAS_MODES}, got {value!r}")
         super().__setattr__(name, value)
 
 
@@ -97,6 +100,13 @@ enable_backward: bool = True
 enable_cpu_blocks: bool = False
 """Honour ``block_dim`` values 2..1024 on CPU (``wp.block_dim()`` then returns them); otherwise CPU
 launches resolve ``block_dim`` to 1, as in Warp 1.19."""
+pallas: str = "auto"
+"""jwarp extension: where launches run as a Pallas kernel (``pallas_call``: blocks of ``block_dim``
+threads, a grid-stride loop over at most ``max_blocks`` programs, arrays updated in place).
+``"auto"``: on CUDA devices, for launches passing ``max_blocks`` or a ``block_dim`` other than 256
+whose kernel the Triton backend can lower (else the XLA path); ``"always"``: every launch (interpret
+mode on the CPU: slow, for testing), an ineligible kernel raises naming the construct; ``"never"``:
+the XLA path. ``verbose`` says why a launch fell back. See docs/launch.md."""
 default_grid_stride: bool = True
 """Kernels use a grid-stride loop unless ``@wp.kernel(grid_stride=False)``; ``max_blocks > 0`` on a
 non-CPU device needs one."""

@@ -62,3 +62,14 @@ def test_memory_benchmark_reports_peak_and_second_launch():
     peak = report["peak"]["jwarp"]
     assert peak["correct"] and peak["peak"] >= peak["before"] > 0, peak
     assert {row["kernel"] for row in report["second_launch"]} == {"saxpy", "springs", "noise"}
+
+
+def test_gpu_pallas_script_runs_on_simulated_cuda():
+    """The Pallas part of the GPU check (correctness against the XLA path and jnp in interpret mode, and
+    the Triton lowering of every workload kernel), on jwarp's simulated cuda:0."""
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gpu_pallas.py"), "--simulate-cuda", "--no-timings"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    assert "all checks PASS" in proc.stdout and "FAIL" not in proc.stdout, proc.stdout[-4000:]
+    assert "lowers to a Triton kernel" in proc.stdout

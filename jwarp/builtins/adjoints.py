@@ -234,7 +234,7 @@ def _wrap_atomic(name: str) -> None:
         arr = args[0]
         slot = call.ctx.slots[arr.data.slot]
         scalar = slot.dtype._wp_scalar_type_ if composites.is_composite(slot.dtype) else slot.dtype
-        if not scalars.is_float(scalar):
+        if not scalars.is_float(scalar) or slot.in_place:  # in place (Pallas): its backward is the XLA path's
             return original(call, *args)
         before = list(slot.planes)
         result = original(call, *args)

@@ -35,6 +35,7 @@ class SlotState:
     written: bool = False
     read: bool = False  # the kernel loads from it (Warp's verify_autograd_array_access bookkeeping)
     local: bool = False  # a thread's own fixed-size array (wp.zeros in kernel code)
+    in_place: bool = False  # planes are memory references updated in place (Pallas target): never loop-carried
 
 
 def split_planes(buffer: Any, dtype: Any, shape: tuple[int, ...]) -> list:
@@ -108,6 +109,7 @@ class KernelContext:
     sites: list = field(default_factory=list)
     finish_hooks: dict = field(default_factory=dict)  # name -> callable run once after the body is lowered
     handles: list = field(default_factory=list)  # BoundHandle per geometry object id the launch received
+    ref_memory: Any = None  # Pallas target: emits accesses to in-place slots (see pallas_memory.RefMemory)
 
     def __post_init__(self) -> None:
         self.tid = tuple(self._iota(axis) for axis in range(len(self.grid)))

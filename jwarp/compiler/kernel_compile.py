@@ -26,6 +26,7 @@ from jwarp.compiler.chunking import lower_chunked
 from jwarp.compiler.context import KernelContext, SlotState, initial_accumulator, join_planes, split_planes
 from jwarp.compiler.handles import bind_handle
 from jwarp.compiler.lower import Frame, FunctionLowerer
+from jwarp.compiler.pallas_lower import build_pallas_pure_fn, plan_of, without_plan
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, Signature, StructSpec, ValueSpec
 from jwarp.compiler.source import FunctionSource
 from jwarp.compiler.values import ArrayRef, Value, value_from_leaves
@@ -58,6 +59,10 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, 
     When tracing it, ``report["param_access"]`` receives, per parameter, ``(read, written)`` for an
     array parameter (whether the kernel loads from it / stores or applies atomics to it, through
     views and ``@wp.func`` calls included) and ``None`` for any other parameter."""
+
+    if plan_of(sig) is not None and not sig.record_trips and sig.loop_bounds is None:  # the Pallas target (pallas_lower.py), the XLA path its fallback and backward
+        xla = build_pure_fn(source, arg_names, without_plan(sig), report)
+        return build_pallas_pure_fn(source, arg_names, sig, xla, report)
 
     def pure_fn(*args: Any):
         bases, values = args[: sig.n_bases], args[sig.n_bases :]

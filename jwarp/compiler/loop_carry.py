@@ -67,7 +67,9 @@ class Snapshot:
         del lw.ctx.slots[len(self.planes):]  # thread-local arrays made inside the attempt
         lw.env = dict(self.env)
         for s, planes, written in zip(lw.ctx.slots, self.planes, self.written):
-            s.planes, s.written = planes, written
+            # an in-place slot (Pallas) written inside a loop stays written: it is not carried, so no
+            # unpacking marks it after the loop
+            s.planes, s.written = planes, written or (s.in_place and s.written)
         lw.ctx.accumulators = dict(self.accs)
         lw.active = self.active
         lw.frame.returned = self.returned
@@ -159,7 +161,7 @@ def check_body(lw: FunctionLowerer, spec: CarrySpec, snap: Snapshot, before: dic
                 "inside the loop; give it its final type before the loop (e.g. x = float(0))"
             )
     for s, slot in enumerate(lw.ctx.slots[: len(snap.planes)]):
-        if s not in spec.slots and slot.planes is not snap.planes[s]:
+        if s not in spec.slots and not slot.in_place and slot.planes is not snap.planes[s]:
             retry.slots.add(s)
     for key, leaf in lw.ctx.accumulators.items():
         if key not in spec.accs and key not in snap.accs:

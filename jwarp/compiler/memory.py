@@ -58,6 +58,12 @@ def wrap_negative(ctx: KernelContext, indices: list[Value], shape: tuple, keep_l
     return out
 
 
+def _in_ref_memory(ctx: KernelContext, planes: list) -> bool:
+    """Whether ``planes`` are memory references of the Pallas target (see pallas_memory.py): the
+    access is emitted as ref operations there instead of whole-plane XLA operations."""
+    return ctx.ref_memory is not None and ctx.ref_memory.owns(planes)
+
+
 def classify(index: Value) -> Index:
     leaf = index.data
     if index.affine is not None:
@@ -183,6 +189,8 @@ def _dynamic_slice_uniform(plane: Any, kinds: list[Index]) -> tuple[Any, list]:
 
 def load(ctx: KernelContext, planes: list, shape: tuple, indices: list[Value], site: int, mask: Any) -> list:
     """Load every plane at ``indices``; returns one leaf per plane."""
+    if _in_ref_memory(ctx, planes):
+        return ctx.ref_memory.load(ctx, planes, shape, indices, site, mask)
     kinds = [classify(i) for i in wrap_negative(ctx, indices, shape, keep_lanes=True)]
     valid = _check(ctx, site, kinds, shape, mask)
     lane_axes = _fast_layout(kinds, ctx.grid)
@@ -236,6 +244,8 @@ def store(
     ctx: KernelContext, planes: list, shape: tuple, indices: list[Value], leaves: list, mask: Any, site: int
 ) -> list:
     """Plain store of ``leaves`` into ``planes`` at ``indices`` under ``mask``; returns new planes."""
+    if _in_ref_memory(ctx, planes):
+        return ctx.ref_memory.store(ctx, planes, shape, indices, leaves, mask, site)
     kinds = [classify(i) for i in wrap_negative(ctx, indices, shape, keep_lanes=False)]
     valid = _check(ctx, site, kinds, shape, mask)
     lane_axes = _fast_layout(kinds, ctx.grid)
@@ -363,6 +373,8 @@ def atomic(
     site: int,
 ) -> tuple[list, list | None]:
     """Atomic read-modify-write; returns (new planes, old values per plane or None)."""
+    if _in_ref_memory(ctx, planes):
+        return ctx.ref_memory.atomic(ctx, op, planes, shape, indices, leaves, mask, want_old, site)
     kinds = [classify(i) for i in wrap_negative(ctx, indices, shape, keep_lanes=False)]
     valid = _check(ctx, site, kinds, shape, mask)
     keep = _and(mask, valid)
@@ -523,6 +535,8 @@ def exchange(
     compare: list | None = None,
 ) -> tuple[list, list]:
     """``atomic_exch`` (compare None) and ``atomic_cas``, in thread order; returns (planes, olds)."""
+    if _in_ref_memory(ctx, planes):
+        return ctx.ref_memory.exchange(ctx, planes, shape, indices, leaves, mask, site, compare)
     kinds = [classify(i) for i in wrap_negative(ctx, indices, shape, keep_lanes=False)]
     valid = _check(ctx, site, kinds, shape, mask)
     keep = _and(mask, valid)

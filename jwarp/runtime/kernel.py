@@ -249,12 +249,15 @@ def kernel(
     module_options: dict | None = None,
     entry_point_abi: str | None = None,
     grid_stride: bool | None = None,
+    pallas: str | None = None,
 ) -> Any:
     """Decorator: make a kernel from a Python function with annotated parameters.
 
     ``module="unique"`` gives the kernel a module of its own, named after the kernel and a hash
     of its content and options; defining an identical kernel again returns the same object.
     ``module_options`` (only with ``module="unique"``) sets that module's options.
+    ``pallas`` (jwarp extension): ``"auto"``/``"always"``/``"never"`` overrides ``wp.config.pallas`` for
+    this kernel (see docs/launch.md).
 
     Example:
         >>> import jwarp as wp
@@ -268,7 +271,7 @@ def kernel(
         overrides = kernel_overrides(
             func, name=name, enable_backward=enable_backward, launch_bounds=launch_bounds,
             cuda_max_registers=cuda_max_registers, enable_cuda_smem_spilling=enable_cuda_smem_spilling,
-            cluster_dim=cluster_dim, entry_point_abi=entry_point_abi, grid_stride=grid_stride,
+            cluster_dim=cluster_dim, entry_point_abi=entry_point_abi, grid_stride=grid_stride, pallas=pallas,
         )
         target = Module(name or func.__name__, None) if module == "unique" else resolve_module(module, func)
         if module_options is not None:

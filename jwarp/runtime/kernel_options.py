@@ -25,7 +25,7 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def kernel_overrides(func: Callable, *, name: Any, enable_backward: Any, launch_bounds: Any,
                      cuda_max_registers: Any, enable_cuda_smem_spilling: Any, cluster_dim: Any,
-                     entry_point_abi: Any, grid_stride: Any) -> dict[str, Any]:
+                     entry_point_abi: Any, grid_stride: Any, pallas: Any = None) -> dict[str, Any]:
     """The ``options`` dict of a kernel made by ``@wp.kernel(...)`` with these arguments."""
     if name is not None:
         if not isinstance(name, str):
@@ -60,6 +60,10 @@ def kernel_overrides(func: Callable, *, name: Any, enable_backward: Any, launch_
             options["enable_cuda_smem_spilling"] = True
     if grid_stride is not None:
         options["grid_stride"] = bool(grid_stride)
+    if pallas is not None:  # jwarp extension: the kernel's Pallas mode (see runtime/pallas_select.py)
+        if pallas not in ("auto", "always", "never"):
+            raise ValueError(f"pallas must be 'auto', 'always' or 'never', got {pallas!r}")
+        options["pallas"] = pallas
     if cluster_dim is not None:
         value = _positive_int("cluster_dim", cluster_dim)
         if value > _MAX_CLUSTER_SIZE:

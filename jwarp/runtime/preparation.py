@@ -33,6 +33,7 @@ from jwarp.runtime.device import Device
 from jwarp.runtime.differentiable import has_dynamic_loops
 from jwarp.runtime.execution import PreparedLaunch, traced_launch
 from jwarp.runtime.kernel import Kernel
+from jwarp.runtime.pallas_select import pallas_plan
 from jwarp.runtime.launch_config import check_launch_config, launch_grid, overload_signature
 
 
@@ -56,6 +57,7 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
     module_options = kernel.module.options
     mode = module_options.get("mode") or config.mode
     chunk = opts.get("chunk") or memory_budget.max_blocks_chunk(kernel, device, block_dim, max_blocks, math.prod(grid))
+    pallas = pallas_plan(kernel, device, block_dim, max_blocks)  # the Pallas target hook (pallas_select.py)
     sig = Signature(
         grid=grid,
         params=binding.params,
@@ -68,7 +70,7 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
         block_dim=block_dim,
         kernel_dim=kernel.kernel_dim,
         extra=((("chunk", int(chunk)),) if chunk else ()) + ((("backward", False),) if not kernel.enable_backward else ())
-        + memory_budget.signature_extra(),
+        + memory_budget.signature_extra() + ((("pallas", pallas),) if pallas is not None else ()),
         handles=binding.handles,
     )
     if binding.traced:  # inside jax.jit/grad/vmap: run the kernel functionally on the traced values

@@ -1,0 +1,112 @@
+"""Triton lowering rules jwarp adds for primitives its builtins emit (registered once, on first use).
+
+- ``reduce_precision``: jwarp's builtins use it for XLA's CPU code generation only — a no-op rounding
+  that keeps ``a / sqrt(x)`` from becoming a slow rsqrt (``linalg.div_sqrt``), and float64 products
+  rounded to float32 before a cast (``random.fmul``). On Triton the first is the identity and the
+  second a float32 round trip (same value; subnormals kept rather than flushed).
+- ``reduce_or`` / ``reduce_and`` of booleans (``jnp.any`` / ``jnp.all`` over a block's lanes, e.g. "is
+  any lane still in this while loop"): an integer max / min.
+- ``neg`` of a literal (jwarp negates constants, e.g. a loop's negative step): JAX's rule expects an
+  MLIR value; the literal is materialised first.
+- ``atomic_rmw`` min/max of integer *vectors*: JAX's rule tests the value's MLIR type for an integer
+  type, which a tensor of integers is not, and takes the floating-point expansion (an assertion
+  fails). The wrapper emits the integer ``MIN/MAX`` (``UMIN/UMAX`` when unsigned) read-modify-write
+  for those and leaves everything else to JAX's rule.
+
+Example::
+
+    register_rules()   # before lowering or checking a kernel for the Triton backend
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+from jax import lax
+
+_registered = False
+
+
+def _reduce_precision(x: Any, *, exponent_bits: int, mantissa_bits: int) -> Any:
+    info = jnp.finfo(x.dtype)
+    if (exponent_bits, mantissa_bits) == (info.nexp, info.nmant):
+        return x
+    if (exponent_bits, mantissa_bits) == (8, 23):
+        return x.astype(jnp.float32).astype(x.dtype)
+    if (exponent_bits, mantissa_bits) == (5, 10):
+        return x.astype(jnp.float16).astype(x.dtype)
+    raise NotImplementedError(f"reduce_precision to e{exponent_bits}m{mantissa_bits} on the Triton backend")
+
+
+def _reduce_or(x: Any, *, axes: tuple, **_: Any) -> Any:
+    return jnp.max(x.astype(jnp.int32), axis=axes) > 0 if x.dtype == jnp.bool_ else jnp.bitwise_or.reduce(x, axis=axes)
+
+
+def _reduce_and(x: Any, *, axes: tuple, **_: Any) -> Any:
+    return jnp.min(x.astype(jnp.int32), axis=axes) > 0 if x.dtype == jnp.bool_ else jnp.bitwise_and.reduce(x, axis=axes)
+
+
+def register_rules() -> None:
+    """Add jwarp's rules to the Triton lowering table (where JAX has none)."""
+    global _registered
+    if _registered:
+        return
+    from jax._src.pallas.triton import lowering
+
+    if lax.reduce_precision_p not in lowering.triton_lowering_rules:
+        lowering.triton_lowering_rules[lax.reduce_precision_p] = lowering.lower_fun(
+            _reduce_precision, multiple_results=False)
+    for primitive, fn in ((lax.reduce_or_p, _reduce_or), (lax.reduce_and_p, _reduce_and)):
+        if primitive not in lowering.triton_lowering_rules:
+            lowering.triton_lowering_rules[primitive] = lowering.lower_fun(fn, multiple_results=False)
+    _wrap_literal_operands(lowering, lax.neg_p)
+    _wrap_integer_min_max(lowering)
+    _registered = True
+
+
+def _wrap_literal_operands(lowering: Any, primitive: Any) -> None:
+    """Make ``primitive``'s Triton rule accept literal operands (materialised as MLIR constants)."""
+    original = lowering.triton_lowering_rules.get(primitive)
+    if original is None or getattr(original, "_jwarp_literals", False):
+        return
+
+    def rule(ctx: Any, *args: Any, **params: Any) -> Any:
+        args = tuple(lowering._ensure_ir_value(x, aval) for x, aval in zip(args, ctx.avals_in))
+        return original(ctx, *args, **params)
+
+    rule._jwarp_literals = True
+    lowering.triton_lowering_rules[primitive] = rule
+
+
+def _wrap_integer_min_max(lowering: Any) -> None:
+    from jax._src.pallas.triton import primitives
+    from jax._src.state import indexing
+    from jax._src.lib.triton import dialect as tt_dialect
+
+    original = lowering.triton_lowering_rules.get(primitives.atomic_rmw_p)
+    if original is None or getattr(original, "_jwarp_integer_min_max", False):
+        return
+    kinds = {primitives.AtomicOpType.MIN: ("MIN", "UMIN"), primitives.AtomicOpType.MAX: ("MAX", "UMAX")}
+
+    def rule(ctx: Any, *args_flat: Any, args_tree: Any, atomic_type: Any) -> Any:
+        *_, value_aval, mask_aval = args_tree.unflatten(ctx.avals_in)
+        if atomic_type not in kinds or not jnp.issubdtype(value_aval.dtype, jnp.integer):
+            return original(ctx, *args_flat, args_tree=args_tree, atomic_type=atomic_type)
+        ptr, indexers, val, mask = args_tree.unflatten(args_flat)
+        indexers = list(indexers)
+        if len(indexers) != 1 or not isinstance(indexers[0], indexing.NDIndexer):
+            return original(ctx, *args_flat, args_tree=args_tree, atomic_type=atomic_type)
+        ptr = lowering._compute_pointers_from_indices(ptr, ctx.block_infos[0], indexers[0])
+        val = lowering._ensure_ir_value(val, value_aval)
+        if mask is not None:
+            mask = lowering._ensure_ir_value(mask, mask_aval)
+        signed, unsigned = kinds[atomic_type]
+        name = signed if jnp.issubdtype(value_aval.dtype, jnp.signedinteger) else unsigned
+        return lowering._atomic_rmw(getattr(tt_dialect.RMWOp, name), ptr, val, mask=mask)
+
+    rule._jwarp_integer_min_max = True
+    lowering.triton_lowering_rules[primitives.atomic_rmw_p] = rule
+
+
+__all__ = ["register_rules"]
