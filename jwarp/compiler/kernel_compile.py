@@ -215,7 +215,7 @@ class _CompileOnFirstCall:
             else:
                 with jax.enable_x64(True):  # the cached trace was made with 64-bit types on
                     ahead = self._jitted.lower(*args).compile()
-                call = _compiled_first(ahead, self._fallback())
+                call = _compiled_first(ahead, self._fallback)
             self._call = call
         return call(*args)
 
@@ -223,7 +223,8 @@ class _CompileOnFirstCall:
         """How many programs this executable compiled (as ``jax.jit``'s private counter)."""
         if self._call is None:
             return 0
-        return (self._jitted is not None) + self._fallback()._cache_size()
+        fallback = self._fallback(build=False)
+        return (self._jitted is not None) + (fallback._cache_size() if fallback is not None else 0)
 
 
 @dataclass
@@ -267,11 +268,12 @@ class CompiledKernel:
             self._executables[donate] = fn
         return fn
 
-    def _jaxpr_executable(self, donate: bool = False) -> Callable:
-        """A jit that evaluates the jaxpr (traced anew): for operands the first compile does not fit."""
+    def _jaxpr_executable(self, donate: bool = False, build: bool = True) -> Callable | None:
+        """A jit that evaluates the jaxpr (traced anew): for operands the first compile does not fit
+        (None when not built yet and ``build`` is False)."""
         key = ("jaxpr", donate)
         fn = self._executables.get(key)
-        if fn is None:
+        if fn is None and build:
             evaluate = jax_core.jaxpr_as_fun(self.closed_jaxpr)
             donate_argnums = tuple(self.written) if donate else ()
             fn = jax.jit(lambda *args: evaluate(*jax.tree_util.tree_leaves(args)), donate_argnums=donate_argnums)
@@ -287,23 +289,23 @@ class CompiledKernel:
             ahead = fn.lower(*operands).compile()
         if _copies_a_parameter(ahead):
             return self.executable()
-        return _compiled_first(ahead, self._jaxpr_executable(donate=True))
+        return _compiled_first(ahead, lambda: self._jaxpr_executable(donate=True))
 
     def split_outputs(self, flat: list) -> tuple[dict, dict]:
         new_bases, diagnostics = jax.tree_util.tree_unflatten(self.out_tree, flat)
         return new_bases, diagnostics
 
 
-def _compiled_first(ahead: Any, jitted: Callable) -> Callable:
-    """Call the ahead-of-time compiled program (the one the donation check built: calling ``jitted``
-    would compile it a second time), or ``jitted`` for operands of other types (the compiled program
-    refuses them with a ``TypeError`` before running, so nothing was donated)."""
+def _compiled_first(ahead: Any, fallback: Callable[[], Callable]) -> Callable:
+    """Call the ahead-of-time compiled program, or ``fallback()``'s jitted program for operands of
+    other types (the compiled program refuses them with a ``TypeError`` before running, so nothing
+    was donated)."""
 
     def call(*args: Any) -> Any:
         try:
             return ahead(*args)
         except TypeError:
-            return jitted(*args)
+            return fallback()(*args)
 
     return call
 
