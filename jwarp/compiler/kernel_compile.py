@@ -202,6 +202,36 @@ def serialise_on_stall(ctx: KernelContext, entry_planes: list, sig: Signature, m
     ctx.accumulators = dict(accs)
 
 
+class _CompileOnFirstCall:
+    """Calls ``jitted``'s ahead-of-time compiled program, lowered from its cached trace at the first
+    call (with that call's operands, so they fix devices and layouts); operands of other types go
+    to ``fallback()``'s executable."""
+
+    def __init__(self, jitted: Callable | None, fallback: Callable) -> None:
+        self._jitted = jitted
+        self._fallback = fallback
+        self._call: Callable | None = None
+
+    def __call__(self, *args: Any) -> Any:
+        call = self._call
+        if call is None:
+            if self._jitted is None:
+                call = self._fallback()
+            else:
+                with jax.enable_x64(True):  # the cached trace was made with 64-bit types on
+                    ahead = self._jitted.lower(*args).compile()
+                call = _compiled_first(ahead, self._fallback)
+            self._call = call
+        return call(*args)
+
+    def _cache_size(self) -> int:
+        """How many programs this executable compiled (as ``jax.jit``'s private counter)."""
+        if self._call is None:
+            return 0
+        fallback = self._fallback(build=False)
+        return (self._jitted is not None) + (fallback._cache_size() if fallback is not None else 0)
+
+
 @dataclass
 class CompiledKernel:
     """A kernel compiled for one signature: its jaxpr and executables."""
@@ -218,24 +248,29 @@ class CompiledKernel:
     param_access: tuple = ()
     _executables: dict = field(default_factory=dict)
     _memory: dict = field(default_factory=dict)  # donate -> XLA memory_analysis of the ahead-compiled program
+    # the jitted flat function compile_kernel traced (its trace is cached: calls inside a 64-bit
+    # trace reuse it); None for kernels built without one
+    _traced_fn: Callable | None = None
 
     def executable(self, donate: bool = False, operands: list | None = None) -> Callable:
-        """A jitted ``(*bases, *values) -> flat outputs`` (written bases first, then diagnostics).
+        """A callable ``(*bases, *values) -> flat outputs`` (written bases first, then diagnostics).
 
         ``donate=True`` asks for the executable that writes the written bases in place. Given the
         launch's ``operands``, it is checked once: where XLA cannot update a donated buffer in place
         (a fusion reads other elements of the buffer it writes, e.g. interleaving vector components),
         it copies the parameter first, which costs more than the fresh output buffer donation saves,
         so the plain executable is returned instead.
+
+        Both are compiled from the trace :func:`compile_kernel` made (the kernel body is not traced
+        again): the plain one at its first call, the donating one as a jit whose body is a call of
+        the traced function.
         """
         fn = self._executables.get(donate)
         if fn is None:
-            fn = self._jitted(donate)
-            if donate and operands is not None:
-                with jax.enable_x64(True) if self.uses_x64 else contextlib.nullcontext():
-                    ahead = fn.lower(*operands).compile()
-                self._memory[True] = ahead.memory_analysis()
-                fn = self.executable() if _copies_a_parameter(ahead) else _compiled_first(ahead, fn)
+            if donate:
+                fn = self._donating(operands)
+            else:
+                fn = _CompileOnFirstCall(self._traced_fn, self._jaxpr_executable)
             self._executables[donate] = fn
         return fn
 
@@ -251,35 +286,61 @@ class CompiledKernel:
         donate = donate and bool(self.written)
         if donate:
             self.executable(donate=True, operands=operands)
-        if donate not in self._memory:
-            jitted = self._jitted(False)
-            with jax.enable_x64(True) if self.uses_x64 else contextlib.nullcontext():
-                ahead = jitted.lower(*operands).compile()
-            self._executables[False] = _compiled_first(ahead, jitted)
-            self._memory[False] = ahead.memory_analysis()
+        if donate not in self._memory:  # the plain program (or a donating one built without a trace)
+            ahead = self._ahead_compile(operands)
+            if not donate:
+                self._executables[False] = _compiled_first(ahead, self._jaxpr_executable)
+            self._memory[donate] = ahead.memory_analysis()
         stats = self._memory[donate]
         return int(getattr(stats, "temp_size_in_bytes", 0) or 0) if stats is not None else 0
 
-    def _jitted(self, donate: bool) -> Callable:
-        evaluate = jax_core.jaxpr_as_fun(self.closed_jaxpr)
-        donate_argnums = tuple(self.written) if donate else ()
-        return jax.jit(lambda *args: evaluate(*jax.tree_util.tree_leaves(args)), donate_argnums=donate_argnums)
+    def _ahead_compile(self, operands: list) -> Any:
+        """The plain (non-donating) program compiled ahead of time for ``operands``."""
+        if self._traced_fn is not None:
+            with jax.enable_x64(True):  # the cached trace was made with 64-bit types on
+                return self._traced_fn.lower(*operands).compile()
+        with jax.enable_x64(True) if self.uses_x64 else contextlib.nullcontext():
+            return self._jaxpr_executable().lower(*operands).compile()
+
+    def _jaxpr_executable(self, donate: bool = False, build: bool = True) -> Callable | None:
+        """A jit that evaluates the jaxpr (traced anew): for operands the first compile does not fit
+        (None when not built yet and ``build`` is False)."""
+        key = ("jaxpr", donate)
+        fn = self._executables.get(key)
+        if fn is None and build:
+            evaluate = jax_core.jaxpr_as_fun(self.closed_jaxpr)
+            donate_argnums = tuple(self.written) if donate else ()
+            fn = jax.jit(lambda *args: evaluate(*jax.tree_util.tree_leaves(args)), donate_argnums=donate_argnums)
+            self._executables[key] = fn
+        return fn
+
+    def _donating(self, operands: list | None) -> Callable:
+        if self._traced_fn is None or operands is None:
+            return self._jaxpr_executable(donate=True)
+        inner = self._traced_fn
+        fn = jax.jit(lambda *args: inner(*args), donate_argnums=tuple(self.written))
+        with jax.enable_x64(True):  # the trace of ``inner`` was made with 64-bit types on
+            ahead = fn.lower(*operands).compile()
+        self._memory[True] = ahead.memory_analysis()
+        if _copies_a_parameter(ahead):
+            return self.executable()
+        return _compiled_first(ahead, lambda: self._jaxpr_executable(donate=True))
 
     def split_outputs(self, flat: list) -> tuple[dict, dict]:
         new_bases, diagnostics = jax.tree_util.tree_unflatten(self.out_tree, flat)
         return new_bases, diagnostics
 
 
-def _compiled_first(ahead: Any, jitted: Callable) -> Callable:
-    """Call the ahead-of-time compiled program (the one the donation check built: calling ``jitted``
-    would compile it a second time), or ``jitted`` for operands of other types (the compiled program
-    refuses them with a ``TypeError`` before running, so nothing was donated)."""
+def _compiled_first(ahead: Any, fallback: Callable[[], Callable]) -> Callable:
+    """Call the ahead-of-time compiled program, or ``fallback()``'s jitted program for operands of
+    other types (the compiled program refuses them with a ``TypeError`` before running, so nothing
+    was donated)."""
 
     def call(*args: Any) -> Any:
         try:
             return ahead(*args)
         except TypeError:
-            return jitted(*args)
+            return fallback()(*args)
 
     return call
 
@@ -296,32 +357,41 @@ def _copies_a_parameter(compiled: Any) -> bool:
 
 
 def compile_kernel(source: FunctionSource, arg_names: list[str], sig: Signature, example_args: list) -> CompiledKernel:
-    """Trace the kernel for ``sig`` (``example_args``: buffers/values or ShapeDtypeStructs)."""
+    """Trace the kernel for ``sig`` (``example_args``: buffers/values or ShapeDtypeStructs).
+
+    The kernel is traced once, as a jitted function with flat outputs: its jaxpr serves autodiff
+    and tapes, and the executables compile from the same trace (see ``CompiledKernel.executable``).
+    """
     holder: dict[str, Any] = {}
     pure_fn = build_pure_fn(source, arg_names, sig, report=holder)
 
-    def traced(*args):
+    def traced_flat(*args):
         new_bases, diagnostics, sites = pure_fn(*args)
         holder["sites"] = sites
-        return new_bases, diagnostics
+        flat, holder["out_tree"] = jax.tree_util.tree_flatten((new_bases, diagnostics))
+        holder["written"], holder["diagnostic_keys"] = tuple(sorted(new_bases)), tuple(sorted(diagnostics))
+        return flat
 
+    jitted = jax.jit(traced_flat)
     with jax.enable_x64(True):
-        closed_jaxpr, out_shape = jax.make_jaxpr(traced, return_shape=True)(*example_args)
-    flat, out_tree = jax.tree_util.tree_flatten(out_shape)
-    new_bases, diagnostics = out_shape
+        traced = jitted.trace(*example_args)
+    closed_jaxpr = traced.jaxpr
+    out_tree = holder["out_tree"]
+    out_avals = [v.aval for v in closed_jaxpr.jaxpr.outvars]
     uses_x64 = any(
-        jnp.dtype(v.dtype).itemsize == 8 for v in jax.tree_util.tree_leaves((example_args, out_shape))
+        jnp.dtype(v.dtype).itemsize == 8 for v in [*jax.tree_util.tree_leaves(example_args), *out_avals]
     )
     return CompiledKernel(
         signature=sig,
         pure_fn=lambda *a: pure_fn(*a)[:2],
         closed_jaxpr=closed_jaxpr,
         out_tree=out_tree,
-        written=tuple(sorted(new_bases)),
+        written=holder["written"],
         sites=holder.get("sites", ()),
-        diagnostic_keys=tuple(sorted(diagnostics)),
+        diagnostic_keys=holder["diagnostic_keys"],
         uses_x64=uses_x64,
         param_access=holder.get("param_access", ()),
+        _traced_fn=jitted,
     )
 
 

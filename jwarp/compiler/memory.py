@@ -172,6 +172,8 @@ def _full_indices(ctx: KernelContext, kinds: list[Index], shape: tuple[int, ...]
 
 def _dynamic_slice_uniform(plane: Any, kinds: list[Index]) -> tuple[Any, list]:
     """Slice out the uniform axes (kept with extent 1); returns (sub-plane, start indices)."""
+    if not any(k[0] == "uniform" for k in kinds):
+        return plane, [0] * plane.ndim
     starts, sizes = [], []
     for k, n in zip(kinds, plane.shape):
         if k[0] == "uniform":
@@ -292,6 +294,8 @@ def _store_fast(ctx: KernelContext, plane: Any, kinds: list[Index], value: Any, 
     sub, starts = _dynamic_slice_uniform(plane, kinds)
     value = jnp.asarray(value, plane.dtype)
     shifted = _to_array_coords(ctx, value, kinds, sub.shape)
+    if mask is None and sub.shape == plane.shape and _covers(ctx, kinds, plane.shape):
+        return shifted  # every element is stored by its own lane: the values are the new plane
     m = jnp.asarray(True) if mask is None else mask
     keep = _to_array_coords(ctx, m, kinds, sub.shape)
     uvalid = _uniform_valid(kinds, plane.shape)
@@ -301,6 +305,12 @@ def _store_fast(ctx: KernelContext, plane: Any, kinds: list[Index], value: Any, 
     if sub.shape == plane.shape:
         return new_sub
     return lax.dynamic_update_slice(plane, new_sub, [jnp.asarray(s, jnp.int32) for s in starts])
+
+
+def _covers(ctx: KernelContext, kinds: list[Index], shape: tuple) -> bool:
+    """Whether the lanes store every element of the plane (identity lane indices over the whole
+    extent of every axis)."""
+    return all(k[0] == "lane" and k[2] == 0 and k[3] == 1 and ctx.grid[k[1]] == n for k, n in zip(kinds, shape))
 
 
 def _last_active(leaf: Any, keep: Any, grid: tuple) -> tuple[Any, Any]:

@@ -22,6 +22,7 @@ from typing import Any, Callable
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, TupleType, type_name
@@ -149,7 +150,19 @@ def leaf_where(mask: Any, a: Any, b: Any) -> Any:
     extra = jnp.ndim(a) - jnp.ndim(mask)
     if extra > 0 and jnp.ndim(mask) > 0:  # a tile's data: the lane mask covers its leading axes
         mask = jnp.reshape(mask, jnp.shape(mask) + (1,) * extra)
+    if _same_aval(mask, a, b):  # the common case, without jnp.where's nested jit (cheaper to trace)
+        return lax.select(mask, a, b)
     return jnp.where(mask, a, b)
+
+
+def _same_aval(mask: Any, a: Any, b: Any) -> bool:
+    """Whether ``lax.select(mask, a, b)`` is ``jnp.where(mask, a, b)``: traced operands of one shape,
+    ``a`` and ``b`` of one dtype, a boolean mask."""
+    if not (isinstance(a, jax.core.Tracer) and isinstance(b, jax.core.Tracer) and isinstance(mask, jax.core.Tracer)):
+        return False
+    ta, tb, tm = a.aval, b.aval, mask.aval
+    return (ta.shape == tb.shape == tm.shape and ta.dtype == tb.dtype and tm.dtype == np.bool_
+            and ta.weak_type == tb.weak_type)
 
 
 def broadcast_leaf(leaf: Any, shape: tuple[int, ...]) -> Any:

@@ -1,0 +1,149 @@
+"""What a first launch costs to build (jwarp/compiler/kernel_compile.py, values.py, memory.py,
+builtins/common.py): the kernel body is traced once per signature, both executables lower from
+that trace, cheap trace paths give the same values and types as the general ones, and a store that
+covers the whole plane needs no select."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import jwarp as wp
+from jwarp.builtins import common
+from jwarp.compiler import kernel_compile
+from jwarp.compiler.lower import FunctionLowerer
+
+
+def _counting(monkeypatch) -> dict:
+    counts = {"body": 0, "jaxpr_eval": 0}
+    run, as_fun = FunctionLowerer.run, kernel_compile.jax_core.jaxpr_as_fun
+
+    def counted_run(self, *a, **kw):
+        counts["body"] += 1
+        return run(self, *a, **kw)
+
+    def counted_as_fun(*a, **kw):
+        counts["jaxpr_eval"] += 1
+        return as_fun(*a, **kw)
+
+    monkeypatch.setattr(FunctionLowerer, "run", counted_run)
+    monkeypatch.setattr(kernel_compile.jax_core, "jaxpr_as_fun", counted_as_fun)
+    return counts
+
+
+def _make_kernel(scale: float):
+    @wp.kernel(module="unique")
+    def step(x: wp.array(dtype=wp.vec3), v: wp.array(dtype=wp.vec3), dt: float, out: wp.array(dtype=wp.vec3)):
+        i = wp.tid()
+        p = x[i] + v[i] * dt
+        if p[1] < 0.0:
+            p = p * scale
+        out[i] = p
+
+    return step
+
+
+def _arrays(n: int = 16):
+    rng = np.random.default_rng(3)
+    x = wp.array(rng.standard_normal((n, 3)).astype(np.float32), dtype=wp.vec3)
+    v = wp.array(rng.standard_normal((n, 3)).astype(np.float32), dtype=wp.vec3)
+    return x, v
+
+
+def _expected(x, v, dt: float, scale: float) -> np.ndarray:
+    p = x.numpy() + v.numpy() * np.float32(dt)
+    return np.where(p[:, 1:2] < 0, p * np.float32(scale), p)
+
+
+def test_first_launch_traces_the_body_once(monkeypatch):
+    counts = _counting(monkeypatch)
+    x, v = _arrays()
+    out = wp.zeros(16, dtype=wp.vec3)  # held by the array only: the first launch donates it
+    kernel = _make_kernel(0.5)
+    wp.launch(kernel, 16, inputs=[x, v, 0.1], outputs=[out])
+    np.testing.assert_allclose(out.numpy(), _expected(x, v, 0.1, 0.5), rtol=1e-6)
+    assert counts == {"body": 1, "jaxpr_eval": 0}
+    for dt in (0.2, 0.3):  # later launches reuse the executable
+        wp.launch(kernel, 16, inputs=[x, v, dt], outputs=[out])
+    np.testing.assert_allclose(out.numpy(), _expected(x, v, 0.3, 0.5), rtol=1e-6)
+    assert counts == {"body": 1, "jaxpr_eval": 0}
+
+
+def test_plain_executable_compiles_from_the_same_trace(monkeypatch):
+    counts = _counting(monkeypatch)
+    x, v = _arrays()
+    out = wp.zeros(16, dtype=wp.vec3)
+    keep = out.numpy()  # a host view of the output buffer: no donation, the plain executable runs
+    kernel = _make_kernel(2.0)
+    wp.launch(kernel, 16, inputs=[x, v, 0.1], outputs=[out])
+    np.testing.assert_allclose(out.numpy(), _expected(x, v, 0.1, 2.0), rtol=1e-6)
+    assert counts == {"body": 1, "jaxpr_eval": 0}
+    del keep
+
+
+def test_executable_counts_its_programs():
+    x, v = _arrays()
+    kernel = _make_kernel(3.0)
+    out = wp.zeros(16, dtype=wp.vec3)
+    wp.launch(kernel, 16, inputs=[x, v, 0.1], outputs=[out])
+    (compiled,) = kernel._cache.values()
+    exe = compiled.executable()
+    before = exe._cache_size()
+    bases = [b.buffer for b in (x, v, out)]  # array bases first, then the other values
+    exe(*bases, jnp.float32(0.1))
+    exe(*bases, jnp.float32(0.2))
+    assert exe._cache_size() == max(before, 1)
+
+
+def test_lax_fast_path_only_where_jnp_agrees():
+    seen = {}
+
+    def probe(a, b, weak):
+        seen["f32"] = common._lax_operands(a, b)
+        seen["scalar_const"] = common._lax_operands(a, np.float32(2.0))
+        seen["f64_const"] = common._lax_operands(a, np.float64(2.0))
+        seen["weak"] = common._lax_operands(a, a + 1.0 - a)  # python float: a weak-typed operand
+        seen["weak_tracer"] = common._lax_operands(a, weak)  # a Python float argument: weakly typed
+        seen["bool"] = common._lax_operands(a > 0, b > 0)
+        seen["shapes"] = common._lax_operands(a, b[:2])
+        return common.mul(a, b) + common.sub(a, np.float32(1.0))
+
+    a = jnp.arange(4, dtype=jnp.float32)
+    b = jnp.full(4, 3.0, jnp.float32)
+    out = jax.jit(probe)(a, b, 1.0)
+    np.testing.assert_array_equal(np.asarray(out), np.arange(4) * 3.0 + np.arange(4) - 1.0)
+    assert out.dtype == jnp.float32
+    assert seen == {"f32": True, "scalar_const": True, "f64_const": False, "weak": True, "weak_tracer": False,
+                    "bool": False, "shapes": False}
+    assert not common._lax_operands(np.float32(1.0), np.float32(2.0))  # constants fold in numpy
+
+
+@wp.kernel
+def _fill_lanes(a: wp.array(dtype=float), value: float):
+    i = wp.tid()
+    a[i] = value + float(i)
+
+
+@wp.kernel
+def _fill_even(a: wp.array(dtype=float), value: float):
+    i = wp.tid()
+    if i % 2 == 0:
+        a[i] = value
+
+
+def test_stores_that_do_not_cover_the_plane_keep_the_rest():
+    a = wp.array(np.full(6, -1.0, np.float32))
+    wp.launch(_fill_lanes, 4, inputs=[a, 10.0])  # fewer lanes than elements
+    np.testing.assert_array_equal(a.numpy(), [10, 11, 12, 13, -1, -1])
+    wp.launch(_fill_lanes, 6, inputs=[a, 20.0])  # every element
+    np.testing.assert_array_equal(a.numpy(), [20, 21, 22, 23, 24, 25])
+    wp.launch(_fill_even, 6, inputs=[a, 0.0])  # a masked store
+    np.testing.assert_array_equal(a.numpy(), [0, 21, 0, 23, 0, 25])
+
+
+def test_covering_store_has_no_select():
+    a = wp.zeros(8)
+    wp.launch(_fill_lanes, 8, inputs=[a, 1.0])
+    (compiled,) = [c for c in _fill_lanes._cache.values() if c.signature.grid == (8,)]
+    assert "select_n" not in str(compiled.closed_jaxpr)
