@@ -127,37 +127,5 @@ def tile_unary(call: Call, op: Value, a: Value) -> Value:
     return tiles.elementwise(lw.ctx, lambda x: tiles.without_mask(lw, lambda: call_builtin(lw, op_name, x)), [a])
 
 
-@builtin("_tile_index", group="Code Generation", kernel_only=True)
-def tile_index(call: Call, a: Value, *idx: Value) -> Value:
-    """``t[i, j]``: the element (block-uniform, read by every thread) at the given indices."""
-    lw = call
-    t = a.type
-    if 0 < len(idx) < t.ndim:  # t[i]: the sub-tile view of the leading indices (builtins/tile_shape.py)
-        from jwarp.compiler.registry import BUILTINS
-        from jwarp.compiler.values import TupleType
-
-        offset = Value(TupleType(tuple(v.type for v in idx)), tuple(idx))
-        return BUILTINS["tile_view"].lower(call, [a, offset], {})
-    if len(idx) != t.ndim:
-        raise WarpCodegenError(f"A tile of shape {t.shape} needs {t.ndim} indices, got {len(idx)}")
-    ctx = lw.ctx
-    n = len(ctx.grid)
-    flat = None
-    for i, (v, extent) in enumerate(zip(idx, t.shape)):
-        if not scalars.is_int(v.type):
-            raise WarpCodegenError(f"Tile index {i} must be an integer, got {type_name(v.type)}")
-        k = jnp.clip(tiles.lead_leaf(ctx, v.data).astype(jnp.int32), 0, extent - 1)
-        flat = k if flat is None else flat * extent + k
-    element = tiles.elements(ctx, a)
-    out = []
-    for plane in leaves_of(element):
-        p = plane.reshape(plane.shape[:n] + (-1,))
-        target = jnp.broadcast_shapes(p.shape[:n], flat.shape)
-        p = jnp.broadcast_to(p, target + p.shape[n:])
-        f = jnp.broadcast_to(flat, target)[..., None]
-        out.append(jnp.take_along_axis(p, f, axis=n)[..., 0])
-    return value_from_leaves(element.type, out)
-
-
-__all__ = ["tile_transpose", "tile_broadcast", "tile_matmul", "tile_binary", "tile_unary", "tile_index",
+__all__ = ["tile_transpose", "tile_broadcast", "tile_matmul", "tile_binary", "tile_unary",
            "composites", "STATIC"]

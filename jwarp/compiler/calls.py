@@ -22,6 +22,7 @@ from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import FUNCTION, ArrayType, type_name
 from jwarp.lang.refs import address_of, strip_reference
 from jwarp.lang.struct import StructType
+from jwarp.lang.tile_types import is_tile_type
 
 if TYPE_CHECKING:
     from jwarp.compiler.lower import FunctionLowerer
@@ -35,6 +36,7 @@ _PYTHON_BUILTINS = {
     py.round: "round",
     py.print: "print",
     py.pow: "pow",
+    py.slice: "_slice",
 }
 
 
@@ -251,6 +253,8 @@ class _StaticLengths(ast.NodeTransformer):
                 return ast.copy_location(ast.Constant(t._shape_[0]), node)
             if isinstance(t, TupleType):
                 return ast.copy_location(ast.Constant(len(t.types)), node)
+            if is_tile_type(t):
+                return ast.copy_location(ast.Constant(t.shape[0]), node)
         return node
 
 
