@@ -80,14 +80,19 @@ def _kind(v: Value) -> str:
     raise WarpCodegenTypeError(f"Tile indices must be integers or slices, got {type_name(v.type)}")
 
 
-def _int_index(ctx: Any, v: Value, extent: int, axis: int, wrap: bool = True) -> Any:
-    """An integer index as a block-uniform leaf; constants are checked, negatives wrap."""
+def _int_index(ctx: Any, v: Value, extent: int, axis: int, wrap: bool = True, per_lane: bool = False) -> Any:
+    """An integer index as a leaf of ``len(grid)`` axes: block-uniform (lane 0's) for views, or
+    each thread's own for element reads (``per_lane``); constants are checked, negatives wrap."""
     if is_const(v.data):
         k = int(v.data)
         if not (-extent <= k < extent if wrap else 0 <= k < extent):
             raise WarpCodegenValueError(f"Tile index {k} is out of bounds for dimension {axis} of extent {extent}")
         return jnp.asarray(k % extent, jnp.int32)
-    x = tiles.lead_leaf(ctx, v.data).astype(jnp.int32)
+    if per_lane:
+        x = jnp.asarray(v.data).astype(jnp.int32)
+        x = x.reshape((1,) * (len(ctx.grid) - x.ndim) + x.shape)
+    else:
+        x = tiles.lead_leaf(ctx, v.data).astype(jnp.int32)
     return jnp.where(x < 0, x + extent, x) if wrap else x
 
 
@@ -102,8 +107,9 @@ def _trailing(x: Any, k: int) -> Any:
     return x.reshape(x.shape + (1,) * k)
 
 
-def resolve(ctx: Any, tile: Value, items: list[Value], wrap: bool = True) -> Selection:
-    """Resolve subscript ``items`` (integers, slices, one integer tile) on ``tile``."""
+def resolve(ctx: Any, tile: Value, items: list[Value], wrap: bool = True, per_lane: bool = True) -> Selection:
+    """Resolve subscript ``items`` (integers, slices, one integer tile) on ``tile``; an element
+    (an integer per dimension) is read at each thread's own indices unless ``per_lane`` is False."""
     t = tile.type
     if len(items) > t.ndim:
         raise WarpCodegenValueError(f"Too many indices for a tile of {t.ndim} dimensions: got {len(items)}")
@@ -115,7 +121,7 @@ def resolve(ctx: Any, tile: Value, items: list[Value], wrap: bool = True) -> Sel
         ):
             raise WarpCodegenValueError("Advanced tile indexing with an index tile requires ':' on all other axes")
     if all(k == "int" for k in kinds):
-        per_axis = [_int_index(ctx, v, e, a, wrap) for a, (v, e) in enumerate(zip(items, t.shape))]
+        per_axis = [_int_index(ctx, v, e, a, wrap, per_lane) for a, (v, e) in enumerate(zip(items, t.shape))]
         return Selection(per_axis, (), (), True, False)
     # output dimensions, in order, for slices and the index tile
     out_shape, out_strides, parts = [], [], []
@@ -263,7 +269,7 @@ def tile_set(call: Call, t: Value, value: Value, *items: Value) -> Value:
     """``t[items] = value``: a copy of ``t`` with the selected element(s) replaced — one element
     for an integer per dimension, else a tile of the selection's shape."""
     ctx = call.ctx
-    sel = resolve(ctx, t, list(items))
+    sel = resolve(ctx, t, list(items), per_lane=False)
     if sel.element:
         if tiles.is_tile_type(value.type):
             raise WarpCodegenError("Cannot assign a tile to a single tile element")

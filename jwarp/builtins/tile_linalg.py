@@ -14,7 +14,7 @@ import jax.numpy as jnp
 
 from jwarp.builtins.common import STATIC, Call, Value
 from jwarp.builtins.tile_core import require_tile
-from jwarp.compiler import tiles
+from jwarp.compiler import tile_views, tiles
 from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import is_const, leaves_of, value_from_leaves
 from jwarp.errors import WarpCodegenError
@@ -41,8 +41,20 @@ def tile_broadcast(call: Call, a: Value, shape: Value) -> Value:
     dims = tiles.static_shape(shape)
     if tiles.broadcast_tile_shapes(a.type.shape, dims) != dims:
         raise WarpCodegenError(f"wp.tile_broadcast(): cannot broadcast a tile of shape {a.type.shape} to {dims}")
-    element = tiles.as_element_operand(call.ctx, a, len(dims))
-    return tiles.from_elements(call.ctx, element, dims, a.type.storage)
+    k, pad = len(dims), len(dims) - a.type.ndim
+    per_axis, strides = [], [0] * k
+    for axis, (extent, stride) in enumerate(zip(a.type.shape, tile_views.strides_of(a))):
+        out_axis = axis + pad
+        if extent == 1 and dims[out_axis] != 1:
+            per_axis.append(jnp.zeros((), jnp.int32))
+        else:
+            shape = [1] * k
+            shape[out_axis] = extent
+            per_axis.append(jnp.arange(extent, dtype=jnp.int32).reshape(shape))
+            strides[out_axis] = stride
+    flat = tile_views.flat_positions(a.type.shape, per_axis)
+    node = call.arg_node(0, "a")
+    return tile_views.view_of(call.lowerer, a, getattr(node, "id", None), flat, dims, tuple(strides))
 
 
 def _scalar_float(call: Call, v: Value | None, default: float) -> object:

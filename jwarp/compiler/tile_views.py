@@ -43,6 +43,7 @@ class TileView(Value):
     root: str | None = None
     positions: Any = None
     strides: tuple = ()
+    base: Value | None = None  # the viewed tile when it is no local variable (anonymous storage)
 
 
 def dense_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -95,9 +96,10 @@ def gather(ctx: Any, a: Value, flat: Any, out_shape: tuple[int, ...]) -> Value:
     return tiles.from_elements(ctx, value_from_leaves(element.type, planes), out_shape, t.storage)
 
 
-def scatter(ctx: Any, dst: Value, flat: Any, src: Value, valid: Any = None) -> Value:
+def scatter(ctx: Any, dst: Value, flat: Any, src: Value, valid: Any = None, add: bool = False) -> Value:
     """``dst`` with the elements at flat positions ``flat`` replaced by ``src`` (a tile of the
-    positions' shape, or one element value); positions where ``valid`` is false are dropped."""
+    positions' shape, or one element value), or incremented by it with ``add`` (repeated
+    positions accumulate); positions where ``valid`` is false are dropped."""
     t = dst.type
     n = len(ctx.grid)
     grid = tiles.block_grid(ctx)
@@ -117,7 +119,8 @@ def scatter(ctx: Any, dst: Value, flat: Any, src: Value, valid: Any = None) -> V
         if not tiles.is_tile_type(src.type):
             new = tiles.expand_scalar_leaf(ctx, new, 0)
         new = jnp.broadcast_to(jnp.asarray(new, old.dtype), full).reshape(grid + (-1,))
-        updated = old.at[lead_idx + (flat,)].set(new, mode="drop")
+        at = old.at[lead_idx + (flat,)]
+        updated = at.add(new, mode="drop") if add else at.set(new, mode="drop")
         planes.append(updated.reshape(grid + t.shape))
     return tiles.from_elements(ctx, value_from_leaves(t.dtype, planes), t.shape, t.storage)
 
@@ -134,38 +137,61 @@ def view_of(lw: Any, parent: Value, parent_name: str | None, flat: Any, out_shap
             strides: tuple[int, ...]) -> Value:
     """The view of ``parent`` made of its elements at flat positions ``flat``.
 
-    ``parent_name`` is the local variable ``parent`` was read from (None for an expression);
-    a view of a view shares the root of its parent."""
+    ``parent_name`` is the local variable ``parent`` was read from (None for an expression,
+    whose tile then becomes the view's anonymous storage); a view of a view shares the storage
+    of its parent."""
     ctx = lw.ctx
     data = gather(ctx, parent, flat, out_shape)
-    root, positions = None, None
-    if isinstance(parent, TileView) and parent.root is not None:
-        root = parent.root
+    if isinstance(parent, TileView) and (parent.root is not None or parent.base is not None):
         source = tiles.make_tile(ctx, scalars.int32, parent.type.shape,
                                  _lead_positions(ctx, parent.positions, parent.type.ndim))
         positions = gather(ctx, source, flat, out_shape).data
-    elif parent_name is not None and lw.env.get(parent_name) is parent:
-        root, positions = parent_name, flat
-    return TileView(data.type, data.data, root=root, positions=positions, strides=tuple(strides))
+        return TileView(data.type, data.data, root=parent.root, positions=positions, strides=tuple(strides),
+                        base=parent.base)
+    if parent_name is not None and lw.env.get(parent_name) is parent:
+        return TileView(data.type, data.data, root=parent_name, positions=flat, strides=tuple(strides))
+    return TileView(data.type, data.data, positions=flat, strides=tuple(strides), base=_plain(parent))
+
+
+def _update_storage(lw: Any, view: TileView, name: str, change: Value, add: bool) -> None:
+    """Scatter ``change`` into the storage of ``view`` (held in local ``name``): its root
+    variable, whose views are then re-gathered, or its anonymous base, re-gathered into it."""
+    positions = _lead_positions(lw.ctx, view.positions, len(view.type.shape))
+    if view.root is not None and view.root in lw.env and view.root != name:
+        root = lw.env[view.root]
+        _bind_keeping(lw, view.root, scatter(lw.ctx, _plain(root), positions, change, add=add))
+        refresh(lw, view.root)
+    elif view.base is not None:
+        base = scatter(lw.ctx, view.base, positions, change, add=add)
+        current = lw.env[name]
+        fresh = gather(lw.ctx, base, positions, view.type.shape)
+        lw.bind(name, Value(fresh.type, fresh.data))
+        lw.env[name] = replace(current, data=lw.env[name].data, base=base)
 
 
 def write(lw: Any, name: str, new: Value) -> None:
-    """Write tile ``new`` into the local ``name`` in place: through to the root tile when
-    ``name`` holds a view, and into every other view of that root."""
+    """Write tile ``new`` into the local ``name`` in place: through to the storage it views when
+    ``name`` holds a view, and into every other view of the same tile."""
     old = lw.env.get(name)
     new = _plain(new)
     if isinstance(old, TileView):
         lw.bind(name, new)
         lw.env[name] = replace(old, data=lw.env[name].data)
-        if old.root is not None and old.root in lw.env and old.root != name:
-            root = lw.env[old.root]
-            positions = _lead_positions(lw.ctx, old.positions, len(old.type.shape))
-            updated = scatter(lw.ctx, _plain(root), positions, new)
-            _bind_keeping(lw, old.root, updated)
-            refresh(lw, old.root)
+        _update_storage(lw, lw.env[name], name, new, add=False)
         return
     lw.bind(name, new)
     refresh(lw, name)
+
+
+def accumulate(lw: Any, name: str, delta: Value) -> bool:
+    """Add tile ``delta`` onto the elements the view in local ``name`` names, in the tile it
+    views (a broadcast view adds every repeat into the one element it repeats). False when
+    ``name`` is not a view."""
+    view = lw.env.get(name)
+    if not (isinstance(view, TileView) and (view.root not in (None, name) or view.base is not None)):
+        return False
+    _update_storage(lw, view, name, delta, add=True)
+    return True
 
 
 def _lead_positions(ctx: Any, positions: Any, ndim: int) -> Any:
@@ -200,4 +226,4 @@ def without_view(v: Value) -> Value:
 
 
 __all__ = ["TileView", "dense_strides", "strides_of", "is_contiguous", "flat_positions", "gather", "scatter",
-           "view_of", "write", "refresh", "without_view"]
+           "view_of", "write", "accumulate", "refresh", "without_view"]
