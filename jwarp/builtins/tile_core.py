@@ -132,6 +132,59 @@ def tile_atomic_add(call: Call, a: Value, t: Value, offset: Value | None = None,
     return tile_memory.atomic_add(call.ctx, a, t, tiles.static_int_tuple_or_values(offset), call.mask)
 
 
+def _index_axis(call: Call, indices: Value, axis: Value | None, shape: tuple[int, ...]) -> tuple[int, Value]:
+    """The ``(axis, indices)`` of an indexed transfer, checked: a 1-D integer tile whose length is
+    the tile's extent along ``axis``."""
+    require_tile(call, indices, "indices")
+    k = 0 if axis is None else int(tiles.static_shape(axis, "axis")[0])
+    if not 0 <= k < len(shape):
+        raise WarpCodegenError(f"wp.{call.name}(): axis {k} is out of range for a tile of {len(shape)} dimensions")
+    if indices.type.ndim != 1 or not scalars.is_int(indices.type.dtype):
+        raise WarpCodegenError(f"wp.{call.name}(): indices must be a 1-D tile of integers, got {type_name(indices.type)}")
+    if indices.type.shape[0] != shape[k]:
+        raise WarpCodegenError(f"wp.{call.name}(): indices hold {indices.type.shape[0]} values but the tile has "
+                               f"{shape[k]} along axis {k}")
+    return k, indices
+
+
+@builtin("tile_load_indexed", group="Tile Primitives", kernel_only=True)
+def tile_load_indexed(call: Call, a: Value, indices: Value, shape: Value, offset: Value | None = None,
+                      axis: Value | None = None, storage: Value | None = None) -> Value:
+    """Load a tile of ``shape`` from ``a``, reading dimension ``axis`` at ``offset + indices[c]``
+    (an index tile) and the others consecutively; elements outside ``a`` read as zero."""
+    call.require_kernel()
+    _require_array(call, a)
+    dims = tiles.static_shape(shape)
+    gather = _index_axis(call, indices, axis, dims)
+    return tile_memory.load(call.ctx, a, dims, tiles.static_int_tuple_or_values(offset),
+                            tiles.static_storage(storage), gather)
+
+
+@builtin("tile_store_indexed", group="Tile Primitives", kernel_only=True)
+def tile_store_indexed(call: Call, a: Value, indices: Value, t: Value, offset: Value | None = None,
+                       axis: Value | None = None) -> None:
+    """Store tile ``t`` into ``a``, writing dimension ``axis`` at ``offset + indices[c]``;
+    destinations outside ``a`` are skipped."""
+    call.require_kernel()
+    _require_array(call, a)
+    require_tile(call, t, "t")
+    gather = _index_axis(call, indices, axis, t.type.shape)
+    tile_memory.store(call.ctx, a, t, tiles.static_int_tuple_or_values(offset), call.mask, gather)
+    return None
+
+
+@builtin("tile_atomic_add_indexed", group="Tile Primitives", kernel_only=True)
+def tile_atomic_add_indexed(call: Call, a: Value, indices: Value, t: Value, offset: Value | None = None,
+                            axis: Value | None = None) -> Value:
+    """Add tile ``t`` into ``a`` with dimension ``axis`` scattered through ``indices`` (repeated
+    indices accumulate); returns the values it replaced."""
+    call.require_kernel()
+    _require_array(call, a)
+    require_tile(call, t, "t")
+    gather = _index_axis(call, indices, axis, t.type.shape)
+    return tile_memory.atomic_add(call.ctx, a, t, tiles.static_int_tuple_or_values(offset), call.mask, gather)
+
+
 # ----------------------------------------------------------------------------------------------
 # per-thread values <-> tiles
 
@@ -265,4 +318,5 @@ def tile_map(call: Call, op: Value, a: Value, *args: Value) -> Value:
 
 
 __all__ = ["tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_load", "tile_store", "tile_atomic_add",
+           "tile_load_indexed", "tile_store_indexed", "tile_atomic_add_indexed",
            "tile", "untile", "tile_map", "require_tile", "apply_op"]
