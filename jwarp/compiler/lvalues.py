@@ -345,7 +345,11 @@ def aug_assign(lw: FunctionLowerer, node: ast.AugAssign) -> None:
     target = node.target
     rhs = lw.eval(node.value)
     if isinstance(target, ast.Name):
-        lw.bind(target.id, binary(lw, type(node.op), lw.lookup(target.id), rhs))
+        new = binary(lw, type(node.op), lw.lookup(target.id), rhs)
+        if is_tile_type(new.type) and target.id in lw.env:  # in place, as Warp's tile += (also through views)
+            tile_views.write(lw, target.id, new)
+        else:
+            lw.bind(target.id, new)
         return
     place = _resolve(lw, target)
     if place[0] == "memory" and type(node.op) in _ATOMIC_AUG and _atomic_aug_applies(lw, place, node.op):

@@ -174,6 +174,7 @@ def write(lw: Any, name: str, new: Value) -> None:
     ``name`` holds a view, and into every other view of the same tile."""
     old = lw.env.get(name)
     new = _plain(new)
+    lw.inplace_written = getattr(lw, "inplace_written", set()) | {name}
     if isinstance(old, TileView):
         lw.bind(name, new)
         lw.env[name] = replace(old, data=lw.env[name].data)
