@@ -189,17 +189,7 @@ def tile_atomic_add_indexed(call: Call, a: Value, indices: Value, t: Value, offs
 # per-thread values <-> tiles
 
 
-def _lane_values(ctx, leaf) -> jnp.ndarray:
-    """A lane leaf as ``(*block_grid, block_dim)``: its value on every thread of each block."""
-    n = len(ctx.grid)
-    axis = tiles.lane_axis(ctx)
-    x = jnp.asarray(leaf)
-    if x.ndim == 0:
-        x = x.reshape((1,) * n)
-    if axis is None:
-        return x[..., None]
-    x = jnp.broadcast_to(x, x.shape[:axis] + (ctx.block_dim,) + x.shape[axis + 1:])
-    return jnp.expand_dims(jnp.moveaxis(x, axis, -1), axis)
+_lane_values = tiles.to_lanes  # (used by tile_fused, tile_stack)
 
 
 class TileBuiltin(Builtin):

@@ -120,4 +120,52 @@ def tile_from_thread(call: Call, shape: Value, value: Value, thread_idx: Value |
     return tiles.from_elements(ctx, element, dims, tiles.static_storage(storage))
 
 
-__all__ = ["tile_dot", "tile_axpy", "tile_extract", "tile_empty", "tile_from_thread"]
+# ----------------------------------------------------------------------------------------------
+# per-thread writes into a tile
+
+
+def _scatter(call: Call, a: Value, rest: tuple, kwargs: dict, add: bool) -> None:
+    call.require_kernel()
+    require_tile(call, a)
+    ctx = call.ctx
+    t = a.type
+    rest = list(rest)
+    for key in ("value", "has_value", "atomic"):
+        if key in kwargs:
+            rest.append(kwargs.pop(key))
+    if kwargs:
+        raise WarpCodegenTypeError(f"wp.{call.name}(): unexpected arguments {sorted(kwargs)}")
+    if len(rest) < t.ndim + 2:
+        raise WarpCodegenError(f"wp.{call.name}(): a tile of {t.ndim} dimensions needs {t.ndim} indices, a value "
+                               "and has_value")
+    idx, value, has_value = rest[: t.ndim], rest[t.ndim], rest[t.ndim + 1]
+    if value.type != t.dtype:
+        raise WarpCodegenTypeError(f"wp.{call.name}(): value of type {type_name(value.type)} does not match the "
+                                   f"tile's {type_name(t.dtype)}")
+    from jwarp.builtins.tile_index import resolve
+
+    sel = resolve(ctx, tile_views.without_view(a), list(idx))
+    flat = tile_views.flat_positions(t.shape, sel.per_axis)
+    ok = tiles.lane_mask(ctx, call.mask) & tiles.to_lanes(ctx, jnp.asarray(has_value.data).astype(bool))
+    new = tile_views.scatter_lanes(ctx, tile_views.without_view(a), flat, value, ok, add=add)
+    node = call.arg_node(0, "a")
+    if isinstance(getattr(node, "id", None), str) and call.lowerer is not None and node.id in call.lowerer.env:
+        tile_views.write(call.lowerer, node.id, new, masked=True)
+
+
+@builtin("tile_scatter_masked", group="Tile Primitives", kernel_only=True)
+def tile_scatter_masked(call: Call, a: Value, *rest: Value, **kwargs: Value) -> None:
+    """Each thread whose ``has_value`` is true writes ``value`` at its index ``(i, ...)`` of tile
+    ``a`` (in place): ``tile_scatter_masked(a, i, [j, ...], value, has_value)``."""
+    _scatter(call, a, rest, kwargs, add=False)
+
+
+@builtin("tile_scatter_add", group="Tile Primitives", kernel_only=True)
+def tile_scatter_add(call: Call, a: Value, *rest: Value, **kwargs: Value) -> None:
+    """Each thread whose ``has_value`` is true adds ``value`` at its index of tile ``a`` (in
+    place; threads meeting at one index all add): ``tile_scatter_add(a, i, ..., value, has_value)``."""
+    _scatter(call, a, rest, kwargs, add=True)
+
+
+__all__ = ["tile_dot", "tile_axpy", "tile_extract", "tile_empty", "tile_from_thread", "tile_scatter_masked",
+           "tile_scatter_add"]

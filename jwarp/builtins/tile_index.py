@@ -266,10 +266,11 @@ def _converted(call: Call, src: Value, dtype: Any) -> Value:
 
 @builtin("_tile_set", group="Code Generation", kernel_only=True)
 def tile_set(call: Call, t: Value, value: Value, *items: Value) -> Value:
-    """``t[items] = value``: a copy of ``t`` with the selected element(s) replaced — one element
-    for an integer per dimension, else a tile of the selection's shape."""
+    """``t[items] = value``: a copy of ``t`` with the selected element(s) replaced — for an integer
+    per dimension, each active thread's element at its own indices, else a tile of the
+    selection's shape (in active blocks)."""
     ctx = call.ctx
-    sel = resolve(ctx, t, list(items), per_lane=False)
+    sel = resolve(ctx, t, list(items))
     if sel.element:
         if tiles.is_tile_type(value.type):
             raise WarpCodegenError("Cannot assign a tile to a single tile element")
@@ -280,8 +281,9 @@ def tile_set(call: Call, t: Value, value: Value, *items: Value) -> Value:
                 raise WarpCodegenError(f"Cannot assign a value of type {type_name(value.type)} into a tile of "
                                        f"{type_name(t.type.dtype)}")
             value = call_builtin(call.lowerer, "_construct", Value(STATIC, t.type.dtype), value)
-        flat = tile_views.flat_positions(t.type.shape, sel.per_axis)
-        return tile_views.scatter(ctx, tile_views.without_view(t), flat, value)
+        flat = tile_views.flat_positions(t.type.shape, sel.per_axis)  # each thread writes its element
+        ok = tiles.lane_mask(ctx, call.mask)
+        return tile_views.scatter_lanes(ctx, tile_views.without_view(t), flat, value, ok)
     if not tiles.is_tile_type(value.type):
         raise WarpCodegenValueError(f"Assigning to a tile view of shape {sel.shape} requires a tile of matching shape, "
                                     f"got a value of type {type_name(value.type)}")
@@ -290,7 +292,9 @@ def tile_set(call: Call, t: Value, value: Value, *items: Value) -> Value:
                                     f"a view of shape {sel.shape}")
     value = _converted(call, value, t.type.dtype)
     flat = tile_views.flat_positions(t.type.shape, sel.per_axis)
-    return tile_views.scatter(ctx, tile_views.without_view(t), flat, value)
+    plain = tile_views.without_view(t)
+    new = tile_views.scatter(ctx, plain, flat, value)
+    return tile_views.block_select(call.lowerer, new, plain) if call.lowerer is not None else new
 
 
 @builtin("tile_assign", group="Tile Primitives", kernel_only=True)

@@ -23,7 +23,6 @@ from typing import Any
 import jax.numpy as jnp
 
 from jwarp.builtins.common import STATIC, Call, Value
-from jwarp.builtins.tile_core import _lane_values
 from jwarp.compiler import tiles
 from jwarp.compiler.registry import BUILTINS, Builtin, builtin
 from jwarp.compiler.values import TupleType, is_const, leaves_of, value_from_leaves
@@ -90,25 +89,15 @@ def _require_stack(call: Call, s: Value) -> TileStackType:
 
 
 def _to_lanes(ctx: Any, leaf: Any) -> Any:
-    """A lane leaf (or mask) as ``(*block_grid, block_dim)``."""
-    return _lane_values(ctx, leaf)
+    return tiles.to_lanes(ctx, leaf)
 
 
 def _from_lanes(ctx: Any, x: Any) -> Any:
-    """Inverse of :func:`_to_lanes`: ``(*block_grid, block_dim)`` back to one value per thread."""
-    axis = tiles.lane_axis(ctx)
-    if axis is None:
-        return x[..., 0]
-    return jnp.moveaxis(jnp.squeeze(x, axis), -1, axis)
+    return tiles.from_lanes(ctx, x)
 
 
 def _active(call: Call, like: Any) -> Any:
-    mask = call.mask
-    if mask is None or (is_const(mask) and bool(mask)):
-        return jnp.ones(like.shape, bool)
-    if is_const(mask):
-        return jnp.zeros(like.shape, bool)
-    return jnp.broadcast_to(_to_lanes(call.ctx, mask), like.shape)
+    return jnp.broadcast_to(tiles.lane_mask(call.ctx, call.mask), like.shape)
 
 
 def _state(call: Call, s: Value) -> tuple[list, Any, tuple]:

@@ -206,7 +206,7 @@ def _assign_tile_element(lw: FunctionLowerer, place: tuple, value: Value) -> Non
     """``t[i, j] = v``, ``t[0:4, :] = u``, ``t[i][1] = x`` on a local tile, written in place (through
     to the tile it views, when ``t`` is a view: compiler/tile_views.py)."""
     _, name, steps = place
-    tile_views.write(lw, name, _tile_updated(lw, lw.env[name], steps, value))
+    tile_views.write(lw, name, _tile_updated(lw, lw.env[name], steps, value), masked=True)
 
 
 def _tile_updated(lw: FunctionLowerer, current: Value, steps: list, value: Value) -> Value:

@@ -153,6 +153,22 @@ def view_of(lw: Any, parent: Value, parent_name: str | None, flat: Any, out_shap
     return TileView(data.type, data.data, positions=flat, strides=tuple(strides), base=_plain(parent))
 
 
+def _bind(lw: Any, name: str, value: Value) -> None:
+    """Bind a tile whose inactive blocks (or lanes) were already left unchanged: no lane mask
+    (a lane mask would widen the tile's single lane axis to the block's threads)."""
+    tiles.without_mask(lw, lambda: lw.bind(name, value))
+
+
+def block_select(lw: Any, new: Value, old: Value) -> Value:
+    """``new`` in the blocks whose lane 0 is active, ``old`` elsewhere (tile writes under a
+    branch, as a block executes a tile operation together)."""
+    mask = tiles.block_mask(lw.ctx, lw.active)
+    if mask is None:
+        return new
+    m = tiles.expand_mask(mask, jnp.ndim(new.data))
+    return Value(new.type, jnp.where(m, new.data, old.data))
+
+
 def _update_storage(lw: Any, view: TileView, name: str, change: Value, add: bool) -> None:
     """Scatter ``change`` into the storage of ``view`` (held in local ``name``): its root
     variable, whose views are then re-gathered, or its anonymous base, re-gathered into it."""
@@ -165,22 +181,25 @@ def _update_storage(lw: Any, view: TileView, name: str, change: Value, add: bool
         base = scatter(lw.ctx, view.base, positions, change, add=add)
         current = lw.env[name]
         fresh = gather(lw.ctx, base, positions, view.type.shape)
-        lw.bind(name, Value(fresh.type, fresh.data))
-        lw.env[name] = replace(current, data=lw.env[name].data, base=base)
+        lw.env[name] = replace(current, data=fresh.data, base=base)
 
 
-def write(lw: Any, name: str, new: Value) -> None:
+def write(lw: Any, name: str, new: Value, masked: bool = False) -> None:
     """Write tile ``new`` into the local ``name`` in place: through to the storage it views when
-    ``name`` holds a view, and into every other view of the same tile."""
+    ``name`` holds a view, and into every other view of the same tile. Unless ``masked`` (the
+    caller already kept inactive lanes' elements), blocks outside the active mask keep their
+    old tile."""
     old = lw.env.get(name)
     new = _plain(new)
+    if not masked and old is not None and old.type == new.type:
+        new = block_select(lw, new, _plain(old))
     lw.inplace_written = getattr(lw, "inplace_written", set()) | {name}
     if isinstance(old, TileView):
-        lw.bind(name, new)
+        _bind(lw, name, new)
         lw.env[name] = replace(old, data=lw.env[name].data)
         _update_storage(lw, lw.env[name], name, new, add=False)
         return
-    lw.bind(name, new)
+    _bind(lw, name, new)
     refresh(lw, name)
 
 
@@ -191,6 +210,7 @@ def accumulate(lw: Any, name: str, delta: Value) -> bool:
     view = lw.env.get(name)
     if not (isinstance(view, TileView) and (view.root not in (None, name) or view.base is not None)):
         return False
+    delta = block_select(lw, delta, Value(delta.type, jnp.zeros_like(delta.data)))
     _update_storage(lw, view, name, delta, add=True)
     return True
 
@@ -204,9 +224,28 @@ def _lead_positions(ctx: Any, positions: Any, ndim: int) -> Any:
 def _bind_keeping(lw: Any, name: str, value: Value) -> None:
     """Bind ``name`` keeping its view record (a root may itself be a view of nothing)."""
     old = lw.env.get(name)
-    lw.bind(name, value)
+    _bind(lw, name, value)
     if isinstance(old, TileView):
         lw.env[name] = replace(old, data=lw.env[name].data)
+
+
+def scatter_lanes(ctx: Any, dst: Value, flat: Any, value: Value, ok: Any, add: bool = False) -> Value:
+    """``dst`` with each thread's ``value`` written (or added) at its own flat position ``flat``
+    (one per thread) where ``ok`` (``(*block_grid, block_dim)``) holds: per-thread writes into
+    the block's tile (``t[i] = x`` with per-thread ``i``, ``wp.tile_scatter_masked``)."""
+    t = dst.type
+    grid = tiles.block_grid(ctx)
+    lanes = tiles.to_lanes(ctx, jnp.asarray(flat, jnp.int32))
+    bd = ok.shape[-1]
+    target = jnp.where(ok, jnp.broadcast_to(lanes, grid + (bd,)), t.size)
+    lead = tuple(jnp.expand_dims(i, -1) for i in jnp.indices(grid, sparse=True))
+    planes = []
+    for old, new in zip(leaves_of(tiles.elements(ctx, dst)), leaves_of(value)):
+        old = jnp.broadcast_to(old, grid + t.shape).reshape(grid + (-1,))
+        new = jnp.broadcast_to(tiles.to_lanes(ctx, new), grid + (bd,)).astype(old.dtype)
+        at = old.at[lead + (target,)]
+        planes.append((at.add(new, mode="drop") if add else at.set(new, mode="drop")).reshape(grid + t.shape))
+    return tiles.from_elements(ctx, value_from_leaves(t.dtype, planes), t.shape, t.storage)
 
 
 def refresh(lw: Any, root: str) -> None:
@@ -227,4 +266,4 @@ def without_view(v: Value) -> Value:
 
 
 __all__ = ["TileView", "dense_strides", "strides_of", "is_contiguous", "flat_positions", "gather", "scatter",
-           "view_of", "write", "accumulate", "refresh", "without_view"]
+           "view_of", "write", "accumulate", "refresh", "block_select", "scatter_lanes", "without_view"]
