@@ -8,7 +8,7 @@ BD = 8
 
 @wp.kernel
 def lanes(x: wp.array(dtype=float), out: wp.array2d(dtype=float), out2: wp.array2d(dtype=float),
-          out3: wp.array2d(dtype=wp.vec3), out4: wp.array2d(dtype=float)):
+          out3: wp.array2d(dtype=wp.vec3)):
     b, lane = wp.tid()
     t = wp.tile_zeros(shape=BD, dtype=float)
     t[lane] = x[lane] * float(b + 1)
@@ -21,6 +21,11 @@ def lanes(x: wp.array(dtype=float), out: wp.array2d(dtype=float), out2: wp.array
     if lane > 2:
         v[lane][1] = x[lane]
     wp.tile_store(out3[b], v)
+
+
+@wp.kernel
+def from_thread(x: wp.array(dtype=float), out4: wp.array2d(dtype=float)):
+    b, lane = wp.tid()
     f = wp.tile_from_thread(shape=(2,), value=x[lane] + float(b), thread_idx=3)
     wp.tile_store(out4[b], f)
 
@@ -33,7 +38,8 @@ def run():
         out2 = wp.zeros((2, 4), dtype=float)
         out3 = wp.zeros((2, BD), dtype=wp.vec3)
         out4 = wp.zeros((2, 2), dtype=float)
-        wp.launch_tiled(lanes, dim=2, inputs=[x, out, out2, out3, out4], block_dim=BD)
+        wp.launch_tiled(lanes, dim=2, inputs=[x, out, out2, out3], block_dim=BD)
+        wp.launch_tiled(from_thread, dim=2, inputs=[x, out4], block_dim=BD)
         return {"out": out.numpy(), "out2": out2.numpy(), "out3": out3.numpy(), "out4": out4.numpy()}
     finally:
         wp.config.enable_cpu_blocks = False
