@@ -71,27 +71,6 @@ def tile_full(call: Call, shape: Value, value: Value, dtype: Value | None = None
     return tiles.from_elements(call.ctx, element, dims, tiles.static_storage(storage))
 
 
-@builtin("tile_arange", group="Tile Primitives", kernel_only=True)
-def tile_arange(call: Call, *args: Value, dtype: Value | None = None, storage: Value | None = None) -> Value:
-    """``[start, stop)`` in steps of ``step`` as a 1-D tile (``tile_arange(stop)``,
-    ``tile_arange(start, stop)``, ``tile_arange(start, stop, step)``; compile-time bounds)."""
-    call.require_kernel()
-    if not 1 <= len(args) <= 3:
-        raise WarpCodegenError("wp.tile_arange() takes 1 to 3 positional arguments")
-    bounds = []
-    for a in args:
-        if a.type is not STATIC and not is_const(a.data):
-            raise WarpCodegenError("wp.tile_arange(): start, stop and step must be compile-time constants")
-        bounds.append(a.data)
-    start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
-    default = scalars.int32 if all(scalars.is_int(a.type) for a in args) else scalars.float32
-    t = tiles.static_dtype(dtype, default=default)
-    values = np.arange(start, stop, step).astype(t._np_dtype)
-    n = len(call.ctx.grid)
-    data = jnp.asarray(values).reshape((1,) * n + values.shape)
-    return tiles.make_tile(call.ctx, t, values.shape, data, tiles.static_storage(storage))
-
-
 # ----------------------------------------------------------------------------------------------
 # memory
 
@@ -240,31 +219,29 @@ tile = BUILTINS["tile"] = TileBuiltin("tile", _tile, "Tile Primitives", _tile.__
 @builtin("untile", group="Tile Primitives", kernel_only=True)
 def untile(call: Call, a: Value) -> Value:
     """Per-thread values of a tile whose last dimension is ``block_dim``: thread ``l`` gets
-    ``a[..., l]`` (a scalar for 1-D tiles, a vector for ``(M, block_dim)`` tiles)."""
+    ``a[..., l]`` (the element for ``(block_dim,)`` tiles, a vector for ``(M, block_dim)`` and a
+    matrix for ``(M, N, block_dim)`` tiles of scalars)."""
     call.require_kernel()
     require_tile(call, a)
     ctx = call.ctx
-    axis = tiles.lane_axis(ctx)
-    bd = ctx.block_dim if axis is not None else 1
+    bd = ctx.block_dim if tiles.lane_axis(ctx) is not None else 1
     t = a.type
-    if t.shape[-1] != bd or t.ndim > 2:
-        raise WarpCodegenError(f"wp.untile(): expected a tile of shape (block_dim,) or (M, block_dim), got {t.shape}")
+    if t.shape[-1] != bd or t.ndim > 3 or (t.ndim > 1 and composites.is_composite(t.dtype)):
+        raise WarpCodegenError(f"wp.untile(): expected a tile of shape (block_dim,), (M, block_dim) or "
+                               f"(M, N, block_dim) of scalars, got {type_name(t)}")
     n = len(ctx.grid)
 
-    def per_thread(plane):  # (*lead, bd) -> lane leaf (bd along the lane axis)
-        if axis is None:
-            return plane[..., 0]
-        squeezed = jnp.squeeze(plane, axis)
-        return jnp.moveaxis(squeezed, -1, axis)
+    def per_thread(plane):  # (*lead, bd) -> one value per thread
+        return tiles.from_lanes(ctx, plane)
 
     if t.ndim == 1:
         element = tiles.elements(ctx, a)
         return value_from_leaves(element.type, [per_thread(x) for x in leaves_of(element)])
-    if composites.is_composite(t.dtype):
-        raise WarpCodegenError("wp.untile(): 2-D tiles must have a scalar dtype")
-    vec = composites.vector(t.shape[0], t.dtype)
-    rows = [per_thread(jnp.take(a.data, r, axis=n)) for r in range(t.shape[0])]
-    return value_from_leaves(vec, rows)
+    comp_shape = t.shape[:-1]
+    comp = composites.vector(comp_shape[0], t.dtype) if t.ndim == 2 else \
+        composites.matrix(comp_shape, t.dtype)
+    flat = a.data.reshape(a.data.shape[:n] + (-1, bd))
+    return value_from_leaves(comp, [per_thread(flat[..., k, :]) for k in range(flat.shape[-2])])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -297,16 +274,20 @@ def apply_op(call: Call, op: Value, args: list[Value]) -> Value:
 def tile_map(call: Call, op: Value, a: Value, *args: Value) -> Value:
     """Apply ``op`` (a builtin or ``@wp.func``) element-wise to tiles of one shape."""
     call.require_kernel()
-    require_tile(call, a)
-    for i, other in enumerate(args):
-        require_tile(call, other, f"arg {i + 2}")
     operands = [a, *args]
-    shapes = {o.type.shape for o in operands}
+    if not any(is_tile_type(o.type) for o in operands):
+        raise WarpCodegenError("wp.tile_map(): at least one argument must be a tile")
+    for i, other in enumerate(operands):  # other arguments: values every element uses
+        if not is_tile_type(other.type) and not (scalars.is_scalar_type(other.type)
+                                                 or composites.is_composite(other.type)):
+            raise WarpCodegenError(f"wp.tile_map(): argument {i + 1} must be a tile, a scalar, a vector or a matrix, "
+                                   f"got {type_name(other.type)}")
+    shapes = {o.type.shape for o in operands if is_tile_type(o.type)}
     if len(shapes) > 1:
         raise WarpCodegenError(f"wp.tile_map(): all tiles must have the same shape, got {sorted(shapes)}")
     return tiles.elementwise(call.ctx, lambda *els: apply_op(call, op, list(els)), operands)
 
 
-__all__ = ["tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_load", "tile_store", "tile_atomic_add",
+__all__ = ["tile_zeros", "tile_ones", "tile_full", "tile_load", "tile_store", "tile_atomic_add",
            "tile_load_indexed", "tile_store_indexed", "tile_atomic_add_indexed",
            "tile", "untile", "tile_map", "require_tile", "apply_op"]

@@ -17,7 +17,7 @@ from jwarp.builtins.tile_core import require_tile
 from jwarp.compiler import tile_views, tiles
 from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import is_const, leaves_of, value_from_leaves
-from jwarp.errors import WarpCodegenError
+from jwarp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import type_name
 from jwarp.lang.tile_types import is_tile_type
@@ -39,6 +39,9 @@ def tile_broadcast(call: Call, a: Value, shape: Value) -> Value:
     """``a`` broadcast to ``shape`` with NumPy's rules (size-1 and missing leading axes repeat)."""
     require_tile(call, a)
     dims = tiles.static_shape(shape)
+    if not 1 <= len(dims) <= 4:
+        raise WarpCodegenValueError(f"tile_broadcast() output must have between one and four dimensions, got "
+                                    f"{len(dims)}")
     if tiles.broadcast_tile_shapes(a.type.shape, dims) != dims:
         raise WarpCodegenError(f"wp.tile_broadcast(): cannot broadcast a tile of shape {a.type.shape} to {dims}")
     k, pad = len(dims), len(dims) - a.type.ndim
@@ -124,8 +127,27 @@ def tile_binary(call: Call, op: Value, a: Value, b: Value) -> Value:
         raise call.no_overload(a, b)  # as Warp: tile +/- scalar has no overload
     if is_tile_type(a.type) and is_tile_type(b.type) and a.type.shape != b.type.shape:
         raise WarpCodegenError(f"Tile shapes {a.type.shape} and {b.type.shape} do not match")
+    if op_name in ("mul", "div"):
+        _check_product_operands(op_name, a, b)
     return tiles.elementwise(lw.ctx, lambda x, y: tiles.without_mask(lw, lambda: call_builtin(lw, op_name, x, y)),
                              [a, b])
+
+
+def _check_product_operands(op_name: str, a: Value, b: Value) -> None:
+    """Warp multiplies and divides tiles element-wise only when one side's elements are scalars."""
+    ea = a.type.dtype if is_tile_type(a.type) else a.type
+    eb = b.type.dtype if is_tile_type(b.type) else b.type
+    if scalars.is_scalar_type(ea) or scalars.is_scalar_type(eb):
+        return
+    verb = "multiply" if op_name == "mul" else "divide"
+
+    def name(v: Value) -> str:
+        return f"tile<{type_name(v.type.dtype)}>" if is_tile_type(v.type) else type_name(v.type)
+
+    if is_tile_type(a.type) and is_tile_type(b.type):
+        raise WarpCodegenTypeError(f"Cannot {verb} {name(a)} by {name(b)} element-wise: the element type must be "
+                                   "scalar for at least one of the tiles")
+    raise WarpCodegenTypeError(f"Cannot {verb} {name(a)} by {name(b)}: at least one operand must be a scalar type")
 
 
 @builtin("_tile_unary", group="Code Generation", kernel_only=True)

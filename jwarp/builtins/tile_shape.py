@@ -73,7 +73,7 @@ def tile_squeeze(call: Call, t: Value, axis: Value | None = None) -> Value:
         axes = tiles.static_shape(axis, "axis")
         for a in axes:
             if not -ndim <= a < ndim:
-                raise WarpCodegenError(f"tile_squeeze() axis {a} is out of bounds for tile with {ndim} dimensions")
+                raise WarpCodegenValueError(f"tile_squeeze() axis {a} is out of bounds for tile with {ndim} dimensions")
         axes = tuple(a % ndim for a in axes)
         for a in axes:
             if shape[a] != 1:

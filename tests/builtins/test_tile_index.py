@@ -105,3 +105,73 @@ def _runtime_bound(n: int):
 def test_runtime_slice_bound_is_rejected():
     with pytest.raises(ValueError, match="compile-time constant"):
         _launch(_runtime_bound, 3)
+
+
+def _arange_four_args():
+    t = wp.tile_arange(0, 5, 1, 9, dtype=int)
+
+
+def _arange_zero_step():
+    t = wp.tile_arange(0, 10, 0, dtype=int)
+
+
+def _arange_empty():
+    t = wp.tile_arange(5, 5, dtype=int)
+
+
+def _arange_fractional_int():
+    t = wp.tile_arange(0.0, 3.5, dtype=wp.int32)
+
+
+def _arange_bool():
+    t = wp.tile_arange(0, 4, dtype=wp.bool)
+
+
+def _vec_tile_times_vec():
+    t = wp.tile_ones(shape=M, dtype=wp.vec3)
+    u = t * wp.vec3(1.0, 2.0, 3.0)
+
+
+def _vec_tile_times_vec_tile():
+    t = wp.tile_ones(shape=M, dtype=wp.vec3)
+    u = t * t
+
+
+def _squeeze_axis():
+    t = wp.tile_ones(shape=(M, 1, N), dtype=float)
+    u = wp.tile_squeeze(t, axis=(3,))
+
+
+def _broadcast_rank():
+    t = wp.tile_ones(shape=1, dtype=float)
+    u = wp.tile_broadcast(t, shape=(1, 1, 1, 1, 1))
+
+
+@pytest.mark.parametrize(
+    "body, error, message",
+    [
+        (_arange_four_args, TypeError, r"accepts at most 3 positional arguments, got 4"),
+        (_arange_zero_step, ValueError, "step cannot be zero"),
+        (_arange_empty, ValueError, "non-empty range"),
+        (_arange_fractional_int, ValueError, "stop=3.5 has a fractional part"),
+        (_arange_bool, TypeError, "requires a numeric scalar dtype"),
+        (_vec_tile_times_vec, TypeError, r"Cannot multiply tile<vec3f> by vec3f: at least one operand must be"),
+        (_vec_tile_times_vec_tile, TypeError, "element type must be scalar"),
+        (_squeeze_axis, ValueError, r"tile_squeeze\(\) axis 3 is out of bounds for tile with 3 dimensions"),
+        (_broadcast_rank, ValueError, "between one and four dimensions, got 5"),
+    ],
+)
+def test_tile_construction_and_operator_errors(body, error, message):
+    with pytest.raises(error, match=message) as info:
+        _launch(_kernel(body))
+    assert body.__name__ in str(info.value)
+
+
+@wp.kernel(module="unique")
+def _runtime_arange(n: int):
+    t = wp.tile_arange(0, n, 1, dtype=int)
+
+
+def test_runtime_arange_bound_is_rejected():
+    with pytest.raises(RuntimeError, match="compile time constants, but stop is not"):
+        _launch(_runtime_arange, 3)
