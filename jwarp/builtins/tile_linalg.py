@@ -86,6 +86,34 @@ def _scale(call: Call, x: jnp.ndarray, factor: object) -> jnp.ndarray:
     return x * jnp.asarray(factor).astype(x.dtype).reshape(jnp.shape(factor) + (1, 1))
 
 
+def _check_matmul_types(call: Call, a: Value, b: Value, out: Value | None, precision: Value | None) -> None:
+    """Warp's dtype rules for tile_matmul: no complex (vec2) tiles, no bfloat16 accumulator, no
+    bfloat16 operands with a backward pass, ``precision`` 'default' or 'tf32' (float32 only)."""
+    require_tile(call, a)
+    require_tile(call, b, "b")
+    tiles_in = [a, b] + ([out] if out is not None else [])
+    if any(composites.is_composite(t.type.dtype) for t in tiles_in):
+        raise WarpCodegenTypeError("wp.tile_matmul() does not support complex tiles (vec2 elements); multiply the real "
+                                   "and imaginary parts as separate float tiles")
+    out_dtype = out.type.dtype if out is not None else a.type.dtype
+    if getattr(out_dtype, "__name__", "") == "bfloat16":
+        raise WarpCodegenTypeError("wp.tile_matmul() does not support a bfloat16 'out' tile; accumulate into a float16, "
+                                   "float32 or float64 tile")
+    if call.ctx.enable_backward and any(getattr(t.type.dtype, "__name__", "") == "bfloat16" for t in (a, b)):
+        raise WarpCodegenTypeError("wp.tile_matmul() does not support bfloat16 'a' or 'b' tiles when the backward pass "
+                                   "is enabled; launch with enable_backward=False")
+    if precision is not None:
+        mode = precision.data if precision.type is STATIC else None
+        if not isinstance(mode, str):
+            raise WarpCodegenValueError("wp.tile_matmul() precision must be the string literal 'default' or 'tf32', "
+                                        "got a non-literal argument")
+        if mode not in ("default", "tf32"):
+            raise WarpCodegenValueError(f"wp.tile_matmul() precision must be the string literal 'default' or 'tf32', "
+                                        f"got {mode!r}")
+        if mode == "tf32" and not all(t.type.dtype is scalars.float32 for t in tiles_in):
+            raise WarpCodegenTypeError("wp.tile_matmul() precision='tf32' requires float32 tiles")
+
+
 @builtin("tile_matmul", group="Tile Primitives", kernel_only=True)
 def tile_matmul(call: Call, a: Value, b: Value, out: Value | None = None, alpha: Value | None = None,
                 beta: Value | None = None, precision: Value | None = None) -> Value | None:
@@ -93,6 +121,7 @@ def tile_matmul(call: Call, a: Value, b: Value, out: Value | None = None, alpha:
     call.require_kernel()
     if out is not None and not is_tile_type(out.type):  # tile_matmul(a, b, alpha) form
         out, alpha = None, out
+    _check_matmul_types(call, a, b, out, precision)
     if out is None:
         product = _scale(call, _product(call, a, b, a.type.dtype), _scalar_float(call, alpha, 1.0))
         return tiles.make_tile(call.ctx, a.type.dtype, (a.type.shape[0], b.type.shape[1]), product, a.type.storage)
@@ -103,8 +132,11 @@ def tile_matmul(call: Call, a: Value, b: Value, out: Value | None = None, alpha:
     beta_v = _scalar_float(call, beta, 1.0)
     if is_const(beta_v) and float(beta_v) == 0.0:
         new = product
-    else:
+    elif is_const(beta_v) or isinstance(beta_v, (int, float)):
         new = product + _scale(call, out.data, beta_v)
+    else:  # beta == 0 overwrites out without reading it (NaN or inf there stay out of the result)
+        zero = (jnp.asarray(beta_v) == 0).reshape(jnp.shape(beta_v) + (1, 1))
+        new = product + jnp.where(zero, jnp.zeros((), out.data.dtype), _scale(call, out.data, beta_v))
     new = jnp.broadcast_to(new, jnp.broadcast_shapes(new.shape, out.data.shape))
     result = tiles.make_tile(call.ctx, out.type.dtype, out.type.shape, new, out.type.storage)
     call.assign_back(2, result, "out")

@@ -175,3 +175,22 @@ def _runtime_arange(n: int):
 def test_runtime_arange_bound_is_rejected():
     with pytest.raises(RuntimeError, match="compile time constants, but stop is not"):
         _launch(_runtime_arange, 3)
+
+
+@wp.kernel(module="unique")
+def _complex_matmul(a: wp.array2d(dtype=wp.vec2)):
+    t = wp.tile_load(a, shape=(2, 2))
+    c = wp.tile_matmul(t, t)
+
+
+@wp.kernel(module="unique")
+def _bad_precision(a: wp.array2d(dtype=float)):
+    t = wp.tile_load(a, shape=(2, 2))
+    c = wp.tile_matmul(t, t, precision="fp8")
+
+
+def test_tile_matmul_dtype_and_precision_errors():
+    with pytest.raises(TypeError, match="does not support complex tiles"):
+        _launch(_complex_matmul, wp.zeros((2, 2), dtype=wp.vec2))
+    with pytest.raises(ValueError, match="precision must be the string literal 'default' or 'tf32'"):
+        _launch(_bad_precision, wp.zeros((2, 2), dtype=float))

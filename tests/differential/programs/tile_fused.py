@@ -1,7 +1,7 @@
 """Fused tile builtins: tile_dot (scalar, vec3 and mat22 tiles), tile_axpy (also onto a broadcast
 tile, whose one storage row accumulates every row), tile_extract (elements, vector components,
 matrix rows and entries), tile_empty (fully overwritten), tile_from_thread, a tile_empty in a
-dynamic loop, and gradients of tile_dot / tile_axpy / tile_extract on the wp.Tape."""
+dynamic loop, tile_matmul with a runtime beta of zero (out's NaN/inf not read), and gradients of tile_dot / tile_axpy / tile_extract on the wp.Tape."""
 
 N = 8
 
@@ -52,6 +52,14 @@ def grads(a: wp.array(dtype=float), b: wp.array(dtype=float), alpha: wp.array(dt
     wp.tile_store(d, wp.tile_dot(ta, tb))
 
 
+@wp.kernel
+def matmul_beta(a: wp.array2d(dtype=float), c: wp.array2d(dtype=float), beta: float):
+    ta = wp.tile_load(a, shape=(4, 4))
+    tc = wp.tile_load(c, shape=(4, 4))
+    wp.tile_matmul(ta, ta, tc, beta=beta)
+    wp.tile_store(c, tc)
+
+
 def run():
     rng = np.random.default_rng(3)
     a_np = rng.random(N, dtype=np.float32)
@@ -73,6 +81,14 @@ def run():
     ldst = wp.zeros(12, dtype=float)
     wp.launch_tiled(looped, dim=1, inputs=[3, lsrc, ldst], block_dim=32)
 
+    c_np = np.full((4, 4), np.nan, dtype=np.float32)
+    c_np[::2] = np.inf
+    c_zero = wp.array(c_np)
+    c_half = wp.array(np.ones((4, 4), dtype=np.float32))
+    a44 = wp.array(rng.random((4, 4), dtype=np.float32))
+    wp.launch_tiled(matmul_beta, dim=1, inputs=[a44, c_zero, 0.0], block_dim=32)
+    wp.launch_tiled(matmul_beta, dim=1, inputs=[a44, c_half, 0.5], block_dim=32)
+
     ag = wp.array(a_np, requires_grad=True)
     bg = wp.array(b_np, requires_grad=True)
     alpha = wp.array(np.array([1.5], dtype=np.float32), requires_grad=True)
@@ -84,6 +100,6 @@ def run():
     out.grad = wp.array(rng.random(N, dtype=np.float32))
     d.grad = wp.array(np.array([0.5], dtype=np.float32))
     tape.backward()
-    return {"dots": dots.numpy(), "axpy": axpy.numpy(), "bcast": bcast.numpy(), "picks": picks.numpy(),
+    return {"beta0": c_zero.numpy(), "beta_half": c_half.numpy(), "dots": dots.numpy(), "axpy": axpy.numpy(), "bcast": bcast.numpy(), "picks": picks.numpy(),
             "row": row.numpy(), "looped": ldst.numpy(), "out": out.numpy(), "d": d.numpy(),
             "a_grad": ag.grad.numpy(), "b_grad": bg.grad.numpy(), "alpha_grad": alpha.grad.numpy()}
