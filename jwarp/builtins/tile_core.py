@@ -203,6 +203,9 @@ def _tile(call: Call, x: Value, preserve_type: Value | None = None) -> Value:
     bd = ctx.block_dim if tiles.lane_axis(ctx) is not None else 1
     keep = tiles.static_bool(preserve_type, False)
     planes = [_lane_values(ctx, leaf) for leaf in leaves_of(x)]
+    if call.mask is not None:  # threads that are not running (a partial last block) contribute zeros
+        active = tiles.lane_mask(ctx, call.mask)
+        planes = [jnp.where(active, p, jnp.zeros((), p.dtype)) for p in planes]
     if scalars.is_scalar_type(x.type) or (keep and composites.is_composite(x.type)):
         return tiles.from_elements(ctx, value_from_leaves(x.type, planes), (bd,))
     if not composites.is_composite(x.type):
