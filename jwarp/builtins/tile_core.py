@@ -71,27 +71,6 @@ def tile_full(call: Call, shape: Value, value: Value, dtype: Value | None = None
     return tiles.from_elements(call.ctx, element, dims, tiles.static_storage(storage))
 
 
-@builtin("tile_arange", group="Tile Primitives", kernel_only=True)
-def tile_arange(call: Call, *args: Value, dtype: Value | None = None, storage: Value | None = None) -> Value:
-    """``[start, stop)`` in steps of ``step`` as a 1-D tile (``tile_arange(stop)``,
-    ``tile_arange(start, stop)``, ``tile_arange(start, stop, step)``; compile-time bounds)."""
-    call.require_kernel()
-    if not 1 <= len(args) <= 3:
-        raise WarpCodegenError("wp.tile_arange() takes 1 to 3 positional arguments")
-    bounds = []
-    for a in args:
-        if a.type is not STATIC and not is_const(a.data):
-            raise WarpCodegenError("wp.tile_arange(): start, stop and step must be compile-time constants")
-        bounds.append(a.data)
-    start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
-    default = scalars.int32 if all(scalars.is_int(a.type) for a in args) else scalars.float32
-    t = tiles.static_dtype(dtype, default=default)
-    values = np.arange(start, stop, step).astype(t._np_dtype)
-    n = len(call.ctx.grid)
-    data = jnp.asarray(values).reshape((1,) * n + values.shape)
-    return tiles.make_tile(call.ctx, t, values.shape, data, tiles.static_storage(storage))
-
-
 # ----------------------------------------------------------------------------------------------
 # memory
 
@@ -132,21 +111,64 @@ def tile_atomic_add(call: Call, a: Value, t: Value, offset: Value | None = None,
     return tile_memory.atomic_add(call.ctx, a, t, tiles.static_int_tuple_or_values(offset), call.mask)
 
 
+def _index_axis(call: Call, indices: Value, axis: Value | None, shape: tuple[int, ...]) -> tuple[int, Value]:
+    """The ``(axis, indices)`` of an indexed transfer, checked: a 1-D integer tile whose length is
+    the tile's extent along ``axis``."""
+    require_tile(call, indices, "indices")
+    k = 0 if axis is None else int(tiles.static_shape(axis, "axis")[0])
+    if not 0 <= k < len(shape):
+        raise WarpCodegenError(f"wp.{call.name}(): axis {k} is out of range for a tile of {len(shape)} dimensions")
+    if indices.type.ndim != 1 or not scalars.is_int(indices.type.dtype):
+        raise WarpCodegenError(f"wp.{call.name}(): indices must be a 1-D tile of integers, got {type_name(indices.type)}")
+    if indices.type.shape[0] != shape[k]:
+        raise WarpCodegenError(f"wp.{call.name}(): indices hold {indices.type.shape[0]} values but the tile has "
+                               f"{shape[k]} along axis {k}")
+    return k, indices
+
+
+@builtin("tile_load_indexed", group="Tile Primitives", kernel_only=True)
+def tile_load_indexed(call: Call, a: Value, indices: Value, shape: Value, offset: Value | None = None,
+                      axis: Value | None = None, storage: Value | None = None) -> Value:
+    """Load a tile of ``shape`` from ``a``, reading dimension ``axis`` at ``offset + indices[c]``
+    (an index tile) and the others consecutively; elements outside ``a`` read as zero."""
+    call.require_kernel()
+    _require_array(call, a)
+    dims = tiles.static_shape(shape)
+    gather = _index_axis(call, indices, axis, dims)
+    return tile_memory.load(call.ctx, a, dims, tiles.static_int_tuple_or_values(offset),
+                            tiles.static_storage(storage), gather)
+
+
+@builtin("tile_store_indexed", group="Tile Primitives", kernel_only=True)
+def tile_store_indexed(call: Call, a: Value, indices: Value, t: Value, offset: Value | None = None,
+                       axis: Value | None = None) -> None:
+    """Store tile ``t`` into ``a``, writing dimension ``axis`` at ``offset + indices[c]``;
+    destinations outside ``a`` are skipped."""
+    call.require_kernel()
+    _require_array(call, a)
+    require_tile(call, t, "t")
+    gather = _index_axis(call, indices, axis, t.type.shape)
+    tile_memory.store(call.ctx, a, t, tiles.static_int_tuple_or_values(offset), call.mask, gather)
+    return None
+
+
+@builtin("tile_atomic_add_indexed", group="Tile Primitives", kernel_only=True)
+def tile_atomic_add_indexed(call: Call, a: Value, indices: Value, t: Value, offset: Value | None = None,
+                            axis: Value | None = None) -> Value:
+    """Add tile ``t`` into ``a`` with dimension ``axis`` scattered through ``indices`` (repeated
+    indices accumulate); returns the values it replaced."""
+    call.require_kernel()
+    _require_array(call, a)
+    require_tile(call, t, "t")
+    gather = _index_axis(call, indices, axis, t.type.shape)
+    return tile_memory.atomic_add(call.ctx, a, t, tiles.static_int_tuple_or_values(offset), call.mask, gather)
+
+
 # ----------------------------------------------------------------------------------------------
 # per-thread values <-> tiles
 
 
-def _lane_values(ctx, leaf) -> jnp.ndarray:
-    """A lane leaf as ``(*block_grid, block_dim)``: its value on every thread of each block."""
-    n = len(ctx.grid)
-    axis = tiles.lane_axis(ctx)
-    x = jnp.asarray(leaf)
-    if x.ndim == 0:
-        x = x.reshape((1,) * n)
-    if axis is None:
-        return x[..., None]
-    x = jnp.broadcast_to(x, x.shape[:axis] + (ctx.block_dim,) + x.shape[axis + 1:])
-    return jnp.expand_dims(jnp.moveaxis(x, axis, -1), axis)
+_lane_values = tiles.to_lanes  # (used by tile_fused, tile_stack)
 
 
 class TileBuiltin(Builtin):
@@ -181,6 +203,9 @@ def _tile(call: Call, x: Value, preserve_type: Value | None = None) -> Value:
     bd = ctx.block_dim if tiles.lane_axis(ctx) is not None else 1
     keep = tiles.static_bool(preserve_type, False)
     planes = [_lane_values(ctx, leaf) for leaf in leaves_of(x)]
+    if call.mask is not None:  # threads that are not running (a partial last block) contribute zeros
+        active = tiles.lane_mask(ctx, call.mask)
+        planes = [jnp.where(active, p, jnp.zeros((), p.dtype)) for p in planes]
     if scalars.is_scalar_type(x.type) or (keep and composites.is_composite(x.type)):
         return tiles.from_elements(ctx, value_from_leaves(x.type, planes), (bd,))
     if not composites.is_composite(x.type):
@@ -197,31 +222,29 @@ tile = BUILTINS["tile"] = TileBuiltin("tile", _tile, "Tile Primitives", _tile.__
 @builtin("untile", group="Tile Primitives", kernel_only=True)
 def untile(call: Call, a: Value) -> Value:
     """Per-thread values of a tile whose last dimension is ``block_dim``: thread ``l`` gets
-    ``a[..., l]`` (a scalar for 1-D tiles, a vector for ``(M, block_dim)`` tiles)."""
+    ``a[..., l]`` (the element for ``(block_dim,)`` tiles, a vector for ``(M, block_dim)`` and a
+    matrix for ``(M, N, block_dim)`` tiles of scalars)."""
     call.require_kernel()
     require_tile(call, a)
     ctx = call.ctx
-    axis = tiles.lane_axis(ctx)
-    bd = ctx.block_dim if axis is not None else 1
+    bd = ctx.block_dim if tiles.lane_axis(ctx) is not None else 1
     t = a.type
-    if t.shape[-1] != bd or t.ndim > 2:
-        raise WarpCodegenError(f"wp.untile(): expected a tile of shape (block_dim,) or (M, block_dim), got {t.shape}")
+    if t.shape[-1] != bd or t.ndim > 3 or (t.ndim > 1 and composites.is_composite(t.dtype)):
+        raise WarpCodegenError(f"wp.untile(): expected a tile of shape (block_dim,), (M, block_dim) or "
+                               f"(M, N, block_dim) of scalars, got {type_name(t)}")
     n = len(ctx.grid)
 
-    def per_thread(plane):  # (*lead, bd) -> lane leaf (bd along the lane axis)
-        if axis is None:
-            return plane[..., 0]
-        squeezed = jnp.squeeze(plane, axis)
-        return jnp.moveaxis(squeezed, -1, axis)
+    def per_thread(plane):  # (*lead, bd) -> one value per thread
+        return tiles.from_lanes(ctx, plane)
 
     if t.ndim == 1:
         element = tiles.elements(ctx, a)
         return value_from_leaves(element.type, [per_thread(x) for x in leaves_of(element)])
-    if composites.is_composite(t.dtype):
-        raise WarpCodegenError("wp.untile(): 2-D tiles must have a scalar dtype")
-    vec = composites.vector(t.shape[0], t.dtype)
-    rows = [per_thread(jnp.take(a.data, r, axis=n)) for r in range(t.shape[0])]
-    return value_from_leaves(vec, rows)
+    comp_shape = t.shape[:-1]
+    comp = composites.vector(comp_shape[0], t.dtype) if t.ndim == 2 else \
+        composites.matrix(comp_shape, t.dtype)
+    flat = a.data.reshape(a.data.shape[:n] + (-1, bd))
+    return value_from_leaves(comp, [per_thread(flat[..., k, :]) for k in range(flat.shape[-2])])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -254,15 +277,20 @@ def apply_op(call: Call, op: Value, args: list[Value]) -> Value:
 def tile_map(call: Call, op: Value, a: Value, *args: Value) -> Value:
     """Apply ``op`` (a builtin or ``@wp.func``) element-wise to tiles of one shape."""
     call.require_kernel()
-    require_tile(call, a)
-    for i, other in enumerate(args):
-        require_tile(call, other, f"arg {i + 2}")
     operands = [a, *args]
-    shapes = {o.type.shape for o in operands}
+    if not any(is_tile_type(o.type) for o in operands):
+        raise WarpCodegenError("wp.tile_map(): at least one argument must be a tile")
+    for i, other in enumerate(operands):  # other arguments: values every element uses
+        if not is_tile_type(other.type) and not (scalars.is_scalar_type(other.type)
+                                                 or composites.is_composite(other.type)):
+            raise WarpCodegenError(f"wp.tile_map(): argument {i + 1} must be a tile, a scalar, a vector or a matrix, "
+                                   f"got {type_name(other.type)}")
+    shapes = {o.type.shape for o in operands if is_tile_type(o.type)}
     if len(shapes) > 1:
         raise WarpCodegenError(f"wp.tile_map(): all tiles must have the same shape, got {sorted(shapes)}")
     return tiles.elementwise(call.ctx, lambda *els: apply_op(call, op, list(els)), operands)
 
 
-__all__ = ["tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_load", "tile_store", "tile_atomic_add",
+__all__ = ["tile_zeros", "tile_ones", "tile_full", "tile_load", "tile_store", "tile_atomic_add",
+           "tile_load_indexed", "tile_store_indexed", "tile_atomic_add_indexed",
            "tile", "untile", "tile_map", "require_tile", "apply_op"]

@@ -14,10 +14,10 @@ import jax.numpy as jnp
 
 from jwarp.builtins.common import STATIC, Call, Value
 from jwarp.builtins.tile_core import require_tile
-from jwarp.compiler import tiles
+from jwarp.compiler import tile_views, tiles
 from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import is_const, leaves_of, value_from_leaves
-from jwarp.errors import WarpCodegenError
+from jwarp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import type_name
 from jwarp.lang.tile_types import is_tile_type
@@ -39,10 +39,25 @@ def tile_broadcast(call: Call, a: Value, shape: Value) -> Value:
     """``a`` broadcast to ``shape`` with NumPy's rules (size-1 and missing leading axes repeat)."""
     require_tile(call, a)
     dims = tiles.static_shape(shape)
+    if not 1 <= len(dims) <= 4:
+        raise WarpCodegenValueError(f"tile_broadcast() output must have between one and four dimensions, got "
+                                    f"{len(dims)}")
     if tiles.broadcast_tile_shapes(a.type.shape, dims) != dims:
         raise WarpCodegenError(f"wp.tile_broadcast(): cannot broadcast a tile of shape {a.type.shape} to {dims}")
-    element = tiles.as_element_operand(call.ctx, a, len(dims))
-    return tiles.from_elements(call.ctx, element, dims, a.type.storage)
+    k, pad = len(dims), len(dims) - a.type.ndim
+    per_axis, strides = [], [0] * k
+    for axis, (extent, stride) in enumerate(zip(a.type.shape, tile_views.strides_of(a))):
+        out_axis = axis + pad
+        if extent == 1 and dims[out_axis] != 1:
+            per_axis.append(jnp.zeros((), jnp.int32))
+        else:
+            shape = [1] * k
+            shape[out_axis] = extent
+            per_axis.append(jnp.arange(extent, dtype=jnp.int32).reshape(shape))
+            strides[out_axis] = stride
+    flat = tile_views.flat_positions(a.type.shape, per_axis)
+    node = call.arg_node(0, "a")
+    return tile_views.view_of(call.lowerer, a, getattr(node, "id", None), flat, dims, tuple(strides))
 
 
 def _scalar_float(call: Call, v: Value | None, default: float) -> object:
@@ -71,6 +86,34 @@ def _scale(call: Call, x: jnp.ndarray, factor: object) -> jnp.ndarray:
     return x * jnp.asarray(factor).astype(x.dtype).reshape(jnp.shape(factor) + (1, 1))
 
 
+def _check_matmul_types(call: Call, a: Value, b: Value, out: Value | None, precision: Value | None) -> None:
+    """Warp's dtype rules for tile_matmul: no complex (vec2) tiles, no bfloat16 accumulator, no
+    bfloat16 operands with a backward pass, ``precision`` 'default' or 'tf32' (float32 only)."""
+    require_tile(call, a)
+    require_tile(call, b, "b")
+    tiles_in = [a, b] + ([out] if out is not None else [])
+    if any(composites.is_composite(t.type.dtype) for t in tiles_in):
+        raise WarpCodegenTypeError("wp.tile_matmul() does not support complex tiles (vec2 elements); multiply the real "
+                                   "and imaginary parts as separate float tiles")
+    out_dtype = out.type.dtype if out is not None else a.type.dtype
+    if getattr(out_dtype, "__name__", "") == "bfloat16":
+        raise WarpCodegenTypeError("wp.tile_matmul() does not support a bfloat16 'out' tile; accumulate into a float16, "
+                                   "float32 or float64 tile")
+    if call.ctx.enable_backward and any(getattr(t.type.dtype, "__name__", "") == "bfloat16" for t in (a, b)):
+        raise WarpCodegenTypeError("wp.tile_matmul() does not support bfloat16 'a' or 'b' tiles when the backward pass "
+                                   "is enabled; launch with enable_backward=False")
+    if precision is not None:
+        mode = precision.data if precision.type is STATIC else None
+        if not isinstance(mode, str):
+            raise WarpCodegenValueError("wp.tile_matmul() precision must be the string literal 'default' or 'tf32', "
+                                        "got a non-literal argument")
+        if mode not in ("default", "tf32"):
+            raise WarpCodegenValueError(f"wp.tile_matmul() precision must be the string literal 'default' or 'tf32', "
+                                        f"got {mode!r}")
+        if mode == "tf32" and not all(t.type.dtype is scalars.float32 for t in tiles_in):
+            raise WarpCodegenTypeError("wp.tile_matmul() precision='tf32' requires float32 tiles")
+
+
 @builtin("tile_matmul", group="Tile Primitives", kernel_only=True)
 def tile_matmul(call: Call, a: Value, b: Value, out: Value | None = None, alpha: Value | None = None,
                 beta: Value | None = None, precision: Value | None = None) -> Value | None:
@@ -78,6 +121,7 @@ def tile_matmul(call: Call, a: Value, b: Value, out: Value | None = None, alpha:
     call.require_kernel()
     if out is not None and not is_tile_type(out.type):  # tile_matmul(a, b, alpha) form
         out, alpha = None, out
+    _check_matmul_types(call, a, b, out, precision)
     if out is None:
         product = _scale(call, _product(call, a, b, a.type.dtype), _scalar_float(call, alpha, 1.0))
         return tiles.make_tile(call.ctx, a.type.dtype, (a.type.shape[0], b.type.shape[1]), product, a.type.storage)
@@ -88,8 +132,11 @@ def tile_matmul(call: Call, a: Value, b: Value, out: Value | None = None, alpha:
     beta_v = _scalar_float(call, beta, 1.0)
     if is_const(beta_v) and float(beta_v) == 0.0:
         new = product
-    else:
+    elif is_const(beta_v) or isinstance(beta_v, (int, float)):
         new = product + _scale(call, out.data, beta_v)
+    else:  # beta == 0 overwrites out without reading it (NaN or inf there stay out of the result)
+        zero = (jnp.asarray(beta_v) == 0).reshape(jnp.shape(beta_v) + (1, 1))
+        new = product + jnp.where(zero, jnp.zeros((), out.data.dtype), _scale(call, out.data, beta_v))
     new = jnp.broadcast_to(new, jnp.broadcast_shapes(new.shape, out.data.shape))
     result = tiles.make_tile(call.ctx, out.type.dtype, out.type.shape, new, out.type.storage)
     call.assign_back(2, result, "out")
@@ -112,8 +159,27 @@ def tile_binary(call: Call, op: Value, a: Value, b: Value) -> Value:
         raise call.no_overload(a, b)  # as Warp: tile +/- scalar has no overload
     if is_tile_type(a.type) and is_tile_type(b.type) and a.type.shape != b.type.shape:
         raise WarpCodegenError(f"Tile shapes {a.type.shape} and {b.type.shape} do not match")
+    if op_name in ("mul", "div"):
+        _check_product_operands(op_name, a, b)
     return tiles.elementwise(lw.ctx, lambda x, y: tiles.without_mask(lw, lambda: call_builtin(lw, op_name, x, y)),
                              [a, b])
+
+
+def _check_product_operands(op_name: str, a: Value, b: Value) -> None:
+    """Warp multiplies and divides tiles element-wise only when one side's elements are scalars."""
+    ea = a.type.dtype if is_tile_type(a.type) else a.type
+    eb = b.type.dtype if is_tile_type(b.type) else b.type
+    if scalars.is_scalar_type(ea) or scalars.is_scalar_type(eb):
+        return
+    verb = "multiply" if op_name == "mul" else "divide"
+
+    def name(v: Value) -> str:
+        return f"tile<{type_name(v.type.dtype)}>" if is_tile_type(v.type) else type_name(v.type)
+
+    if is_tile_type(a.type) and is_tile_type(b.type):
+        raise WarpCodegenTypeError(f"Cannot {verb} {name(a)} by {name(b)} element-wise: the element type must be "
+                                   "scalar for at least one of the tiles")
+    raise WarpCodegenTypeError(f"Cannot {verb} {name(a)} by {name(b)}: at least one operand must be a scalar type")
 
 
 @builtin("_tile_unary", group="Code Generation", kernel_only=True)
@@ -127,37 +193,5 @@ def tile_unary(call: Call, op: Value, a: Value) -> Value:
     return tiles.elementwise(lw.ctx, lambda x: tiles.without_mask(lw, lambda: call_builtin(lw, op_name, x)), [a])
 
 
-@builtin("_tile_index", group="Code Generation", kernel_only=True)
-def tile_index(call: Call, a: Value, *idx: Value) -> Value:
-    """``t[i, j]``: the element (block-uniform, read by every thread) at the given indices."""
-    lw = call
-    t = a.type
-    if 0 < len(idx) < t.ndim:  # t[i]: the sub-tile view of the leading indices (builtins/tile_shape.py)
-        from jwarp.compiler.registry import BUILTINS
-        from jwarp.compiler.values import TupleType
-
-        offset = Value(TupleType(tuple(v.type for v in idx)), tuple(idx))
-        return BUILTINS["tile_view"].lower(call, [a, offset], {})
-    if len(idx) != t.ndim:
-        raise WarpCodegenError(f"A tile of shape {t.shape} needs {t.ndim} indices, got {len(idx)}")
-    ctx = lw.ctx
-    n = len(ctx.grid)
-    flat = None
-    for i, (v, extent) in enumerate(zip(idx, t.shape)):
-        if not scalars.is_int(v.type):
-            raise WarpCodegenError(f"Tile index {i} must be an integer, got {type_name(v.type)}")
-        k = jnp.clip(tiles.lead_leaf(ctx, v.data).astype(jnp.int32), 0, extent - 1)
-        flat = k if flat is None else flat * extent + k
-    element = tiles.elements(ctx, a)
-    out = []
-    for plane in leaves_of(element):
-        p = plane.reshape(plane.shape[:n] + (-1,))
-        target = jnp.broadcast_shapes(p.shape[:n], flat.shape)
-        p = jnp.broadcast_to(p, target + p.shape[n:])
-        f = jnp.broadcast_to(flat, target)[..., None]
-        out.append(jnp.take_along_axis(p, f, axis=n)[..., 0])
-    return value_from_leaves(element.type, out)
-
-
-__all__ = ["tile_transpose", "tile_broadcast", "tile_matmul", "tile_binary", "tile_unary", "tile_index",
+__all__ = ["tile_transpose", "tile_broadcast", "tile_matmul", "tile_binary", "tile_unary",
            "composites", "STATIC"]

@@ -22,6 +22,7 @@ from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import FUNCTION, ArrayType, type_name
 from jwarp.lang.refs import address_of, strip_reference
 from jwarp.lang.struct import StructType
+from jwarp.lang.tile_types import is_tile_type
 
 if TYPE_CHECKING:
     from jwarp.compiler.lower import FunctionLowerer
@@ -35,6 +36,7 @@ _PYTHON_BUILTINS = {
     py.round: "round",
     py.print: "print",
     py.pow: "pow",
+    py.slice: "_slice",
 }
 
 
@@ -251,6 +253,8 @@ class _StaticLengths(ast.NodeTransformer):
                 return ast.copy_location(ast.Constant(t._shape_[0]), node)
             if isinstance(t, TupleType):
                 return ast.copy_location(ast.Constant(len(t.types)), node)
+            if is_tile_type(t):
+                return ast.copy_location(ast.Constant(t.shape[0]), node)
         return node
 
 
@@ -317,6 +321,29 @@ def inline_function(lw: FunctionLowerer, fn: Any, args: list[Value], kwargs: dic
     return _inline_body(lw, fn, overload, bound, node)
 
 
+def _copy_out_shared_tiles(lw: FunctionLowerer, overload: Any, node: ast.Call, child: Any) -> None:
+    """Tiles and tile stacks are passed to functions by reference, as in Warp: what the callee
+    changed in place (``wp.tile_assign(t, ...)``, ``t[i] = x``, stack pushes) reaches the caller's
+    variable; rebinding the parameter does not."""
+    written = getattr(child, "inplace_written", set())
+    if not written or node is None:
+        return
+    from jwarp.compiler import tile_views
+    from jwarp.lang.tile_types import TileStackType, TileType
+
+    names = [p[0] for p in overload.params]
+    pairs = list(zip(names, node.args)) + [(kw.arg, kw.value) for kw in node.keywords]
+    for name, arg in pairs:
+        new = child.env.get(name)
+        if name not in written or new is None or not isinstance(arg, ast.Name) or arg.id not in lw.env:
+            continue
+        if isinstance(new.type, TileStackType):
+            lw.env[arg.id] = new
+            lw.inplace_written = getattr(lw, "inplace_written", set()) | {arg.id}
+        elif isinstance(new.type, TileType):
+            tile_views.write(lw, arg.id, tile_views.without_view(new))
+
+
 def _inline_body(lw: FunctionLowerer, fn: Any, overload: Any, bound: dict[str, Value], node: ast.Call):
     from jwarp.compiler.lower import Frame, FunctionLowerer
 
@@ -341,6 +368,7 @@ def _inline_body(lw: FunctionLowerer, fn: Any, overload: Any, bound: dict[str, V
         raise with_call_site(exc, lw.src.location(node), "kernel" if lw.frame.is_kernel else "function") from None
     if overload.ref_params:
         refs.copy_out(lw, refs.argument_nodes(overload, node), entry, child.env)
+    _copy_out_shared_tiles(lw, overload, node, child)
     ret = frame.ret
     declared = overload.return_type
     if isinstance(declared, ArrayType) and not declared.fixed and ret is not None and isinstance(ret.type, ArrayType):

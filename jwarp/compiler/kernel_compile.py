@@ -143,7 +143,7 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, 
             ctx = lower_chunked(slots, sig.grid, sig.kernel_dim, chunk, sig.debug, make_context, run_body)
         else:
             ctx = make_context(sig.grid, slots)
-            run_body(ctx, None)
+            run_body(ctx, _tile_block_lanes(ctx, dict(sig.extra).get("tile_blocks"), sig.kernel_dim))
         if "stall" in ctx.accumulators:
             serialise_on_stall(ctx, entry_planes, sig, make_context, run_body)
         new_bases: dict[int, Any] = {}
@@ -159,6 +159,23 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, 
         return new_bases, diagnostics, tuple(sites)
 
     return pure_fn
+
+
+def _tile_block_lanes(ctx: KernelContext, launch_grid: tuple | None, kernel_dim: int) -> Any:
+    """A tile launch whose blocks span rows of the launch grid (``wp.launch(k, dim=96, block_dim=64)``)
+    runs over lanes ``(blocks, block_dim)``: thread ``b * block_dim + l`` of the row-major launch
+    grid, as Warp numbers them, with ``wp.tid()`` computed from it and the lanes past the end of
+    the grid (a partial last block) inactive. Returns the active mask (None when all are)."""
+    if launch_grid is None:
+        return None
+    from jwarp.compiler.chunking import thread_coords
+
+    flat = jnp.arange(ctx.grid[0] * ctx.grid[1], dtype=jnp.int32).reshape(ctx.grid)
+    ctx.thread_coords = thread_coords(flat, tuple(launch_grid), kernel_dim)
+    total = 1
+    for extent in launch_grid:
+        total *= extent
+    return flat < total if total % ctx.grid[1] else None
 
 
 def _varies_over_a_mesh_axis(x: Any) -> bool:

@@ -19,6 +19,7 @@ from jwarp.compiler.context import initial_accumulator
 from jwarp.compiler.values import STATIC, leaves_of, to_device_leaf, value_from_leaves, zeros_value
 from jwarp.errors import ControlSignal, WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang.arrays import ArrayType, type_name
+from jwarp.lang.tile_types import TileType
 
 if TYPE_CHECKING:
     from jwarp.compiler.lower import FunctionLowerer
@@ -76,13 +77,14 @@ class Snapshot:
         lw.frame.ret = self.ret
 
 
-def _full(lw: FunctionLowerer, leaf: Any, promote: bool) -> Any:
+def _full(lw: FunctionLowerer, leaf: Any, promote: bool, tile_axes: int = 0) -> Any:
     leaf = to_device_leaf(leaf)
-    if jnp.ndim(leaf) > len(lw.ctx.grid):  # a tile's data: full block grid, then its own axes
+    if tile_axes or jnp.ndim(leaf) > len(lw.ctx.grid):  # a tile's data: full block grid, then its own axes
         from jwarp.compiler.tiles import block_grid
 
         n = len(lw.ctx.grid)
-        return jnp.broadcast_to(leaf, block_grid(lw.ctx) + leaf.shape[n:])
+        own = leaf.shape[-tile_axes:] if tile_axes else leaf.shape[n:]
+        return jnp.broadcast_to(leaf, block_grid(lw.ctx) + own)
     if promote or (jnp.ndim(leaf) > 0 and leaf.shape != lw.ctx.grid):
         return jnp.broadcast_to(leaf, lw.ctx.grid)
     return leaf
@@ -92,9 +94,10 @@ def pack(lw: FunctionLowerer, spec: CarrySpec, snap: Snapshot) -> dict:
     out: dict[str, Any] = {}
     for name in sorted(spec.names):
         value = lw.env[name]
+        tile_axes = len(value.type.shape + value.type.dtype_shape) if isinstance(value.type, TileType) else 0
         for j, leaf in enumerate(leaves_of(value)):
             key = f"n:{name}:{j}"
-            out[key] = _full(lw, leaf, key in spec.promote)
+            out[key] = _full(lw, leaf, key in spec.promote, tile_axes)
     for s in sorted(spec.slots):
         for p, plane in enumerate(lw.ctx.slots[s].planes):
             out[f"s:{s}:{p}"] = plane

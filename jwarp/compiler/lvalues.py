@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from jwarp.compiler import array_views, components, memory
+from jwarp.compiler import array_views, components, memory, tile_views
 from jwarp.compiler.masks import mask_and
 from jwarp.compiler.operators import binary, call_builtin
 from jwarp.compiler.values import (
@@ -57,6 +57,18 @@ def _indices(lw: FunctionLowerer, node: ast.expr) -> list[Value]:
     return [lw.eval(node)]
 
 
+def _tile_items(lw: FunctionLowerer, node: ast.expr) -> list[Value]:
+    """The entries of a tile subscript: index values, and slices as compile-time ``slice`` objects."""
+    items = []
+    for part in _parts(node):
+        if isinstance(part, ast.Slice):
+            bounds = [Value(STATIC, None) if b is None else lw.eval(b) for b in (part.lower, part.upper, part.step)]
+            items.append(call_builtin(lw, "_slice", *bounds))
+        else:
+            items.append(lw.eval(part))
+    return items
+
+
 def _check_index(value: Value) -> Value:
     if not scalars.is_int(value.type):
         raise WarpCodegenIndexError(f"Array indices must be integers, got {type_name(value.type)}")
@@ -69,6 +81,9 @@ def _check_index(value: Value) -> Value:
 
 def load_subscript(lw: FunctionLowerer, node: ast.Subscript) -> Value:
     base = lw.eval(node.value)
+    if is_tile_type(base.type):  # builtins/tile_index.py; a view of a variable aliases it
+        name = node.value.id if isinstance(node.value, ast.Name) else None
+        return call_builtin(lw, "_tile_subscript", Value(STATIC, name), base, *_tile_items(lw, node.slice))
     if components.has_slice(node.slice) and isinstance(base.type, ArrayType):
         return array_views.slice_view(lw, base, _parts(node.slice))
     if components.has_slice(node.slice):
@@ -84,8 +99,8 @@ def subscript(lw: FunctionLowerer, base: Value, idx: list[Value], node: ast.AST 
         return array_subscript(lw, base, idx, node)
     if composites.is_composite(t):
         return _component(t, base, idx)
-    if is_tile_type(t):  # builtins/tile_linalg.py
-        return call_builtin(lw, "_tile_index", base, *idx)
+    if is_tile_type(t):  # builtins/tile_index.py
+        return call_builtin(lw, "_tile_subscript", Value(STATIC, None), base, *idx)
     if isinstance(t, TupleType):
         if len(idx) != 1 or not is_const(idx[0].data):
             raise WarpCodegenIndexError("Tuples can only be indexed with a constant integer")
@@ -188,12 +203,41 @@ def assign(lw: FunctionLowerer, target: ast.expr, value: Value) -> None:
 
 
 def _assign_tile_element(lw: FunctionLowerer, place: tuple, value: Value) -> None:
-    """``t[i, j] = v`` on a local tile (builtins/tile_shape.py)."""
+    """``t[i, j] = v``, ``t[0:4, :] = u``, ``t[i][1] = x`` on a local tile, written in place (through
+    to the tile it views, when ``t`` is a view: compiler/tile_views.py)."""
     _, name, steps = place
-    if len(steps) != 1 or steps[0][0] != "index" or components.has_slice(steps[0][1]):
-        raise WarpCodegenError("Tiles support element assignment with integer indices only (t[i, j] = v)")
-    new = call_builtin(lw, "_tile_set", lw.env[name], value, *_indices(lw, steps[0][1]))
-    lw.bind(name, new)
+    tile_views.write(lw, name, _tile_updated(lw, lw.env[name], steps, value), masked=True)
+
+
+def _tile_updated(lw: FunctionLowerer, current: Value, steps: list, value: Value) -> Value:
+    """``current`` with the part reached by ``steps`` (subscripts, components) replaced by ``value``."""
+    if is_tile_type(current.type):
+        if steps[0][0] != "index":
+            raise WarpCodegenError(f"Tiles have no assignable attribute '{steps[0][1]}'")
+        items = _tile_items(lw, steps[0][1])
+        if len(steps) > 1:
+            inner = call_builtin(lw, "_tile_subscript", Value(STATIC, None), current, *items)
+            value = _tile_updated(lw, inner, steps[1:], value)
+        return call_builtin(lw, "_tile_set", current, value, *items)
+    sub_type, alternatives = _component_path(lw, current.type, steps)  # a component of a tile element
+    _check_store_type(sub_type, value, component=True)
+    leaves, new_leaves = leaves_of(current), leaves_of(value)
+    for cond, positions in alternatives:
+        for p, leaf in zip(positions, new_leaves):
+            leaves[p] = leaf_where(cond, leaf, leaves[p])
+    return value_from_leaves(current.type, leaves)
+
+
+def _reject_compound_tile_view(lw: FunctionLowerer, place: tuple) -> None:
+    """Warp rejects ``t[0:4, :] += u`` and ``t[i] += row`` (compound assignment to a view)."""
+    _, name, steps = place
+    if steps and steps[0][0] == "index":
+        parts = _parts(steps[0][1])
+        if components.has_slice(steps[0][1]) or len(parts) < lw.env[name].type.ndim:
+            raise WarpCodegenValueError(
+                "Compound assignment to a tile view is not supported; assign the combined tile instead "
+                "(t[a:b] = t[a:b] + u)"
+            )
 
 
 def _unpack(value: Value, n: int) -> list[Value]:
@@ -301,7 +345,11 @@ def aug_assign(lw: FunctionLowerer, node: ast.AugAssign) -> None:
     target = node.target
     rhs = lw.eval(node.value)
     if isinstance(target, ast.Name):
-        lw.bind(target.id, binary(lw, type(node.op), lw.lookup(target.id), rhs))
+        new = binary(lw, type(node.op), lw.lookup(target.id), rhs)
+        if is_tile_type(new.type) and target.id in lw.env:  # in place, as Warp's tile += (also through views)
+            tile_views.write(lw, target.id, new)
+        else:
+            lw.bind(target.id, new)
         return
     place = _resolve(lw, target)
     if place[0] == "memory" and type(node.op) in _ATOMIC_AUG and _atomic_aug_applies(lw, place, node.op):
@@ -311,6 +359,8 @@ def aug_assign(lw: FunctionLowerer, node: ast.AugAssign) -> None:
         _check_store_type(sub_type, rhs, component=bool(steps))
         atomic_update(lw, slot_id, indices, alternatives, _ATOMIC_AUG[type(node.op)], leaves_of(rhs), False)
         return
+    if place[0] == "local" and is_tile_type(lw.env[place[1]].type):
+        _reject_compound_tile_view(lw, place)
     current = lw.eval(target)
     new = binary(lw, type(node.op), current, rhs)
     if place[0] == "memory":

@@ -80,6 +80,13 @@ class Call:
         node = self.arg_node(index, name)
         if self.lowerer is None or node is None:
             return
+        from jwarp.lang.tile_types import is_tile_type
+
+        if is_tile_type(value.type) and type(node).__name__ == "Name":  # in place, through tile views
+            from jwarp.compiler import tile_views
+
+            tile_views.write(self.lowerer, node.id, value)
+            return
         self.lowerer.assign_to_node(node, value)
 
 

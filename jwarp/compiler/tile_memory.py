@@ -26,12 +26,14 @@ from jwarp.lang import scalars
 from jwarp.lang.arrays import type_name
 
 
-def _plan(ctx: Any, array: Value, shape: tuple[int, ...], offset: list[Value], op: str):
+def _plan(ctx: Any, array: Value, shape: tuple[int, ...], offset: list[Value], op: str,
+          gather: tuple[int, Value] | None = None):
     """Index arrays ``(*lead, *shape)``-broadcastable for every array axis, and their validity.
 
     The array may be a view made in kernel code (``a[k]``, ``a[2:10:2]``): its fixed axes take
     their index, its sliced axes map tile positions through the slice (positions past the
-    slice's extent are out of range)."""
+    slice's extent are out of range). ``gather = (axis, indices)`` reads tile axis ``axis``
+    through the 1-D index tile ``indices`` (``tile_load_indexed``) instead of consecutively."""
     ref: ArrayRef = array.data
     slot = ctx.slots[ref.slot]
     axes = array_views.slot_axes(ref, len(slot.shape))
@@ -62,7 +64,11 @@ def _plan(ctx: Any, array: Value, shape: tuple[int, ...], offset: list[Value], o
             start = tiles.scalar_of(ctx, offset[t_axis], "tile offset") if offset else jnp.zeros((1,) * n, jnp.int32)
             ramp_shape = [1] * k
             ramp_shape[t_axis] = shape[t_axis]
-            ramp = jnp.arange(shape[t_axis], dtype=jnp.int32).reshape(ramp_shape)
+            if gather is not None and gather[0] == t_axis:
+                index_data = gather[1].data.astype(jnp.int32)  # (*lead, shape[t_axis])
+                ramp = index_data.reshape(index_data.shape[:n] + tuple(ramp_shape))
+            else:
+                ramp = jnp.arange(shape[t_axis], dtype=jnp.int32).reshape(ramp_shape)
             idx = start.astype(jnp.int32).reshape(start.shape + (1,) * k) + ramp
             if a[0] == "view":
                 _, view_start, view_step, view_length = a
@@ -91,9 +97,10 @@ def _planes_to_tile(ctx: Any, dtype: Any, shape: tuple, planes: list, storage: s
     return tiles.from_elements(ctx, element, shape, storage)
 
 
-def load(ctx: Any, array: Value, shape: tuple[int, ...], offset: list[Value], storage: str) -> Value:
+def load(ctx: Any, array: Value, shape: tuple[int, ...], offset: list[Value], storage: str,
+         gather: tuple[int, Value] | None = None) -> Value:
     """``wp.tile_load``: the tile of ``array`` at ``offset`` (zeros outside the array)."""
-    slot, indices, valid = _plan(ctx, array, shape, offset, "tile_load")
+    slot, indices, valid = _plan(ctx, array, shape, offset, "tile_load", gather)
     planes = _gather_planes(slot, indices, valid)
     return _planes_to_tile(ctx, slot.dtype, shape, planes, storage)
 
@@ -122,9 +129,10 @@ def _element_planes(ctx: Any, tile: Value, full: tuple) -> list:
     return [jnp.broadcast_to(x, full) for x in leaves_of(tiles.elements(ctx, tile))]
 
 
-def store(ctx: Any, array: Value, tile: Value, offset: list[Value], mask: Any) -> None:
+def store(ctx: Any, array: Value, tile: Value, offset: list[Value], mask: Any,
+          gather: tuple[int, Value] | None = None) -> None:
     """``wp.tile_store``: write each block's tile into ``array`` (elements outside are dropped)."""
-    slot, indices, valid = _plan(ctx, array, tile.type.shape, offset, "tile_store")
+    slot, indices, valid = _plan(ctx, array, tile.type.shape, offset, "tile_store", gather)
     _check_dtype("tile_store", slot, tile)
     full = tiles.block_grid(ctx) + tile.type.shape
     idx = _scatter_indices(ctx, slot, indices, valid, tiles.block_mask(ctx, mask), full)
@@ -133,13 +141,14 @@ def store(ctx: Any, array: Value, tile: Value, offset: list[Value], mask: Any) -
     slot.written = True
 
 
-def atomic_add(ctx: Any, array: Value, tile: Value, offset: list[Value], mask: Any) -> Value:
+def atomic_add(ctx: Any, array: Value, tile: Value, offset: list[Value], mask: Any,
+               gather: tuple[int, Value] | None = None) -> Value:
     """``wp.tile_atomic_add``: add each block's tile into ``array``; returns the previous values.
 
     The returned tile holds the array's contents before this operation (as if each block's
     addition happened after every other block had read, which is one of the interleavings a
     GPU may produce)."""
-    slot, indices, valid = _plan(ctx, array, tile.type.shape, offset, "tile_atomic_add")
+    slot, indices, valid = _plan(ctx, array, tile.type.shape, offset, "tile_atomic_add", gather)
     _check_dtype("tile_atomic_add", slot, tile)
     old = _planes_to_tile(ctx, slot.dtype, tile.type.shape, _gather_planes(slot, indices, valid), tile.type.storage)
     full = tiles.block_grid(ctx) + tile.type.shape

@@ -91,6 +91,39 @@ def scalar_of(ctx: Any, v: Value, what: str) -> Any:
     return lead_leaf(ctx, v.data)
 
 
+def to_lanes(ctx: Any, leaf: Any) -> Any:
+    """A lane leaf (or mask) as ``(*block_grid, block_dim)``: its value on every thread of each
+    block, the threads along the last axis."""
+    n = len(ctx.grid)
+    axis = lane_axis(ctx)
+    x = jnp.asarray(leaf)
+    if x.ndim == 0:
+        x = x.reshape((1,) * n)
+    if axis is None:
+        return x[..., None]
+    x = jnp.broadcast_to(x, x.shape[:axis] + (ctx.block_dim,) + x.shape[axis + 1:])
+    return jnp.expand_dims(jnp.moveaxis(x, axis, -1), axis)
+
+
+def from_lanes(ctx: Any, x: Any) -> Any:
+    """Inverse of :func:`to_lanes`: ``(*block_grid, block_dim)`` back to one value per thread."""
+    axis = lane_axis(ctx)
+    if axis is None:
+        return x[..., 0]
+    return jnp.moveaxis(jnp.squeeze(x, axis), -1, axis)
+
+
+def lane_mask(ctx: Any, mask: Any) -> Any:
+    """The active mask as ``(*block_grid, block_dim)`` booleans (all true for None)."""
+    bd = ctx.block_dim if lane_axis(ctx) is not None else 1
+    shape = block_grid(ctx) + (bd,)
+    if mask is None or (is_const(mask) and bool(mask)):
+        return jnp.ones(shape, bool)
+    if is_const(mask):
+        return jnp.zeros(shape, bool)
+    return jnp.broadcast_to(to_lanes(ctx, mask), shape)
+
+
 # ----------------------------------------------------------------------------------------------
 # static arguments
 

@@ -150,7 +150,7 @@ def resolve_annotation(annotation: Any) -> Any:
         return _Generic(annotation.__name__, allowed)
     if isinstance(annotation, (ArrayType, StructType, _Generic)):
         return annotation
-    if type(annotation).__name__ == "TileType":  # wp.tile[dtype, M, N] (jwarp.lang.tile_types)
+    if type(annotation).__name__ in ("TileType", "TileStackType"):  # wp.tile[...], wp.tile_stack(...)
         return annotation
     if isinstance(annotation, type) and getattr(annotation, "_jwarp_array_class", False):
         return ArrayType(ANY, getattr(annotation, "_default_ndim", 1), getattr(annotation, "_array_kind", "array"))

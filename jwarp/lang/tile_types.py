@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jwarp.lang import composites, scalars
+from jwarp.lang.arrays import TupleType
 
 STORAGE_KINDS = ("register", "shared")
 
@@ -53,6 +54,30 @@ class TileType:
         return f"tile({dname}, {self.shape})"
 
 
+@dataclass(frozen=True)
+class TileStackType(TupleType):
+    """A block-shared stack (``wp.tile_stack(capacity=..., dtype=...)``): a value holding a tile of
+    ``capacity`` elements and a one-element count tile (``types``), so it is carried and selected
+    like any tuple of tiles.
+
+    Example:
+        >>> TileStackType.of(scalars.int32, 8).__name__
+        'tile_stack(int32, 8)'
+    """
+
+    dtype: Any = None
+    capacity: int = 0
+
+    @staticmethod
+    def of(dtype: Any, capacity: int) -> "TileStackType":
+        return TileStackType((TileType(dtype, (capacity,)), TileType(scalars.int32, (1,))), dtype, capacity)
+
+    @property
+    def __name__(self) -> str:
+        dname = getattr(self.dtype, "__name__", repr(self.dtype))
+        return f"tile_stack({dname}, {self.capacity})"
+
+
 def is_tile_type(t: Any) -> bool:
     return isinstance(t, TileType)
 
@@ -61,4 +86,4 @@ def is_tile_dtype(t: Any) -> bool:
     return scalars.is_scalar_type(t) or composites.is_composite(t)
 
 
-__all__ = ["TileType", "is_tile_type", "is_tile_dtype", "STORAGE_KINDS"]
+__all__ = ["TileType", "TileStackType", "is_tile_type", "is_tile_dtype", "STORAGE_KINDS"]

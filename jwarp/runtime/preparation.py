@@ -51,8 +51,12 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
     if kernel.is_generic:
         kernel.note_overload(overload_signature(binding.params))
     grid = launch_grid(dim, kernel.kernel_dim)
+    tile_blocks: tuple = ()
     if block_dim > 1 and kernel.uses_tiles:  # keep the lane dimension: tile ops need each block's threads
         grid = tuple(dim) + (1,) * max(0, kernel.kernel_dim - len(dim))
+        if grid[-1] != block_dim:  # blocks span rows of the grid: lanes (blocks, block_dim), see kernel_compile
+            tile_blocks = (("tile_blocks", grid),)
+            grid = (-(-math.prod(grid) // block_dim), block_dim)
     opts = options or {}
     module_options = kernel.module.options
     mode = module_options.get("mode") or config.mode
@@ -70,7 +74,8 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
         block_dim=block_dim,
         kernel_dim=kernel.kernel_dim,
         extra=((("chunk", int(chunk)),) if chunk else ()) + ((("backward", False),) if not kernel.enable_backward else ())
-        + memory_budget.signature_extra() + ((("pallas", pallas),) if pallas is not None else ()),
+        + memory_budget.signature_extra() + ((("pallas", pallas),) if pallas is not None else ())
+        + tile_blocks,
         handles=binding.handles,
     )
     if binding.traced:  # inside jax.jit/grad/vmap: run the kernel functionally on the traced values
