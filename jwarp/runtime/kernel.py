@@ -176,6 +176,12 @@ class Kernel:
 
         return concrete_overload(self, arg_types)
 
+    def infer_argument_types(self, args: list) -> list:
+        """The concrete types of launch arguments ``args`` (for :meth:`add_overload`)."""
+        from jwarp.runtime.overloads import infer_argument_types
+
+        return infer_argument_types(self, args)
+
     @property
     def adj(self) -> Any:
         """Warp's ``kernel.adj``: name, location and parameters (:mod:`jwarp.runtime.kernel_adj`)."""
