@@ -199,12 +199,9 @@ class Kernel:
     def kernel_dim(self) -> int:
         """Number of thread-grid dimensions, from the widest ``wp.tid()`` unpacking (Warp's rule)."""
         if self._kernel_dim is None:
-            widest = 0
-            for node in ast.walk(self.source.tree):
-                if isinstance(node, ast.Assign) and _is_tid_call(node.value):
-                    target = node.targets[0]
-                    widest = max(widest, len(target.elts) if isinstance(target, ast.Tuple) else 1)
-            self._kernel_dim = widest or 1
+            from jwarp.compiler.tid_rank import tid_rank
+
+            self._kernel_dim = tid_rank(self.source)
         return self._kernel_dim
 
     @property
@@ -235,13 +232,6 @@ def _called_name(func: ast.AST) -> str | None:
     if isinstance(func, ast.Name):
         return func.id
     return None
-
-
-def _is_tid_call(node: ast.AST) -> bool:
-    if not isinstance(node, ast.Call):
-        return False
-    f = node.func
-    return (isinstance(f, ast.Attribute) and f.attr == "tid") or (isinstance(f, ast.Name) and f.id == "tid")
 
 
 def kernel(
