@@ -249,9 +249,32 @@ def _resolve(lw: FunctionLowerer, target: ast.expr) -> tuple:
     return ("local", base_node.id, steps)
 
 
+def _slot_mismatch(expected: Any, actual: Any) -> str:
+    """Warp's message for a vector/matrix slot (a slice, a matrix row) given a value of another type."""
+    dtype = type_name(expected._wp_scalar_type_)
+    kind = getattr(actual, "_wp_type_kind_", None) if composites.is_composite(actual) else None
+    if expected._wp_type_kind_ == "vector":
+        n = expected._length_
+        if kind != "vector":
+            return f"The provided value is expected to be a vector of length {n}, with dtype {dtype}."
+        if actual._wp_scalar_type_ is not expected._wp_scalar_type_:
+            return f"The provided vector is expected to be of length {n} with dtype {dtype}."
+        return (f"The length of the provided vector ({actual._length_}) isn't compatible with the given slice "
+                f"(expected {n}).")
+    shape = tuple(expected._shape_)
+    if kind != "matrix":
+        return f"The provided value is expected to be a matrix of shape {shape}, with dtype {dtype}."
+    if actual._wp_scalar_type_ is not expected._wp_scalar_type_:
+        return f"The provided matrix is expected to be of shape {shape} with dtype {dtype}."
+    return (f"The shape of the provided matrix ({tuple(actual._shape_)}) isn't compatible with the given slice "
+            f"(expected {shape}).")
+
+
 def _check_store_type(expected: Any, value: Value, component: bool = False) -> None:
     if value.type == expected:
         return
+    if component and composites.is_composite(expected) and expected._wp_type_kind_ in ("vector", "matrix"):
+        raise ValueError(_slot_mismatch(expected, value.type))
     if component:  # a component, field or slice of a composite (Warp's wording)
         raise WarpCodegenTypeError(
             f"Composite slot assignment expects value of type {type_name(expected)}, got {type_name(value.type)}"
