@@ -292,7 +292,11 @@ def python_to_value(obj: Any) -> Value | None:
     if isinstance(obj, StructInstance) and not obj._cls.has_arrays:
         fields = []
         for name, var in obj._cls.vars.items():
-            sub = python_to_value(getattr(obj, name))
+            field = getattr(obj, name)
+            if scalars.is_scalar_type(var.type):  # a field keeps its declared type (0.1 in a float64 field)
+                sub = scalar_value(var.type, field.value if isinstance(field, scalars.scalar_base) else field)
+            else:
+                sub = python_to_value(field)
             fields.append(sub.data)
         return Value(obj._cls, tuple(fields))
     return None
