@@ -24,6 +24,7 @@ from jwarp.compiler.values import (
     is_const,
     leaf_where,
     leaves_of,
+    scalar_value,
     value_from_leaves,
     xp,
 )
@@ -75,7 +76,26 @@ def load_subscript(lw: FunctionLowerer, node: ast.Subscript) -> Value:
         if not composites.is_composite(base.type):
             raise WarpCodegenTypeError(f"Slicing is not supported on values of type {type_name(base.type)}")
         return components.load(lw, base, node.slice)
-    return subscript(lw, base, _indices(lw, node.slice), node)
+    idx = _indices(lw, node.slice)
+    padded = _padded_shape_entry(node, base, idx)
+    if padded is not None:
+        return padded
+    return subscript(lw, base, idx, node)
+
+
+_MAX_ARRAY_DIMS = 4  # Warp's array shapes have 4 entries: those past the rank are 0
+
+
+def _padded_shape_entry(node: ast.Subscript, base: Value, idx: list[Value]) -> Value | None:
+    """``a.shape[k]`` with ``ndim <= k < 4``: 0, as Warp's shape (padded to 4 dimensions) reads."""
+    if not (isinstance(node.value, ast.Attribute) and node.value.attr == "shape" and isinstance(base.type, TupleType)):
+        return None
+    if len(idx) != 1 or not is_const(idx[0].data) or not scalars.is_int(idx[0].type):
+        return None
+    k = int(idx[0].data)
+    if len(base.data) <= k < _MAX_ARRAY_DIMS and all(t is scalars.int32 for t in base.type.types):
+        return scalar_value(scalars.int32, 0)
+    return None
 
 
 def subscript(lw: FunctionLowerer, base: Value, idx: list[Value], node: ast.AST | None = None) -> Value:
