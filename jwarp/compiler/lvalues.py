@@ -45,6 +45,8 @@ def leaf_count(t: Any) -> int:
         return t._length_
     if isinstance(t, StructType):
         return sum(leaf_count(v.type) for v in t.vars.values())
+    if isinstance(t, ArrayType):  # an array field of a struct: one opaque leaf (its reference)
+        return 1
     raise WarpCodegenTypeError(f"Type {type_name(t)} has no components")
 
 
@@ -244,8 +246,8 @@ def _resolve(lw: FunctionLowerer, target: ast.expr) -> tuple:
     while consumed < len(steps) and steps[consumed][0] == "attr" and isinstance(probe.type, StructType):
         probe = attribute(lw, probe, steps[consumed][1])  # struct fields holding arrays (m.v[i] = ...)
         consumed += 1
-    if isinstance(probe.type, ArrayType):
-        base, steps = probe, steps[consumed:]
+    if isinstance(probe.type, ArrayType) and (consumed < len(steps) or not consumed):
+        base, steps = probe, steps[consumed:]  # (a whole array field, s.arr = a, is a local's field)
     if isinstance(base.type, ArrayType):
         slot = lw.ctx.slots[base.data.slot]
         while steps and isinstance(base.type, ArrayType):
