@@ -344,11 +344,34 @@ def _inline_body(lw: FunctionLowerer, fn: Any, overload: Any, bound: dict[str, V
             f"`Array[{type_name(declared.dtype)}]`."
         )
     if overload.return_type is not None and ret is not None and not _types_match(overload.return_type, ret.type):
-        raise WarpCodegenTypeError(
-            f"Function '{fn.key}' is annotated to return {type_name(overload.return_type)} but returns "
-            f"{type_name(ret.type)}"
-        )
+        raise WarpCodegenError(_return_mismatch(fn.__name__, overload, ret.type))
     return ret
+
+
+def _return_mismatch(name: str, overload: Any, actual: Any) -> str:
+    """Warp's message for a function whose returned value does not match its return annotation."""
+    import typing
+
+    from jwarp.compiler.source import function_annotations
+    from jwarp.lang.arrays import TupleType
+    from jwarp.lang.introspection import type_repr
+
+    declared = overload.return_type
+    raw = function_annotations(overload.func).get("return", declared)
+    if typing.get_origin(raw) is tuple:
+        shown = "tuple[" + ", ".join(type_repr(a) for a in typing.get_args(raw)) + "]"
+    else:
+        shown = type_repr(raw)
+    head = f"The function `{name}` has its return type annotated as"
+    if isinstance(actual, TupleType):
+        count = len(actual.types)
+        if isinstance(declared, TupleType) and len(declared.types) != count:
+            return f"{head} a tuple of {len(declared.types)} elements but the code returns {count} values."
+        if not isinstance(declared, TupleType):
+            return f"{head} `{shown}` but the code returns {count} values."
+        types = ", ".join(type_repr(t) for t in actual.types)
+        return f"{head} `{shown}` but the code returns a tuple with types `({types})`."
+    return f"{head} `{shown}` but the code returns a value of type `{type_repr(actual)}`."
 
 
 def _bind(key: str, overload: Any, args: list[Value], kwargs: dict[str, Value]) -> dict[str, Value]:
