@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from jwarp.compiler import refs, starred
 from jwarp.compiler.grad_call import GradOf, lower_grad_call
 from jwarp.compiler.registry import BUILTINS, Builtin, Call
-from jwarp.compiler.source import get_source, refresh_closure
+from jwarp.compiler.source import get_source, refresh_closure, static_key
 from jwarp.compiler.values import STATIC, TupleType, Value, python_to_value
 from jwarp.errors import WarpCodegenAttributeError, WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang import composites, scalars
@@ -55,6 +55,9 @@ static = StaticMarker()
 
 
 def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Value | None:
+    key = static_key(node)
+    if key in lw.src.static_values:  # a wp.static() resolved at declaration (its alias may be rebound since)
+        return _static_result(lw.src.static_values[key])
     fn = lw.lookup_in_call(node.func.id) if isinstance(node.func, ast.Name) else _callee(lw, node.func)
     if fn.type is not STATIC:
         raise WarpCodegenTypeError(f"A value of type {type_name(fn.type)} is not callable")
@@ -154,10 +157,11 @@ def _call_builtin(
 
 
 def _static(lw: FunctionLowerer, node: ast.Call) -> Value:
-    from jwarp.compiler.lower import lift_python
-
     if len(node.args) != 1 or node.keywords:
         raise WarpCodegenError("wp.static() takes exactly one expression")
+    key = static_key(node)
+    if key in lw.src.static_values:  # resolved when the kernel was declared (compiler/static_eval.py)
+        return _static_result(lw.src.static_values[key])
     expr = ast.Expression(_StaticLengths(lw).visit(node.args[0]))
     ast.fix_missing_locations(expr)
     scope = dict(lw.src.globals)
@@ -174,6 +178,12 @@ def _static(lw: FunctionLowerer, node: ast.Call) -> Value:
         ) from None
     except Exception as exc:
         raise WarpCodegenError(f"Error evaluating static expression: {exc}") from None
+    return _static_result(result)
+
+
+def _static_result(result: Any) -> Value:
+    from jwarp.compiler.lower import lift_python
+
     problem = _unsupported_static_value(result)
     if problem is not None:
         raise WarpCodegenError(f"Static expression returns an unsupported value: {problem}")

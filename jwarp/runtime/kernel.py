@@ -95,8 +95,27 @@ class Kernel:
         self.__module__ = func.__module__
         self.__doc__ = func.__doc__
         self.__wrapped__ = func
+        self._resolve_statics()
         self.module.register_kernel(self)
         _KERNELS.add(self)
+
+    def _resolve_statics(self) -> None:
+        """Evaluate the kernel's Python-scope ``wp.static()`` expressions now, as Warp does when a
+        kernel is declared (:mod:`jwarp.compiler.static_eval`)."""
+        from jwarp.compiler.calls import StaticMarker
+        from jwarp.compiler.static_eval import resolve_statics
+
+        code, scope = self.func.__code__, self.func.__globals__
+        cells = [c.cell_contents for c in (self.func.__closure__ or ()) if _filled(c)]
+        if "static" not in code.co_names and not any(
+                isinstance(x, StaticMarker) for x in [scope.get(n) for n in code.co_names] + cells):
+            return  # no wp.static (nor an alias of it) in the kernel: skip parsing its source now
+
+        try:
+            source = self.source
+        except WarpCodegenError:  # no source to read (exec'd code): statics resolve when compiling
+            return
+        resolve_statics(source)
 
     @property
     def arg_types(self) -> list[Any]:
@@ -224,6 +243,14 @@ class Kernel:
 
 
 _TILE_ENTRY_POINTS = ("tile", "untile")
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:  # an empty closure cell (defined later)
+        return False
+    return True
 
 
 def _called_name(func: ast.AST) -> str | None:
