@@ -10,6 +10,7 @@ import importlib
 
 _EXPORTS = {
     "jwarp.runtime.access": ["can_access", "MemoryKind"],
+    "jwarp.runtime.mapping": ["map"],
     "jwarp.runtime.device": ["DeviceLike"],
     "jwarp.runtime.device_aliases": ["map_cuda_device", "unmap_cuda_device", "get_cuda_supported_archs"],
     "jwarp.runtime.streams": ["get_event_elapsed_time"],

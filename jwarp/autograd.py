@@ -33,6 +33,7 @@ from jwarp.runtime.creation import clone
 from jwarp.runtime.device import get_device
 from jwarp.runtime.kernel import Kernel
 from jwarp.runtime.launch import launch
+from jwarp.runtime.read_flags import clear_read_flags
 from jwarp.runtime.tape import Tape
 
 
@@ -136,6 +137,7 @@ def jacobian(function: Kernel | Callable, dim: Any = None, inputs: Sequence | No
     inputs = list(inputs or [])
     metadata = metadata if metadata is not None else FunctionMetadata()
     snapshot = _snapshot(inputs) if restore_inputs and not isinstance(function, Kernel) else None
+    read_flags = _take_read_flags(inputs)
     try:
         tape, outputs = _record(function, dim, inputs, outputs, device, max_blocks, block_dim, metadata)
         mask = _resolve_mask(input_output_mask, metadata.input_labels + metadata.output_labels, len(inputs))
@@ -161,6 +163,7 @@ def jacobian(function: Kernel | Callable, dim: Any = None, inputs: Sequence | No
     finally:
         if snapshot is not None:
             _restore(inputs, snapshot)
+        _give_back_read_flags(inputs, read_flags)
     if plot_jacobians:
         jacobian_plot(jacobians, metadata)
     return jacobians
@@ -195,6 +198,7 @@ def jacobian_fd(function: Kernel | Callable, dim: Any = None, inputs: Sequence |
         return [o.numpy().reshape(-1).copy() if isinstance(o, array) else None for o in result]
 
     jacobians = {}
+    read_flags = _take_read_flags(inputs)
     try:  # inputs are restored however this ends (the function or the checks may raise)
         if not is_kernel:
             outputs = function(*inputs)
@@ -227,9 +231,25 @@ def jacobian_fd(function: Kernel | Callable, dim: Any = None, inputs: Sequence |
             jacobians[i, o] = array(jac, dtype=x.dtype, device=x.device)
     finally:
         _restore(inputs, snapshot)
+        _give_back_read_flags(inputs, read_flags)
     if plot_jacobians:
         jacobian_plot(jacobians, metadata)
     return jacobians
+
+
+def _take_read_flags(inputs: Sequence) -> list:
+    """The inputs' read marks (owned by a caller's pending Tape), cleared for the check's own passes."""
+    flags = [a._is_read if isinstance(a, array) else None for a in inputs]
+    for a in inputs:
+        if isinstance(a, array):
+            clear_read_flags(a)
+    return flags
+
+
+def _give_back_read_flags(inputs: Sequence, flags: list) -> None:
+    for a, flag in zip(inputs, flags):
+        if isinstance(a, array):
+            a._is_read = flag
 
 
 def _snapshot(inputs: Sequence) -> list:

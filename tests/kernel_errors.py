@@ -14,13 +14,14 @@ import jwarp as wp
 def launch_error(tmp_path: Path, body: str, file_name: str = "error_kernel.py", prelude: str = "",
                  exc_type: type = Exception) -> str:
     """Source: ``import jwarp as wp``, ``prelude``, then ``@wp.kernel def k(out: wp.array(dtype=float))``
-    whose body is ``body``; launched on one thread with ``wp.zeros(1)``."""
+    whose body is ``body``; launched on one thread with ``wp.zeros(1)``. The error may come when the
+    kernel is declared (a failing ``wp.static()`` expression, as in Warp) or when it is launched."""
     path = tmp_path / file_name
     path.write_text(f"import jwarp as wp\n\n{prelude}\n\n@wp.kernel\ndef k(out: wp.array(dtype=float)):\n    {body}\n")
     spec = importlib.util.spec_from_file_location(f"{path.stem}_{abs(hash((body, prelude)))}", path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     with pytest.raises(exc_type) as info:
+        spec.loader.exec_module(module)
         wp.launch(module.k, dim=1, inputs=[wp.zeros(1)])
     return str(info.value)
 

@@ -80,3 +80,37 @@ def test_gradcheck_function_and_tape():
     with wp.Tape() as tape:
         wp.launch(cubic, dim=3, inputs=[x, v], outputs=[y])
     assert wp.autograd.gradcheck_tape(tape, eps=1e-3, atol=1e-2, show_summary=False)
+
+
+@wp.kernel
+def _squares(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i] * x[i]
+
+
+def test_jacobians_keep_the_read_marks_of_a_pending_tape():
+    """A gradient check runs its own passes: it neither clears the read marks a caller's open tape
+    set on the inputs nor leaves its own marks behind."""
+    from jwarp.autograd import jacobian, jacobian_fd
+
+    def forward(x):
+        y = wp.zeros_like(x)
+        wp.launch(_squares, dim=x.size, inputs=[x], outputs=[y])
+        return y
+
+    saved = wp.config.verify_autograd_array_access
+    wp.config.verify_autograd_array_access = True
+    try:
+        for check in (jacobian, jacobian_fd):
+            x = wp.array(np.arange(1, 4, dtype=np.float32), requires_grad=True)
+            y = wp.zeros_like(x)
+            with wp.Tape():
+                wp.launch(_squares, dim=3, inputs=[x], outputs=[y])
+            assert x._is_read
+            check(forward, inputs=[x])
+            assert x._is_read
+            fresh = wp.array(np.arange(1, 4, dtype=np.float32), requires_grad=True)
+            check(forward, inputs=[fresh])
+            assert not fresh._is_read
+    finally:
+        wp.config.verify_autograd_array_access = saved

@@ -10,6 +10,9 @@ from __future__ import annotations
 import builtins as py
 from typing import Any
 
+import jax.numpy as jnp
+import numpy as np
+
 from jwarp.builtins import common as c
 from jwarp.builtins.common import Call, Value
 from jwarp.builtins.composite_construct import construct_composite
@@ -41,18 +44,38 @@ def construct_struct(call: Call, t: StructType, args: list[Value], kwargs: dict[
                 f"Struct '{t.key}' field '{name}' expects {type_name(t.vars[name].type)}, got {type_name(v.type)}"
             )
         fields[name] = v.data
-    for name, var in t.vars.items():  # fields not given are zero (only given fields may hold arrays)
+    for name, var in t.vars.items():  # fields not given are zero; an array field is a null array (Warp)
         if name not in fields:
-            if _has_array(var.type):
-                raise TypeError(f"Struct '{t.key}' has array fields; construct it outside the kernel")
-            fields[name] = zeros_value(var.type).data
+            fields[name] = _default_field(call, var.type)
     return Value(t, tuple(fields[n] for n in names))
 
 
-def _has_array(t: Any) -> bool:
+def _default_field(call: Call, t: Any) -> Any:
     from jwarp.lang.arrays import ArrayType
 
-    return isinstance(t, ArrayType) or (isinstance(t, StructType) and t.has_arrays)
+    if isinstance(t, ArrayType):
+        return null_array(call, t).data
+    if isinstance(t, StructType) and t.has_arrays:
+        return tuple(_default_field(call, var.type) for var in t.vars.values())
+    return zeros_value(t).data
+
+
+def null_array(call: Call, t: Any) -> Value:
+    """Warp's null array of type ``t`` (what a default-constructed struct's array field holds): its
+    shape is 0 and it is false as a condition; it is backed by one scratch element, so stray
+    accesses (undefined in Warp) read zeros and write nowhere that matters."""
+    from jwarp.compiler.context import SlotState
+    from jwarp.compiler.values import ArrayRef
+    from jwarp.lang.arrays import dtype_leaf_shapes
+
+    call.require_kernel()
+    ctx = call.ctx
+    shape = (1,) * t.ndim
+    planes = [jnp.zeros(shape, scalar._np_dtype)
+              for comp_shape, scalar in dtype_leaf_shapes(t.dtype) for _ in range(int(np.prod(comp_shape or (1,))))]
+    ctx.slots.append(SlotState(t.dtype, shape, planes, local=True))
+    empty_axes = tuple(("view", np.int32(0), np.int32(1), np.int32(0)) for _ in range(t.ndim))
+    return Value(t, ArrayRef(len(ctx.slots) - 1, (), empty_axes, null=True))
 
 
 @builtin("_construct", group="Code Generation")

@@ -9,6 +9,8 @@ calling lane's copy.
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -21,6 +23,7 @@ from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import Affine, ArrayRef, TupleType, leaves_of, value_from_leaves
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, dtype_leaf_shapes, resolve_annotation, type_name
+from jwarp.lang.struct import StructType
 
 
 def _static_shape(call: Call, shape: Value) -> tuple[int, ...]:
@@ -90,26 +93,58 @@ def lower_bound(call: Call, arr: Value, *args: Value) -> Value:
     return Value(scalars.int32, lo)
 
 
-def _bit_type(itemsize: int):
-    return {1: jnp.uint8, 2: jnp.uint16, 4: jnp.uint32, 8: jnp.uint64}[itemsize]
+def _leaf_layout(t: Any) -> tuple[int, int, list]:
+    """C layout of a scalar, composite or struct type: (size, alignment, [(offset, scalar)] per leaf)."""
+    if scalars.is_scalar_type(t):
+        n = t._np_dtype.itemsize
+        return n, n, [(0, t)]
+    if composites.is_composite(t):
+        scalar = t._wp_scalar_type_
+        n = scalar._np_dtype.itemsize
+        return n * t._length_, n, [(k * n, scalar) for k in range(t._length_)]
+    if isinstance(t, StructType):
+        offset, align, leaves = 0, 1, []
+        for var in t.vars.values():
+            size, field_align, field_leaves = _leaf_layout(var.type)
+            offset = -(-offset // field_align) * field_align
+            leaves.extend((offset + o, s) for o, s in field_leaves)
+            offset += size
+            align = max(align, field_align)
+        return -(-offset // align) * align, align, leaves
+    raise TypeError(f"wp.cast() cannot reinterpret a value of type {type_name(t)}")
+
+
+def _leaf_bytes(x: Any, scalar: Any) -> Any:
+    x = jnp.asarray(x, scalar._np_dtype)
+    if scalar._np_dtype.itemsize == 1:
+        return lax.bitcast_convert_type(x, jnp.uint8)[..., None]
+    return lax.bitcast_convert_type(x, jnp.uint8)
 
 
 @builtin("cast", group="Utility")
 def cast(call: Call, a: Value, dtype: Value) -> Value:
-    """Reinterpret the bits of ``a`` as ``dtype`` (same total size)."""
+    """Reinterpret the bits of ``a`` (a scalar, vector, matrix or struct, in C layout) as ``dtype``
+    (a type of the same size)."""
     target = resolve_annotation(dtype.data) if dtype.type is STATIC else None
-    if target is None or not (c.is_scalar(a) or c.is_composite(a)):
+    if target is None or not (c.is_scalar(a) or c.is_composite(a) or isinstance(a.type, StructType)):
         raise call.no_overload(a, dtype)
-    src_leaves = leaves_of(a)
-    src_scalar = c.scalar_type(a)
-    dst_scalar = target._wp_scalar_type_ if composites.is_composite(target) else target
-    n_dst = target._length_ if composites.is_composite(target) else 1
-    if len(src_leaves) * src_scalar._np_dtype.itemsize != n_dst * dst_scalar._np_dtype.itemsize:
+    if isinstance(a.type, StructType) and a.type.has_arrays:
+        raise call.no_overload(a, dtype)
+    src_size, _, src_layout = _leaf_layout(a.type)
+    dst_size, _, dst_layout = _leaf_layout(target)
+    if src_size != dst_size:
         raise TypeError(f"wp.cast(): {type_name(a.type)} and {type_name(target)} have different sizes")
-    bits = [lax.bitcast_convert_type(jnp.asarray(x), _bit_type(src_scalar._np_dtype.itemsize)) for x in src_leaves]
-    if src_scalar._np_dtype.itemsize != dst_scalar._np_dtype.itemsize:
-        raise TypeError("wp.cast() between composites of different scalar sizes is not supported")
-    out = [lax.bitcast_convert_type(b, dst_scalar._np_dtype) for b in bits]
+    leaves = leaves_of(a)
+    lanes = jnp.broadcast_shapes(*(jnp.shape(x) for x in leaves))
+    raw = jnp.zeros(lanes + (src_size,), jnp.uint8)  # padding bytes read as zeros
+    for (offset, scalar), x in zip(src_layout, leaves):
+        b = jnp.broadcast_to(_leaf_bytes(x, scalar), lanes + (scalar._np_dtype.itemsize,))
+        raw = raw.at[..., offset:offset + b.shape[-1]].set(b)
+    out = []
+    for offset, scalar in dst_layout:
+        n = scalar._np_dtype.itemsize
+        piece = raw[..., offset:offset + n]
+        out.append(lax.bitcast_convert_type(piece if n > 1 else piece[..., 0], scalar._np_dtype))
     return value_from_leaves(target, out)
 
 

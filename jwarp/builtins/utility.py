@@ -9,10 +9,12 @@ its lines to a buffer that the kernel's last callback writes out.
 
 from __future__ import annotations
 
+import re
 import sys
 
 import jax
 import jax.numpy as jnp
+from jax import lax
 import numpy as np
 
 from jwarp.builtins import common as c
@@ -118,12 +120,18 @@ def _flush_prints() -> None:
 def _host_print(call: Call, render, values: list[Value]) -> None:
     """Print ``render(...)`` (text with its newline) for each active lane, in thread order."""
     leaves = [jnp.asarray(x) for v in values for x in leaves_of(v)]
+    # 64-bit leaves travel as pairs of 32-bit words: the host callback would otherwise see them
+    # narrowed to 32 bits when 64-bit types are off in JAX (uint64(-1) printed as 4294967295)
+    wide = [x.dtype if x.dtype.itemsize == 8 else None for x in leaves]
+    leaves = [lax.bitcast_convert_type(x, jnp.uint32) if w is not None else x for x, w in zip(leaves, wide)]
     mask = call.mask
     grid = call.ctx.grid if call.ctx is not None else ()
     shapes = [len(leaves_of(v)) for v in values]
 
     def emit(mask_arr, *arrs):
         mask_arr = np.broadcast_to(np.asarray(mask_arr), grid).reshape(-1)
+        arrs = [a if w is None else np.ascontiguousarray(np.asarray(a, np.uint32)).view(w)[..., 0]
+                for a, w in zip(arrs, wide)]
         flat = [np.broadcast_to(np.asarray(a), grid).reshape(-1) for a in arrs]
         for lane in range(mask_arr.shape[0]):
             if not mask_arr[lane]:
@@ -177,16 +185,26 @@ def print_(call: Call, *args: Value) -> None:
     return None
 
 
+# a C conversion with a length modifier (``%lld``, ``%hu``, ``%zu``): Python's % takes none
+_C_LENGTH_MODIFIER = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)(hh|h|ll|l|L|z|j|t)([diouxXeEfFgGcs])")
+_MAX_PRINTF_ARGS = 32  # Warp's limit on printf's variadic arguments
+
+
 @builtin("printf", group="Utility")
 def printf(call: Call, fmt: Value, *args: Value) -> None:
     """C-style formatted print from each active thread (best effort, on the host)."""
     if fmt.type is not STATIC or not isinstance(fmt.data, str):
         raise TypeError("wp.printf() needs a constant format string")
+    if len(args) > _MAX_PRINTF_ARGS:
+        raise RuntimeError(f"the maximum number of variadic arguments that can be passed to `printf` is "
+                           f"{_MAX_PRINTF_ARGS}")
+
+    python_fmt = _C_LENGTH_MODIFIER.sub(r"%\1\3", fmt.data)
 
     def render(parts):
         vals = tuple(np.asarray(p[0]).item() for p in parts)
         try:
-            return fmt.data % vals  # C printf: no newline of its own
+            return python_fmt % vals  # C printf: no newline of its own
         except (TypeError, ValueError):
             return fmt.data + " " + " ".join(map(str, vals)) + "\n"
 

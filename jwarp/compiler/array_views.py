@@ -33,7 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jwarp.compiler.values import Affine, ArrayRef, Value, is_const, xp
-from jwarp.errors import WarpCodegenIndexError
+from jwarp.errors import WarpCodegenError, WarpCodegenIndexError
 from jwarp.lang import scalars
 from jwarp.lang.arrays import ArrayType, type_name
 
@@ -109,12 +109,17 @@ def _map_index(axis: tuple, n: int, index: Value) -> Value:
     return Value(_INT, src, affine)
 
 
+def _too_many_indices(given: int, ndim: int) -> WarpCodegenError:
+    return WarpCodegenError(f"Incorrect number of indices specified for array indexing, got {given} indices for a "
+                            f"{ndim} dimensional array.")
+
+
 def index(ref: ArrayRef, shape: tuple, idx: list[Value]) -> tuple[list[Value] | None, ArrayRef]:
     """Apply indices to a view: (full slot indices, None) for an element, else (None, sub-view)."""
     axes = _axes(ref, len(shape))
     free = _free(axes)
     if len(idx) > len(free):
-        raise WarpCodegenIndexError(f"Too many indices for an array of {len(free)} dimensions")
+        raise _too_many_indices(len(idx), len(free))
     for value, k in zip(idx, free):
         if not scalars.is_int(value.type):
             raise WarpCodegenIndexError(f"Array indices must be integers, got {type_name(value.type)}")
@@ -176,7 +181,7 @@ def slice_view(lw: FunctionLowerer, base: Value, parts: list[ast.expr]) -> Value
     axes = _axes(ref, len(shape))
     free = _free(axes)
     if len(parts) > len(free):
-        raise WarpCodegenIndexError(f"Too many indices for an array of {len(free)} dimensions")
+        raise _too_many_indices(len(parts), len(free))
     for part, k in zip(parts, free):
         axis = axes[k]
         if not isinstance(part, ast.Slice):

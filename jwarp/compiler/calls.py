@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from jwarp.compiler import refs, starred
 from jwarp.compiler.grad_call import GradOf, lower_grad_call
 from jwarp.compiler.registry import BUILTINS, Builtin, Call
-from jwarp.compiler.source import get_source, refresh_closure
+from jwarp.compiler.source import get_source, refresh_closure, static_key
 from jwarp.compiler.values import STATIC, TupleType, Value, python_to_value
 from jwarp.errors import WarpCodegenAttributeError, WarpCodegenError, WarpCodegenTypeError, is_located, with_call_site
 from jwarp.lang import composites, scalars
@@ -57,6 +57,9 @@ static = StaticMarker()
 
 
 def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Value | None:
+    key = static_key(node)
+    if key in lw.src.static_values:  # a wp.static() resolved at declaration (its alias may be rebound since)
+        return _static_result(lw.src.static_values[key])
     fn = lw.lookup_in_call(node.func.id) if isinstance(node.func, ast.Name) else _callee(lw, node.func)
     if fn.type is not STATIC:
         raise WarpCodegenTypeError(f"A value of type {type_name(fn.type)} is not callable")
@@ -156,10 +159,11 @@ def _call_builtin(
 
 
 def _static(lw: FunctionLowerer, node: ast.Call) -> Value:
-    from jwarp.compiler.lower import lift_python
-
     if len(node.args) != 1 or node.keywords:
         raise WarpCodegenError("wp.static() takes exactly one expression")
+    key = static_key(node)
+    if key in lw.src.static_values:  # resolved when the kernel was declared (compiler/static_eval.py)
+        return _static_result(lw.src.static_values[key])
     expr = ast.Expression(_StaticLengths(lw).visit(node.args[0]))
     ast.fix_missing_locations(expr)
     scope = dict(lw.src.globals)
@@ -176,6 +180,12 @@ def _static(lw: FunctionLowerer, node: ast.Call) -> Value:
         ) from None
     except Exception as exc:
         raise WarpCodegenError(f"Error evaluating static expression: {exc}") from None
+    return _static_result(result)
+
+
+def _static_result(result: Any) -> Value:
+    from jwarp.compiler.lower import lift_python
+
     problem = _unsupported_static_value(result)
     if problem is not None:
         raise WarpCodegenError(f"Static expression returns an unsupported value: {problem}")
@@ -377,11 +387,34 @@ def _inline_body(lw: FunctionLowerer, fn: Any, overload: Any, bound: dict[str, V
             f"`Array[{type_name(declared.dtype)}]`."
         )
     if overload.return_type is not None and ret is not None and not _types_match(overload.return_type, ret.type):
-        raise WarpCodegenTypeError(
-            f"Function '{fn.key}' is annotated to return {type_name(overload.return_type)} but returns "
-            f"{type_name(ret.type)}"
-        )
+        raise WarpCodegenError(_return_mismatch(fn.__name__, overload, ret.type))
     return ret
+
+
+def _return_mismatch(name: str, overload: Any, actual: Any) -> str:
+    """Warp's message for a function whose returned value does not match its return annotation."""
+    import typing
+
+    from jwarp.compiler.source import function_annotations
+    from jwarp.lang.arrays import TupleType
+    from jwarp.lang.introspection import type_repr
+
+    declared = overload.return_type
+    raw = function_annotations(overload.func).get("return", declared)
+    if typing.get_origin(raw) is tuple:
+        shown = "tuple[" + ", ".join(type_repr(a) for a in typing.get_args(raw)) + "]"
+    else:
+        shown = type_repr(raw)
+    head = f"The function `{name}` has its return type annotated as"
+    if isinstance(actual, TupleType):
+        count = len(actual.types)
+        if isinstance(declared, TupleType) and len(declared.types) != count:
+            return f"{head} a tuple of {len(declared.types)} elements but the code returns {count} values."
+        if not isinstance(declared, TupleType):
+            return f"{head} `{shown}` but the code returns {count} values."
+        types = ", ".join(type_repr(t) for t in actual.types)
+        return f"{head} `{shown}` but the code returns a tuple with types `({types})`."
+    return f"{head} `{shown}` but the code returns a value of type `{type_repr(actual)}`."
 
 
 def _bind(key: str, overload: Any, args: list[Value], kwargs: dict[str, Value]) -> dict[str, Value]:

@@ -121,6 +121,10 @@ def lower_if(lw: FunctionLowerer, node: ast.If) -> None:
 
 def lower_return(lw: FunctionLowerer, node: ast.Return) -> None:
     frame = lw.frame
+    if frame.is_kernel and node.value is not None:  # even `return None` (Warp's rule)
+        from jwarp.compiler.lower import KERNEL_RETURN_ERROR
+
+        raise WarpCodegenTypeError(f"'{frame.name}': {KERNEL_RETURN_ERROR}")
     value = lw.eval(node.value) if node.value is not None else None
     if value is not None and value.type is STATIC and value.data is None:
         value = None

@@ -85,6 +85,8 @@ class FunctionLowerer:
     # entry points
 
     def run(self) -> None:
+        if self.frame.is_kernel:
+            _check_kernel_return_annotation(self.src)
         self.exec_block(self.src.tree.body)
 
     def exec_block(self, body: list[ast.stmt]) -> None:
@@ -196,6 +198,11 @@ class FunctionLowerer:
             self.eval(node.value)
 
     def stmt_Assign(self, node: ast.Assign) -> None:
+        if isinstance(node.value, ast.List):  # Warp's rule (tuples may be unpacked; lists never)
+            raise WarpCodegenError(
+                "List constructs are not supported in kernels. Use vectors like `wp.vec3()` for small fixed-size "
+                "collections, or `wp.zeros(shape=N, dtype=...)` for stack-allocated arrays."
+            )
         value = self.eval(node.value)
         literal = _is_literal(node.value)
         for target in node.targets:
@@ -292,6 +299,24 @@ class FunctionLowerer:
         return Value(TupleType(tuple(i.type for i in items)), tuple(items))
 
     expr_List = expr_Tuple
+
+
+KERNEL_RETURN_ERROR = ("Warp kernels cannot return values. Write results to output arguments, and omit the return "
+                       "annotation or use `-> None`.")
+
+
+def _check_kernel_return_annotation(src: FunctionSource) -> None:
+    """A kernel may annotate its return only as ``None`` (or ``NoneType``), as in Warp."""
+    if src.tree.returns is None:
+        return
+    from jwarp.compiler.source import function_annotations
+
+    try:
+        declared = function_annotations(src.func).get("return", None)
+    except Exception:
+        declared = object()
+    if declared is not None and declared is not type(None):
+        raise with_location(WarpCodegenTypeError(f"'{src.name}': {KERNEL_RETURN_ERROR}"), src.location(src.tree.returns))
 
 
 def _is_literal(node: ast.expr) -> bool:

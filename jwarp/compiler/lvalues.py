@@ -24,6 +24,7 @@ from jwarp.compiler.values import (
     is_const,
     leaf_where,
     leaves_of,
+    scalar_value,
     value_from_leaves,
     xp,
 )
@@ -44,6 +45,8 @@ def leaf_count(t: Any) -> int:
         return t._length_
     if isinstance(t, StructType):
         return sum(leaf_count(v.type) for v in t.vars.values())
+    if isinstance(t, ArrayType):  # an array field of a struct: one opaque leaf (its reference)
+        return 1
     raise WarpCodegenTypeError(f"Type {type_name(t)} has no components")
 
 
@@ -90,7 +93,26 @@ def load_subscript(lw: FunctionLowerer, node: ast.Subscript) -> Value:
         if not composites.is_composite(base.type):
             raise WarpCodegenTypeError(f"Slicing is not supported on values of type {type_name(base.type)}")
         return components.load(lw, base, node.slice)
-    return subscript(lw, base, _indices(lw, node.slice), node)
+    idx = _indices(lw, node.slice)
+    padded = _padded_shape_entry(node, base, idx)
+    if padded is not None:
+        return padded
+    return subscript(lw, base, idx, node)
+
+
+_MAX_ARRAY_DIMS = 4  # Warp's array shapes have 4 entries: those past the rank are 0
+
+
+def _padded_shape_entry(node: ast.Subscript, base: Value, idx: list[Value]) -> Value | None:
+    """``a.shape[k]`` with ``ndim <= k < 4``: 0, as Warp's shape (padded to 4 dimensions) reads."""
+    if not (isinstance(node.value, ast.Attribute) and node.value.attr == "shape" and isinstance(base.type, TupleType)):
+        return None
+    if len(idx) != 1 or not is_const(idx[0].data) or not scalars.is_int(idx[0].type):
+        return None
+    k = int(idx[0].data)
+    if len(base.data) <= k < _MAX_ARRAY_DIMS and all(t is scalars.int32 for t in base.type.types):
+        return scalar_value(scalars.int32, 0)
+    return None
 
 
 def subscript(lw: FunctionLowerer, base: Value, idx: list[Value], node: ast.AST | None = None) -> Value:
@@ -268,8 +290,8 @@ def _resolve(lw: FunctionLowerer, target: ast.expr) -> tuple:
     while consumed < len(steps) and steps[consumed][0] == "attr" and isinstance(probe.type, StructType):
         probe = attribute(lw, probe, steps[consumed][1])  # struct fields holding arrays (m.v[i] = ...)
         consumed += 1
-    if isinstance(probe.type, ArrayType):
-        base, steps = probe, steps[consumed:]
+    if isinstance(probe.type, ArrayType) and (consumed < len(steps) or not consumed):
+        base, steps = probe, steps[consumed:]  # (a whole array field, s.arr = a, is a local's field)
     if isinstance(base.type, ArrayType):
         slot = lw.ctx.slots[base.data.slot]
         while steps and isinstance(base.type, ArrayType):
@@ -293,9 +315,32 @@ def _resolve(lw: FunctionLowerer, target: ast.expr) -> tuple:
     return ("local", base_node.id, steps)
 
 
+def _slot_mismatch(expected: Any, actual: Any) -> str:
+    """Warp's message for a vector/matrix slot (a slice, a matrix row) given a value of another type."""
+    dtype = type_name(expected._wp_scalar_type_)
+    kind = getattr(actual, "_wp_type_kind_", None) if composites.is_composite(actual) else None
+    if expected._wp_type_kind_ == "vector":
+        n = expected._length_
+        if kind != "vector":
+            return f"The provided value is expected to be a vector of length {n}, with dtype {dtype}."
+        if actual._wp_scalar_type_ is not expected._wp_scalar_type_:
+            return f"The provided vector is expected to be of length {n} with dtype {dtype}."
+        return (f"The length of the provided vector ({actual._length_}) isn't compatible with the given slice "
+                f"(expected {n}).")
+    shape = tuple(expected._shape_)
+    if kind != "matrix":
+        return f"The provided value is expected to be a matrix of shape {shape}, with dtype {dtype}."
+    if actual._wp_scalar_type_ is not expected._wp_scalar_type_:
+        return f"The provided matrix is expected to be of shape {shape} with dtype {dtype}."
+    return (f"The shape of the provided matrix ({tuple(actual._shape_)}) isn't compatible with the given slice "
+            f"(expected {shape}).")
+
+
 def _check_store_type(expected: Any, value: Value, component: bool = False) -> None:
     if value.type == expected:
         return
+    if component and composites.is_composite(expected) and expected._wp_type_kind_ in ("vector", "matrix"):
+        raise ValueError(_slot_mismatch(expected, value.type))
     if component:  # a component, field or slice of a composite (Warp's wording)
         raise WarpCodegenTypeError(
             f"Composite slot assignment expects value of type {type_name(expected)}, got {type_name(value.type)}"

@@ -274,7 +274,10 @@ def attribute(lw: FunctionLowerer, base: Value, attr: str, base_source: str | No
         index = _VECTOR_FIELDS[attr]
         if index < t._length_:
             return Value(t._wp_scalar_type_, base.data[index])
-    raise WarpCodegenAttributeError(f"Value of type {type_name(t)} has no attribute '{attr}'")
+    from jwarp.lang.introspection import type_repr
+
+    owner = f"'{base_source}' " if base_source else ""  # Warp's wording
+    raise WarpCodegenAttributeError(f"Error, `{attr}` is not an attribute of {owner}({type_repr(t)})")
 
 
 def _type_attribute(t: Any, attr: str) -> Value | None:

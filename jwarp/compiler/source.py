@@ -27,6 +27,10 @@ class FunctionSource:
     lines: list[str]
     tree: ast.FunctionDef
     closure: dict[str, Any] = field(default_factory=dict)
+    # wp.static() values resolved when the kernel was declared, by the call's position (static_key)
+    static_values: dict[tuple, Any] = field(default_factory=dict)
+    static_sources: dict[tuple, str] = field(default_factory=dict)  # their expressions' text
+    static_deferred: bool = False  # some wp.static() waits for compile time (it names kernel locals)
 
     @property
     def globals(self) -> dict[str, Any]:
@@ -46,6 +50,12 @@ class FunctionSource:
             end_col=None if end_col is None else end_col + self.indent,
             text=" " * self.indent + text,
         )
+
+
+def static_key(node: ast.AST) -> tuple:
+    """Where a call sits in its function's source (start and end: ``wp.static(f)(x)`` and its inner
+    ``wp.static(f)`` start at the same place)."""
+    return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
 
 
 _CACHE: dict[Any, FunctionSource] = {}

@@ -25,6 +25,7 @@ import numpy as np
 from jax import lax
 
 from jwarp.lang import composites, scalars
+from jwarp.errors import WarpCodegenError
 from jwarp.lang.arrays import ArrayType, TupleType, type_name
 from jwarp.lang.struct import StructType
 from jwarp.lang.tile_types import TileType
@@ -147,6 +148,11 @@ def leaf_where(mask: Any, a: Any, b: Any) -> Any:
         return a if bool(mask) else b
     if a is b:
         return a
+    if isinstance(a, ArrayRef) or isinstance(b, ArrayRef):  # an array field of a local struct
+        if a == b:
+            return a
+        raise WarpCodegenError("An array field of a local struct can only be reassigned unconditionally "
+                               "(not under a branch that depends on the thread)")
     extra = jnp.ndim(a) - jnp.ndim(mask)
     if extra > 0 and jnp.ndim(mask) > 0:  # a tile's data: the lane mask covers its leading axes
         mask = jnp.reshape(mask, jnp.shape(mask) + (1,) * extra)
@@ -196,6 +202,8 @@ def _collect(t: Any, data: Any, out: list) -> None:
     elif isinstance(t, TupleType):
         for sub in data:
             _collect(sub.type, sub.data, out)
+    elif isinstance(t, ArrayType) and isinstance(data, ArrayRef):  # an array field: one opaque leaf
+        out.append(data)
     else:
         raise TypeError(f"Value of type {type_name(t)} has no numeric leaves")
 
@@ -219,6 +227,8 @@ def from_leaves(t: Any, leaves: list, start: int = 0) -> tuple[Any, int]:
             data, start = from_leaves(sub_t, leaves, start)
             subs.append(Value(sub_t, data))
         return tuple(subs), start
+    if isinstance(t, ArrayType) and isinstance(leaves[start], ArrayRef):
+        return leaves[start], start + 1
     raise TypeError(f"Cannot rebuild a value of type {type_name(t)}")
 
 
@@ -305,7 +315,11 @@ def python_to_value(obj: Any) -> Value | None:
     if isinstance(obj, StructInstance) and not obj._cls.has_arrays:
         fields = []
         for name, var in obj._cls.vars.items():
-            sub = python_to_value(getattr(obj, name))
+            field = getattr(obj, name)
+            if scalars.is_scalar_type(var.type):  # a field keeps its declared type (0.1 in a float64 field)
+                sub = scalar_value(var.type, field.value if isinstance(field, scalars.scalar_base) else field)
+            else:
+                sub = python_to_value(field)
             fields.append(sub.data)
         return Value(obj._cls, tuple(fields))
     return None

@@ -489,9 +489,10 @@ def matrix(shape: tuple[Any, Any], dtype: Any = float) -> type:
         raise ValueError(
             f"Matrix shape must have exactly two dimensions, got {len(shape)} {label} in shape {tuple(shape)!r}"
         )
+    if any(not isinstance(d, bool) and isinstance(d, (int, np.integer)) and d == 0 for d in shape):
+        return _make_composite("matrix", (0, 0), _resolve_dtype(dtype), empty=True)  # Warp's empty matrix
     dims = (_resolve_dim(shape[0], "matrix rows"), _resolve_dim(shape[1], "matrix cols"))
-    if 0 in dims:
-        dims = (0, 0)  # as Warp: one generic dimension makes the whole shape generic
+    dims = (0, 0) if 0 in dims else dims  # as Warp: one generic dimension makes the whole shape generic
     return _make_composite("matrix", dims, _resolve_dtype(dtype))
 
 

@@ -344,6 +344,8 @@ class array(ArrayArithmetic, ReadFlags):
         host = storage.fetch(buf)
         if isinstance(self.dtype, StructType):
             return storage.parts_to_structured(list(host), self.dtype, self.shape)
+        if not host.flags.writeable:  # Warp's numpy() is writable (a view there; a copy here)
+            host = host.copy()
         return host
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:

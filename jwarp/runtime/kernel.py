@@ -100,8 +100,27 @@ class Kernel:
         self.__module__ = func.__module__
         self.__doc__ = func.__doc__
         self.__wrapped__ = func
+        self._resolve_statics()
         self.module.register_kernel(self)
         _KERNELS.add(self)
+
+    def _resolve_statics(self) -> None:
+        """Evaluate the kernel's Python-scope ``wp.static()`` expressions now, as Warp does when a
+        kernel is declared (:mod:`jwarp.compiler.static_eval`)."""
+        from jwarp.compiler.calls import StaticMarker
+        from jwarp.compiler.static_eval import resolve_statics
+
+        code, scope = self.func.__code__, self.func.__globals__
+        cells = [c.cell_contents for c in (self.func.__closure__ or ()) if _filled(c)]
+        if "static" not in code.co_names and not any(
+                isinstance(x, StaticMarker) for x in [scope.get(n) for n in code.co_names] + cells):
+            return  # no wp.static (nor an alias of it) in the kernel: skip parsing its source now
+
+        try:
+            source = self.source
+        except WarpCodegenError:  # no source to read (exec'd code): statics resolve when compiling
+            return
+        resolve_statics(source)
 
     @property
     def arg_types(self) -> list[Any]:
@@ -176,6 +195,12 @@ class Kernel:
 
         return concrete_overload(self, arg_types)
 
+    def infer_argument_types(self, args: list) -> list:
+        """The concrete types of launch arguments ``args`` (for :meth:`add_overload`)."""
+        from jwarp.runtime.overloads import infer_argument_types
+
+        return infer_argument_types(self, args)
+
     @property
     def adj(self) -> Any:
         """Warp's ``kernel.adj``: name, location and parameters (:mod:`jwarp.runtime.kernel_adj`)."""
@@ -191,12 +216,9 @@ class Kernel:
     def kernel_dim(self) -> int:
         """Number of thread-grid dimensions, from the widest ``wp.tid()`` unpacking (Warp's rule)."""
         if self._kernel_dim is None:
-            widest = 0
-            for node in ast.walk(self.source.tree):
-                if isinstance(node, ast.Assign) and _is_tid_call(node.value):
-                    target = node.targets[0]
-                    widest = max(widest, len(target.elts) if isinstance(target, ast.Tuple) else 1)
-            self._kernel_dim = widest or 1
+            from jwarp.compiler.tid_rank import tid_rank
+
+            self._kernel_dim = tid_rank(self.source)
         return self._kernel_dim
 
     @property
@@ -221,19 +243,20 @@ class Kernel:
 _TILE_ENTRY_POINTS = ("tile", "untile")
 
 
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:  # an empty closure cell (defined later)
+        return False
+    return True
+
+
 def _called_name(func: ast.AST) -> str | None:
     if isinstance(func, ast.Attribute):
         return func.attr
     if isinstance(func, ast.Name):
         return func.id
     return None
-
-
-def _is_tid_call(node: ast.AST) -> bool:
-    if not isinstance(node, ast.Call):
-        return False
-    f = node.func
-    return (isinstance(f, ast.Attribute) and f.attr == "tid") or (isinstance(f, ast.Name) and f.id == "tid")
 
 
 def kernel(

@@ -54,6 +54,17 @@ class KernelAdjoint:
         return "".join(line if line.endswith("\n") else line + "\n" for line in self._kernel.source.lines)
 
     @property
+    def resolved_static_expressions(self) -> dict[str, Any]:
+        """The ``wp.static()`` expressions evaluated when the kernel was declared, by their text."""
+        src = self._kernel.source
+        return {src.static_sources[k]: v for k, v in src.static_values.items()}
+
+    @property
+    def has_unresolved_static_expressions(self) -> bool:
+        """Whether some ``wp.static()`` is evaluated only when the kernel compiles (it names kernel locals)."""
+        return self._kernel.source.static_deferred
+
+    @property
     def tree(self) -> Any:
         return self._kernel.source.tree
 

@@ -33,8 +33,7 @@ from jwarp.runtime.modules import get_module
 def overload(kernel: Any, arg_types: list | dict | None = None) -> Kernel:
     """Overload generic ``kernel`` with concrete ``arg_types`` (or decorate a typed stub)."""
     if isinstance(kernel, Kernel):
-        _require_generic(kernel)
-        return _add_overload(kernel, _arg_list(kernel, arg_types))
+        return concrete_overload(kernel, arg_types)
     if isinstance(kernel, types.FunctionType):
         stub = kernel
         kernel = _find_kernel(stub)
@@ -50,15 +49,52 @@ def _require_generic(kernel: Kernel) -> None:
         raise RuntimeError(f"Only generic kernels can be overloaded.  Kernel {kernel.key} is not generic")
 
 
+def _storage_free(t: Any) -> Any:
+    """A live array given as an overload type stands for its native family's annotation (as in
+    Warp): the overload keeps neither the array nor a user subclass of its class."""
+    if getattr(t, "_jwarp_array", False) and not isinstance(t, type) and getattr(t, "device", None) is not None:
+        from jwarp.runtime.mapping import array_family
+
+        return array_family(t)(dtype=t.dtype, ndim=t.ndim)
+    return t
+
+
+def infer_argument_types(kernel: Kernel, args: list) -> list:
+    """Warp's ``kernel.infer_argument_types(args)``: the concrete type of each launch argument
+    (arrays as their native family's annotation, Python numbers as Warp scalars, a ``None`` array
+    as the parameter's own annotation)."""
+    from jwarp.lang.introspection import type_to_warp
+    from jwarp.lang.struct import StructInstance
+
+    if len(args) != len(kernel.arg_types):
+        raise RuntimeError(f"Invalid number of arguments for kernel {kernel.key}")
+    out = []
+    for name, template, arg in zip(kernel.arg_names, kernel.arg_types, args):
+        if isinstance(arg, StructInstance):
+            out.append(arg._cls)
+        elif arg is None and getattr(template, "ndim", None) is not None:
+            out.append(template)
+        elif arg is None:
+            raise TypeError(f"Error launching kernel '{kernel.key}': Unable to infer the type of argument "
+                            f"'{name}', got None")
+        elif getattr(arg, "_jwarp_array", False):
+            out.append(_storage_free(arg))
+        elif type(arg) in (int, float, bool):
+            out.append(type_to_warp(type(arg)))
+        else:
+            out.append(type(arg))
+    return out
+
+
 def _arg_list(kernel: Kernel, arg_types: list | dict | None) -> list:
     if isinstance(arg_types, list):
-        return list(arg_types)
+        return [_storage_free(t) for t in arg_types]
     if isinstance(arg_types, dict):
         out = list(kernel.arg_types)
         for name, t in arg_types.items():
             if name not in kernel.arg_names:
                 raise RuntimeError(f"Invalid argument name '{name}' in overload of kernel {kernel.key}")
-            out[kernel.arg_names.index(name)] = t
+            out[kernel.arg_names.index(name)] = _storage_free(t)
         return out
     if arg_types is None:
         return []
@@ -94,6 +130,10 @@ def concrete_overload(kernel: Kernel, arg_types: list | dict) -> Kernel:
     _require_generic(kernel)
     arg_list = _arg_list(kernel, arg_types)
     _add_overload(kernel, arg_list)
+    signature = overload_signature([resolve_annotation(t) for t in arg_list])
+    shared = kernel.__dict__.setdefault("_concrete_overloads", {})
+    if signature in shared:  # one object per signature, from wp.overload and add_overload alike
+        return shared[signature]
     concrete = copy.copy(kernel)
     concrete.arg_types = [resolve_annotation(t) for t in arg_list]
     concrete._cache = {}
@@ -104,6 +144,8 @@ def concrete_overload(kernel: Kernel, arg_types: list | dict) -> Kernel:
     from jwarp.runtime.kernel import _KERNELS
 
     _KERNELS.add(concrete)  # wp.clear_kernel_cache reaches it too
+    concrete.__dict__.pop("_concrete_overloads", None)
+    shared[signature] = concrete
     return concrete
 
 

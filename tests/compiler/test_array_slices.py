@@ -14,7 +14,7 @@ from tests.kernel_errors import body_line, launch_error
         ("v = out[::0]", "step cannot be zero"),
         ("v = out[0.5:]", "must be integers"),
         ("out[0:1] = 1.0", "sub-array assignment is not supported"),
-        ("x = out[0:1, 0]", "Too many indices"),
+        ("x = out[0:1, 0]", "Incorrect number of indices specified for array indexing"),
     ],
 )
 def test_bad_array_slices_name_the_line(tmp_path, body, needle):

@@ -21,7 +21,9 @@ def concrete_fill(a: wp.array(dtype=float)):
 
 def test_list_and_dict_forms_record_overloads():
     before = len(generic_fill.overloads)
-    assert wp.overload(generic_fill, [wp.array(dtype=wp.vec3), wp.vec3]) is generic_fill
+    first = wp.overload(generic_fill, [wp.array(dtype=wp.vec3), wp.vec3])
+    assert first is not generic_fill  # as in Warp: the overload object, one per signature
+    assert generic_fill.add_overload([wp.array(dtype=wp.vec3), wp.vec3]) is first
     wp.overload(generic_fill, {"a": wp.array(dtype=int), "v": int})
     assert len(generic_fill.overloads) == before + 2
 
@@ -61,3 +63,21 @@ def test_decorator_stub_rules():
 
     with pytest.raises(TypeError, match="Return annotations are not allowed"):
         wp.overload(stub_rules)
+
+
+class TaggedArray(wp.array):
+    """A user subclass: overloads keep its native family, not the subclass or the array."""
+
+
+def test_live_arrays_as_overload_types_and_infer_argument_types():
+    tagged = TaggedArray([1.0, 2.0], dtype=float)
+    types = generic_fill.infer_argument_types([tagged, 1.0])
+    assert types[0].dtype is wp.float32 and types[0].ndim == 1 and not isinstance(types[0], TaggedArray)
+    assert types[1] is wp.float32
+    ovl = wp.overload(generic_fill, [tagged, wp.float32])
+    assert generic_fill.add_overload(types) is ovl
+    out = wp.zeros(2, dtype=float)
+    wp.launch(ovl, 2, inputs=[out, 3.0])
+    assert out.numpy().tolist() == [3.0, 3.0]
+    with pytest.raises(RuntimeError, match="Invalid number of arguments"):
+        generic_fill.infer_argument_types([tagged])
