@@ -15,6 +15,9 @@ _EXPORTS = {
     "jwarp.runtime.tape": ["Tape"],
     "jwarp.runtime.geometry.hash_grid": ["HashGrid"],
     "jwarp.builtins.hash_grid": ["HashGridQuery"],
+    "jwarp.runtime.geometry.mesh": ["Mesh"],
+    "jwarp.builtins.mesh_point_queries": ["MeshQueryPoint"],
+    "jwarp.builtins.mesh_ray_queries": ["MeshQueryRay"],
     "jwarp.autograd": [],  # importing it makes ``wp.autograd`` available
     "jwarp.runtime.capture": ["ScopedCapture", "capture_begin", "capture_end", "capture_launch", "Graph",
                                "capture_if", "capture_while", "CaptureMode", "is_conditional_graph_supported",
