@@ -18,6 +18,8 @@ _EXPORTS = {
     "jwarp.runtime.geometry.mesh": ["Mesh"],
     "jwarp.builtins.mesh_point_queries": ["MeshQueryPoint"],
     "jwarp.builtins.mesh_ray_queries": ["MeshQueryRay"],
+    "jwarp.runtime.geometry.bvh": ["Bvh"],
+    "jwarp.builtins.bvh_queries": ["BvhQuery", "MeshQuery", "MeshQueryAABB"],
     "jwarp.autograd": [],  # importing it makes ``wp.autograd`` available
     "jwarp.runtime.capture": ["ScopedCapture", "capture_begin", "capture_end", "capture_launch", "Graph",
                                "capture_if", "capture_while", "CaptureMode", "is_conditional_graph_supported",
