@@ -15,7 +15,7 @@ _EXPORTS = {
     "jwarp.runtime.tape": ["Tape"],
     "jwarp.runtime.geometry.hash_grid": ["HashGrid"],
     "jwarp.builtins.hash_grid": ["HashGridQuery"],
-    "jwarp.runtime.geometry.mesh": ["Mesh"],
+    "jwarp.runtime.geometry.mesh": ["Mesh", "is_cubql_available"],
     "jwarp.builtins.mesh_point_queries": ["MeshQueryPoint"],
     "jwarp.builtins.mesh_ray_queries": ["MeshQueryRay"],
     "jwarp.runtime.geometry.bvh": ["Bvh"],

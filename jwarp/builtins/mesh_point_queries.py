@@ -105,6 +105,30 @@ def _inside_by_rays(view: MeshView, point: tuple, run: Any) -> Any:
     return jnp.where(votes >= 2, -1.0, 1.0).astype(jnp.float32)
 
 
+def _inside_by_parity(view: MeshView, point: tuple, run: Any, samples: Any, scale: Any) -> Any:
+    """-1 where at least half of ``samples`` perturbed (1, 1, 1) rays cross the mesh an odd number
+    of times (Warp's ``mesh_query_inside_parity``, same random directions), else 1."""
+    from jwarp.builtins.mesh_ray_queries import count_hits
+    from jwarp.builtins.random import rand_init_leaf, randf_range
+
+    shape = run.shape
+    state = jnp.broadcast_to(rand_init_leaf(jnp.uint32(42)), shape)
+    votes = jnp.zeros(shape, jnp.int32)
+    n = jnp.broadcast_to(samples, shape)
+
+    def body(i: Any, carry: tuple) -> tuple:
+        state, votes = carry
+        direction = []
+        for _ in range(3):
+            state, r = randf_range(state, -scale, scale)
+            direction.append(1.0 + r)
+        odd = count_hits(view, point, tuple(direction), run & (i < n)) % 2 == 1
+        return state, votes + (odd & (i < n)).astype(jnp.int32)
+
+    _, votes = lax.fori_loop(0, jnp.max(n), body, (state, votes))
+    return jnp.where(votes * 2 >= n, -1.0, 1.0).astype(jnp.float32)
+
+
 def _winding_sign(view: MeshView, point: tuple, threshold: Any) -> Any:
     """-1 where the winding number exceeds ``threshold``, else 1."""
     def body(f: Any, total: Any) -> Any:
@@ -199,6 +223,8 @@ def _point_query(call: Call, mesh: Value, point: Value, limit: Value, kind: str,
             sign = _inside_by_rays(view, pt, found)
         elif kind == "winding":
             sign = _winding_sign(view, pt, extra["threshold"])
+        elif kind == "parity":
+            sign = _inside_by_parity(view, pt, found, extra["samples"], extra["scale"])
         return [found, sign, face, u, v]
 
     return per_mesh(call, mesh, query)
@@ -285,5 +311,20 @@ def mesh_query_point_sign_winding_number(call: Call, mesh: Value, point: Value, 
     return _finish(call, _point_query(call, mesh, point, max_dist, "winding", extra), outs, 3)
 
 
-__all__ = ["MeshQueryPoint", "mesh_query_furthest_point_no_sign", "mesh_query_point", "mesh_query_point_no_sign",
+@builtin("mesh_query_point_sign_parity", group="Geometry", kernel_only=True)
+def mesh_query_point_sign_parity(call: Call, mesh: Value, point: Value, max_dist: Value, *rest: Value,
+                                 n_sample: Value | None = None, perturbation_scale: Value | None = None) -> Value:
+    """Closest point with the sign from the parity of ``n_sample`` (default 1) ray casts along
+    randomly perturbed (1, 1, 1) directions (``perturbation_scale``, default 0.1)."""
+    outs, extras = _split(call, rest, 2, mesh, point, max_dist)
+    if extras:
+        n_sample = extras[0]
+    if len(extras) > 1:
+        perturbation_scale = extras[1]
+    samples = jnp.int32(1) if n_sample is None else stop(full(call, n_sample.data, jnp.int32))
+    extra = {"samples": samples, "scale": _scalar(call, perturbation_scale, 0.1)}
+    return _finish(call, _point_query(call, mesh, point, max_dist, "parity", extra), outs, 3)
+
+
+__all__ = ["MeshQueryPoint", "mesh_query_point_sign_parity", "mesh_query_furthest_point_no_sign", "mesh_query_point", "mesh_query_point_no_sign",
            "mesh_query_point_sign_normal", "mesh_query_point_sign_winding_number"]

@@ -110,6 +110,71 @@ def mesh_query_ray(call: Call, mesh: Value, start: Value, dir: Value, max_t: Val
     return Value(scalars.bool_, found)
 
 
+def count_hits(view: MeshView, start: tuple, direction: tuple, run: Any) -> Any:
+    """Number of faces each lane's ray meets at ``t >= 0`` (Warp's robust box test, ``rcp = 1 / dir``)."""
+    shape = run.shape
+    rcp = tuple(1.0 / d for d in direction)
+    robust = jnp.ones(shape, bool)
+
+    def enter(s: dict, lower: tuple, upper: tuple) -> Any:
+        return tm.ray_box_entry(start, direction, rcp, lower, upper, robust)[0]
+
+    def leaf(s: dict, prim: Any, take: Any) -> tuple:
+        a, b, c = view.corners(prim)
+        hit, t, _, _, _ = tm.intersect_ray_triangle(start, direction, a, b, c)
+        counted = take & hit & (t >= 0)
+        return dict(s, count=s["count"] + counted.astype(jnp.int32)), counted
+
+    state = {"node": jnp.zeros(shape, jnp.int32), "count": jnp.zeros(shape, jnp.int32)}
+    return walk(view.tree, state, run, enter, leaf)["count"]
+
+
+def _ray_args(call: Call, mesh: Value, start: Value, dir: Value, *scalars_: Value) -> tuple:
+    if not (scalars.is_int(mesh.type) and check_vec3(start) and check_vec3(dir)):
+        raise call.no_overload(mesh, start, dir, *scalars_)
+    return tuple(stop(x) for x in vec3_leaves(call, start)), tuple(stop(x) for x in vec3_leaves(call, dir))
+
+
+@builtin("mesh_query_ray_count_intersections", group="Geometry", kernel_only=True)
+def mesh_query_ray_count_intersections(call: Call, mesh: Value, start: Value, dir: Value,
+                                       root: Value | None = None) -> Value:
+    """How many faces the ray ``start + t dir`` (``t >= 0``) crosses."""
+    s0, d0 = _ray_args(call, mesh, start, dir)
+    run0 = active(call)
+
+    def query(view: MeshView, selected: Any) -> list:
+        return [count_hits(view, s0, d0, run0 if selected is None else run0 & selected)]
+
+    return Value(scalars.int32, per_mesh(call, mesh, query)[0])
+
+
+@builtin("mesh_query_ray_anyhit", group="Geometry", kernel_only=True)
+def mesh_query_ray_anyhit(call: Call, mesh: Value, start: Value, dir: Value, max_t: Value,
+                          root: Value | None = None) -> Value:
+    """Whether the ray meets any face at ``0 <= t < max_t`` (stops at the first hit found)."""
+    s0, d0 = _ray_args(call, mesh, start, dir, max_t)
+    limit = stop(full(call, max_t.data, jnp.float32))
+    run0 = active(call)
+    rcp = _safe_rcp(d0)
+    robust = (d0[0] == 0) | (d0[1] == 0) | (d0[2] == 0)
+
+    def query(view: MeshView, selected: Any) -> list:
+        def enter(s: dict, lower: tuple, upper: tuple) -> Any:
+            hit, t = tm.ray_box_entry(s0, d0, rcp, lower, upper, robust)
+            return hit & (t < limit)
+
+        def leaf(s: dict, prim: Any, take: Any) -> tuple:
+            a, b, c = view.corners(prim)
+            hit, t, _, _, _ = tm.intersect_ray_triangle(s0, d0, a, b, c)
+            return s, take & hit & (t < limit) & (t >= 0)
+
+        run = run0 if selected is None else run0 & selected
+        s = walk(view.tree, {"node": jnp.zeros(run.shape, jnp.int32)}, run, enter, leaf, stop_on_accept=True)
+        return [s["found"]]
+
+    return Value(scalars.bool_, per_mesh(call, mesh, query)[0])
+
+
 def _face_value(call: Call, mesh: Value, face: Value, u: Value, v: Value, table: str) -> Value:
     if not (scalars.is_int(mesh.type) and scalars.is_int(face.type) and scalars.is_float(u.type)
             and scalars.is_float(v.type)):
@@ -216,6 +281,7 @@ def mesh_get(call: Call, mesh: Value) -> Value:
     return Value(MeshStruct, (arrays["points"].data, arrays["velocities"].data, arrays["indices"].data))
 
 
-__all__ = ["MeshQueryRay", "MeshStruct", "closest_hit", "mesh_eval_face_normal", "mesh_eval_position",
+__all__ = ["MeshQueryRay", "MeshStruct", "closest_hit", "count_hits", "mesh_query_ray_anyhit",
+           "mesh_query_ray_count_intersections", "mesh_eval_face_normal", "mesh_eval_position",
            "mesh_eval_velocity", "mesh_get", "mesh_get_index", "mesh_get_point", "mesh_get_velocity",
            "mesh_query_ray"]

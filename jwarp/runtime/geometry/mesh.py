@@ -27,6 +27,11 @@ from jwarp.runtime.geometry import bvh_build
 CONSTRUCTORS = ("sah", "median", "lbvh", "cubql")
 
 
+def is_cubql_available() -> bool:
+    """Whether the cuBQL BVH builder is available (never in jwarp; ``"cubql"`` builds jwarp's tree)."""
+    return False
+
+
 def check_constructor(constructor: Any) -> str:
     """The constructor's name (jwarp builds every tree the same way; the choice does not change
     query results, as in Warp)."""
@@ -176,4 +181,4 @@ class Mesh:
             handles.unregister(self.id)
 
 
-__all__ = ["Mesh", "check_constructor"]
+__all__ = ["Mesh", "check_constructor", "is_cubql_available"]
