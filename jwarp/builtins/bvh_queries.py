@@ -206,16 +206,18 @@ def _next(call: Call, query: Value, index: Value, max_dist: Value | None, mesh_k
         tree = view.tree if view is not None else Tree.of(call, handle)
 
         def enter(s: dict, lower: tuple, upper: tuple) -> Any:
-            return _node_test(q, q["kind"], lower, upper, limit)
+            return _node_test(s, s["kind"], lower, upper, s["limit"])
 
         def leaf(s: dict, prim: Any, take: Any) -> tuple:
             ok = jnp.ones_like(take)
             if mesh_kind:
-                ok = jnp.where(q["kind"] == SPHERE, _sphere_triangle(view, q, prim), ok)
+                ok = jnp.where(s["kind"] == SPHERE, _sphere_triangle(view, s, prim), ok)
             s = dict(s, index=jnp.where(take & ok, prim, s["index"]))
             return s, ok
 
-        s = walk(tree, {"node": q["node"], "index": q["index"]}, run, enter, leaf, stop_on_accept=True)
+        state = {k: q[k] for k in _FIELDS if k != "owner"}
+        state["limit"] = limit
+        s = walk(tree, state, run, enter, leaf, stop_on_accept=True)
         mine = run if selected is None else selected
         node = jnp.where(mine, s["node"], node)
         last = jnp.where(mine, s["index"], last)

@@ -28,6 +28,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from jwarp.builtins import triangle_math as tm
+from jwarp.builtins.bvh_walk import descend, gather_rows, walk
 from jwarp.builtins.common import Call, Value
 from jwarp.builtins.mesh_common import (MeshView, active, check_vec3, full, per_mesh, stop, vec3_leaves,
                                         write_back)
@@ -48,18 +49,47 @@ MeshQueryPoint = _struct("MeshQueryPoint", {"result": scalars.bool_, "sign": sca
 """The result of a closest-point query (Warp's ``mesh_query_point_t``)."""
 
 
+def _point_of(s: dict) -> tuple:
+    return (s["px"], s["py"], s["pz"])
+
+
+def _seed(view: MeshView, point: tuple, furthest: bool = False) -> tuple[Any, Any]:
+    """(face, squared distance) of the leaf reached by always entering the nearer (farther) child:
+    a first bound that lets the walk prune from its start (slivers give no bound)."""
+    state = {"px": point[0], "py": point[1], "pz": point[2]}
+    measure = tm.furthest_distance_to_box_sq if furthest else tm.distance_to_box_sq
+
+    def nearer(s: dict, llo: tuple, lhi: tuple, rlo: tuple, rhi: tuple) -> Any:
+        dl, dr = measure(_point_of(s), llo, lhi), measure(_point_of(s), rlo, rhi)
+        return dl >= dr if furthest else dl <= dr
+
+    leaf = descend(view.tree, state, nearer)
+    face = jnp.maximum(gather_rows(view.tree.links, leaf)[..., 1], 0)
+    a, b, c = view.corners(face)
+    u, v = (tm.furthest_point_to_triangle if furthest else tm.closest_point_to_triangle)(a, b, c, point)
+    cp = tm.add(tm.add(tm.scale(a, u), tm.scale(b, v)), tm.scale(c, 1.0 - u - v))
+    d = tm.sub(cp, point)
+    d2 = tm.dot(d, d)
+    bad = (view.face_count == 0) | (tm.is_sliver(a, b, c) if not furthest else False)
+    return face, jnp.where(bad, jnp.inf if not furthest else -jnp.inf, d2)
+
+
 def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthest: bool = False) -> dict:
     """Best face (and its squared distance) per lane; ``furthest`` looks for the farthest point."""
     shape = run.shape
-    state = {"node": jnp.zeros(shape, jnp.int32), "best": limit_sq, "face": jnp.zeros(shape, jnp.int32)}
+    face0, d0 = _seed(view, point, furthest)
+    better0 = (d0 > limit_sq) if furthest else (d0 < limit_sq)
+    state = {"node": jnp.zeros(shape, jnp.int32), "best": jnp.where(better0, d0, limit_sq),
+             "face": jnp.where(better0, face0, 0), "px": point[0], "py": point[1], "pz": point[2]}
 
     def enter(s: dict, lower: tuple, upper: tuple) -> Any:
         if furthest:
-            return tm.furthest_distance_to_box_sq(point, lower, upper) >= s["best"]
-        return tm.distance_to_box_sq(point, lower, upper) <= s["best"]
+            return tm.furthest_distance_to_box_sq(_point_of(s), lower, upper) >= s["best"]
+        return tm.distance_to_box_sq(_point_of(s), lower, upper) <= s["best"]
 
     def leaf(s: dict, prim: Any, take: Any) -> tuple:
         a, b, c = view.corners(prim)
+        point = _point_of(s)
         if furthest:
             u, v = tm.furthest_point_to_triangle(a, b, c, point)
             usable = take
@@ -73,12 +103,6 @@ def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthes
         better = usable & ((d2 > s["best"]) if furthest else (d2 < s["best"]))
         s = dict(s, best=jnp.where(better, d2, s["best"]), face=jnp.where(better, prim, s["face"]))
         return s, better
-
-    return bvh_walk_run(view, state, run, enter, leaf)
-
-
-def bvh_walk_run(view: MeshView, state: dict, run: Any, enter: Any, leaf: Any) -> dict:
-    from jwarp.builtins.bvh_walk import walk
 
     return walk(view.tree, state, run, enter, leaf)
 
@@ -146,19 +170,24 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
     eps = view.average_edge_length() * epsilon
     eps_sq = eps * eps
     zero = jnp.zeros(shape, jnp.float32)
-    state = {"node": jnp.zeros(shape, jnp.int32), "best": max_dist, "face": jnp.zeros(shape, jnp.int32),
-             "nx": zero, "ny": zero, "nz": zero}
+    face0, d0 = _seed(view, point)
+    dist0 = jnp.sqrt(d0)
+    seeded = dist0 < max_dist
+    state = {"node": jnp.zeros(shape, jnp.int32), "best": jnp.where(seeded, dist0, max_dist),
+             "face": jnp.where(seeded, face0, 0), "nx": zero, "ny": zero, "nz": zero,
+             "px": point[0], "py": point[1], "pz": point[2]}
     pi = jnp.float32(3.14159265359)
 
     def enter(s: dict, lower: tuple, upper: tuple) -> Any:
         reach = s["best"] + eps
-        return tm.distance_to_box_sq(point, lower, upper) <= reach * reach
+        return tm.distance_to_box_sq(_point_of(s), lower, upper) <= reach * reach
 
     def angle(x: tuple, y: tuple) -> Any:
         return jnp.arccos(jnp.clip(tm.dot(tm.normalize(x), tm.normalize(y)), -1.0, 1.0))
 
     def leaf(s: dict, prim: Any, take: Any) -> tuple:
         a, b, c = view.corners(prim)
+        point = _point_of(s)
         e0, e1, e2 = tm.sub(b, a), tm.sub(c, a), tm.sub(c, b)
         normal = tm.cross(e0, e1)
         take = take & ~tm.is_sliver(a, b, c)
@@ -189,7 +218,7 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
         out["face"] = jnp.where(update, prim, s["face"])
         return out, update
 
-    return bvh_walk_run(view, state, run, enter, leaf)
+    return walk(view.tree, state, run, enter, leaf)
 
 
 def _point_query(call: Call, mesh: Value, point: Value, limit: Value, kind: str, extra: dict) -> list:

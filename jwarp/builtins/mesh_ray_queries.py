@@ -49,6 +49,16 @@ def _safe_rcp(direction: tuple) -> tuple:
     return tuple(1.0 / jnp.where(d == 0, tiny, d) for d in direction)
 
 
+def _ray_state(start: tuple, direction: tuple, rcp: tuple) -> dict:
+    """A ray's lane arrays as walk state (lanes are repacked during walks, so callbacks read them there)."""
+    keys = ("sx", "sy", "sz", "dx", "dy", "dz", "rx", "ry", "rz")
+    return dict(zip(keys, (*start, *direction, *rcp)))
+
+
+def _ray_of(s: dict) -> tuple:
+    return (s["sx"], s["sy"], s["sz"]), (s["dx"], s["dy"], s["dz"]), (s["rx"], s["ry"], s["rz"])
+
+
 def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run: Any, robust: Any = None) -> dict:
     """The nearest hit per lane with ``0 <= t < max_t``: keys hit, t, face, sign."""
     shape = run.shape
@@ -58,15 +68,16 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
     else:
         robust = jnp.full(shape, bool(robust))
     state = {"node": jnp.zeros(shape, jnp.int32), "t": max_t, "face": jnp.zeros(shape, jnp.int32),
-             "sign": jnp.ones(shape, jnp.float32), "hit": jnp.zeros(shape, bool)}
+             "sign": jnp.ones(shape, jnp.float32), "hit": jnp.zeros(shape, bool), **_ray_state(start, direction, rcp),
+             "robust": robust}
 
     def enter(s: dict, lower: tuple, upper: tuple) -> Any:
-        hit, t = tm.ray_box_entry(start, direction, rcp, lower, upper, robust)
+        hit, t = tm.ray_box_entry(*_ray_of(s), lower, upper, s["robust"])
         return hit & (t < s["t"])
 
     def leaf(s: dict, prim: Any, take: Any) -> tuple:
         a, b, c = view.corners(prim)
-        hit, t, _, _, sign = tm.intersect_ray_triangle(start, direction, a, b, c)
+        hit, t, _, _, sign = tm.intersect_ray_triangle(*_ray_of(s)[:2], a, b, c)
         better = take & hit & (t < s["t"]) & (t >= 0)
         s = dict(s, t=jnp.where(better, t, s["t"]), face=jnp.where(better, prim, s["face"]),
                  sign=jnp.where(better, sign, s["sign"]), hit=s["hit"] | better)
@@ -114,18 +125,19 @@ def count_hits(view: MeshView, start: tuple, direction: tuple, run: Any) -> Any:
     """Number of faces each lane's ray meets at ``t >= 0`` (Warp's robust box test, ``rcp = 1 / dir``)."""
     shape = run.shape
     rcp = tuple(1.0 / d for d in direction)
-    robust = jnp.ones(shape, bool)
+    robust = True
 
     def enter(s: dict, lower: tuple, upper: tuple) -> Any:
-        return tm.ray_box_entry(start, direction, rcp, lower, upper, robust)[0]
+        return tm.ray_box_entry(*_ray_of(s), lower, upper, robust)[0]
 
     def leaf(s: dict, prim: Any, take: Any) -> tuple:
         a, b, c = view.corners(prim)
-        hit, t, _, _, _ = tm.intersect_ray_triangle(start, direction, a, b, c)
+        hit, t, _, _, _ = tm.intersect_ray_triangle(*_ray_of(s)[:2], a, b, c)
         counted = take & hit & (t >= 0)
         return dict(s, count=s["count"] + counted.astype(jnp.int32)), counted
 
-    state = {"node": jnp.zeros(shape, jnp.int32), "count": jnp.zeros(shape, jnp.int32)}
+    state = {"node": jnp.zeros(shape, jnp.int32), "count": jnp.zeros(shape, jnp.int32),
+             **_ray_state(start, direction, rcp)}
     return walk(view.tree, state, run, enter, leaf)["count"]
 
 
@@ -160,16 +172,18 @@ def mesh_query_ray_anyhit(call: Call, mesh: Value, start: Value, dir: Value, max
 
     def query(view: MeshView, selected: Any) -> list:
         def enter(s: dict, lower: tuple, upper: tuple) -> Any:
-            hit, t = tm.ray_box_entry(s0, d0, rcp, lower, upper, robust)
-            return hit & (t < limit)
+            hit, t = tm.ray_box_entry(*_ray_of(s), lower, upper, s["robust"])
+            return hit & (t < s["limit"])
 
         def leaf(s: dict, prim: Any, take: Any) -> tuple:
             a, b, c = view.corners(prim)
-            hit, t, _, _, _ = tm.intersect_ray_triangle(s0, d0, a, b, c)
-            return s, take & hit & (t < limit) & (t >= 0)
+            hit, t, _, _, _ = tm.intersect_ray_triangle(*_ray_of(s)[:2], a, b, c)
+            return s, take & hit & (t < s["limit"]) & (t >= 0)
 
         run = run0 if selected is None else run0 & selected
-        s = walk(view.tree, {"node": jnp.zeros(run.shape, jnp.int32)}, run, enter, leaf, stop_on_accept=True)
+        state = {"node": jnp.zeros(run.shape, jnp.int32), "limit": limit, "robust": robust,
+                 **_ray_state(s0, d0, rcp)}
+        s = walk(view.tree, state, run, enter, leaf, stop_on_accept=True)
         return [s["found"]]
 
     return Value(scalars.bool_, per_mesh(call, mesh, query)[0])
