@@ -17,6 +17,11 @@ _EXPORTS = {
     "jwarp.runtime.tape": ["Tape"],
     "jwarp.runtime.geometry.hash_grid": ["HashGrid"],
     "jwarp.builtins.hash_grid": ["HashGridQuery"],
+    "jwarp.runtime.geometry.mesh": ["Mesh", "is_cubql_available"],
+    "jwarp.builtins.mesh_point_queries": ["MeshQueryPoint"],
+    "jwarp.builtins.mesh_ray_queries": ["MeshQueryRay"],
+    "jwarp.runtime.geometry.bvh": ["Bvh"],
+    "jwarp.builtins.bvh_queries": ["BvhQuery", "MeshQuery", "MeshQueryAABB"],
     "jwarp.autograd": [],  # importing it makes ``wp.autograd`` available
     "jwarp.runtime.capture": ["ScopedCapture", "capture_begin", "capture_end", "capture_launch", "Graph",
                                "capture_if", "capture_while", "CaptureMode", "is_conditional_graph_supported",

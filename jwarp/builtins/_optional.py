@@ -2,7 +2,8 @@
 
 import importlib
 
-for _name in ("vector_math", "quaternion", "transform", "spatial", "random", "noise", "hash_grid", "geometry_primitives"):
+for _name in ("vector_math", "quaternion", "transform", "spatial", "random", "noise", "hash_grid", "geometry_primitives",
+              "mesh_point_queries", "mesh_ray_queries", "bvh_queries"):
     try:
         importlib.import_module(f"jwarp.builtins.{_name}")
     except ModuleNotFoundError as exc:  # a group not written yet

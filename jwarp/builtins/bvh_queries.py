@@ -1,0 +1,253 @@
+"""Iterating queries over a BVH: ``bvh_query_aabb`` / ``_ray`` / ``_sphere`` / ``_capsule`` with
+``bvh_query_next``, and ``mesh_query_aabb`` / ``mesh_query_sphere`` with ``mesh_query_next``
+(alias ``mesh_query_aabb_next``), plus ``mesh_get_bvh``.
+
+A query is a small struct per lane (:data:`BvhQuery`, :data:`MeshQuery`): the object's id, the
+query kind, its shape (box corners, sphere centre, or ray start and reciprocal direction), and the
+node to resume from. ``*_next`` continues each active lane's stackless walk
+(:func:`jwarp.builtins.bvh_walk.walk`) until it accepts a primitive or runs out of nodes, so a
+lane's state stays O(1) whatever the tree's depth. Results come in tree order, which differs from
+Warp's; the *set* of results is Warp's. The kind is stored in the query, so a query whose kind is
+chosen at run time (or passed to a function annotated with the parent type) iterates correctly.
+
+Example:
+    >>> import jwarp as wp
+    >>> @wp.kernel
+    ... def count(bvh: wp.uint64, lower: wp.vec3, upper: wp.vec3, out: wp.array(dtype=int)):
+    ...     query = wp.bvh_query_aabb(bvh, lower, upper)
+    ...     n = int(0)
+    ...     i = int(0)
+    ...     while wp.bvh_query_next(query, i):
+    ...         n += 1
+    ...     out[0] = n
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+from jwarp.builtins import triangle_math as tm
+from jwarp.builtins.bvh_walk import Tree, walk
+from jwarp.builtins.common import Call, Value
+from jwarp.builtins.mesh_common import MeshView, active, check_vec3, full, vec3_leaves, write_back
+from jwarp.compiler.registry import builtin
+from jwarp.compiler.values import leaves_of, value_from_leaves
+from jwarp.errors import WarpCodegenError
+from jwarp.lang import scalars
+from jwarp.lang.struct import StructType
+
+AABB, SPHERE, RAY, CAPSULE = 0, 1, 2, 3
+_FIELDS = ("owner", "kind", "ax", "ay", "az", "bx", "by", "bz", "radius_sq", "node", "index")
+
+
+def _query_type(name: str, next_builtin: str) -> StructType:
+    fields = {"owner": scalars.uint64, "kind": scalars.int32, **{f: scalars.float32 for f in _FIELDS[2:9]},
+              "node": scalars.int32, "index": scalars.int32}
+    cls = type(name, (), {"__annotations__": fields})
+    cls.__module__ = __name__
+    t = StructType(cls)
+    t._jwarp_query_next_ = next_builtin  # for-loops iterate queries with this builtin
+    return t
+
+
+BvhQuery = _query_type("BvhQuery", "bvh_query_next")
+"""A lane's BVH query (any kind: box, ray, sphere, capsule)."""
+MeshQuery = _query_type("MeshQuery", "mesh_query_next")
+"""A lane's mesh query (box or sphere); ``wp.MeshQueryAABB`` names the same type."""
+MeshQueryAABB = MeshQuery
+
+
+def _bound(call: Call, owner: Any, kinds: tuple, what: str) -> list:
+    """The bound objects an id may select, with their lane masks (see ``handles.candidates``)."""
+    call.require_kernel()
+    found = [h for h in call.ctx.handles if h.kind in kinds]
+    if not found:
+        raise WarpCodegenError(f"wp.{call.name}(): no {what} id reaches this launch; pass the {what}'s .id as a "
+                               "kernel argument (a uint64 parameter or struct field)")
+    if len(found) == 1:
+        return [(found[0], None)]
+    ident = jnp.asarray(owner).astype(jnp.uint64)
+    return [(h, ident == h.id_leaf) for h in found]
+
+
+def _start(call: Call, qtype: StructType, owner: Value, kind: int, a: tuple, b: tuple, radius: Any) -> Value:
+    shape = tuple(call.ctx.grid)
+    r = jnp.maximum(full(call, radius, jnp.float32), 0.0)
+    fields = [full(call, owner.data, jnp.uint64), jnp.full(shape, kind, jnp.int32), *a, *b, r * r,
+              jnp.zeros(shape, jnp.int32), jnp.full(shape, -1, jnp.int32)]
+    return value_from_leaves(qtype, fields)
+
+
+def _root_ok(call: Call, root: Value | None) -> None:
+    if root is not None and not scalars.is_int(root.type):
+        raise call.no_overload(root)
+
+
+@builtin("bvh_query_aabb", group="Geometry", kernel_only=True)
+def bvh_query_aabb(call: Call, id: Value, low: Value, high: Value, root: Value | None = None) -> Value:
+    """Start a query of the boxes overlapping ``[low, high]`` (``root``: the global root only)."""
+    if not (scalars.is_int(id.type) and check_vec3(low) and check_vec3(high)):
+        raise call.no_overload(id, low, high)
+    _root_ok(call, root)
+    return _start(call, BvhQuery, id, AABB, vec3_leaves(call, low), vec3_leaves(call, high), 0.0)
+
+
+@builtin("bvh_query_sphere", group="Geometry", kernel_only=True)
+def bvh_query_sphere(call: Call, id: Value, center: Value, radius: Value, root: Value | None = None) -> Value:
+    """Start a query of the boxes within ``radius`` of ``center`` (negative radii count as 0)."""
+    if not (scalars.is_int(id.type) and check_vec3(center) and scalars.is_float(radius.type)):
+        raise call.no_overload(id, center, radius)
+    _root_ok(call, root)
+    c = vec3_leaves(call, center)
+    return _start(call, BvhQuery, id, SPHERE, c, c, radius.data)
+
+
+def _ray_start(call: Call, id: Value, start: Value, dir: Value, kind: int, radius: Any) -> Value:
+    d = vec3_leaves(call, dir)
+    return _start(call, BvhQuery, id, kind, vec3_leaves(call, start), tuple(1.0 / x for x in d), radius)
+
+
+@builtin("bvh_query_ray", group="Geometry", kernel_only=True)
+def bvh_query_ray(call: Call, id: Value, start: Value, dir: Value, root: Value | None = None) -> Value:
+    """Start a query of the boxes the ray ``start + t dir`` (t >= 0) meets."""
+    if not (scalars.is_int(id.type) and check_vec3(start) and check_vec3(dir)):
+        raise call.no_overload(id, start, dir)
+    _root_ok(call, root)
+    return _ray_start(call, id, start, dir, RAY, 0.0)
+
+
+@builtin("bvh_query_capsule", group="Geometry", kernel_only=True)
+def bvh_query_capsule(call: Call, id: Value, start: Value, dir: Value, radius: Value,
+                      root: Value | None = None) -> Value:
+    """Start a query of the boxes a sphere of ``radius`` swept along ``start + t dir`` meets."""
+    if not (scalars.is_int(id.type) and check_vec3(start) and check_vec3(dir) and scalars.is_float(radius.type)):
+        raise call.no_overload(id, start, dir, radius)
+    _root_ok(call, root)
+    return _ray_start(call, id, start, dir, CAPSULE, radius.data)
+
+
+@builtin("mesh_query_aabb", group="Geometry", kernel_only=True)
+def mesh_query_aabb(call: Call, id: Value, low: Value, high: Value) -> Value:
+    """Start a query of the faces whose bounding boxes overlap ``[low, high]``."""
+    if not (scalars.is_int(id.type) and check_vec3(low) and check_vec3(high)):
+        raise call.no_overload(id, low, high)
+    return _start(call, MeshQuery, id, AABB, vec3_leaves(call, low), vec3_leaves(call, high), 0.0)
+
+
+@builtin("mesh_query_sphere", group="Geometry", kernel_only=True)
+def mesh_query_sphere(call: Call, id: Value, center: Value, radius: Value) -> Value:
+    """Start a query of the faces within ``radius`` of ``center`` (exact triangle distance)."""
+    if not (scalars.is_int(id.type) and check_vec3(center) and scalars.is_float(radius.type)):
+        raise call.no_overload(id, center, radius)
+    c = vec3_leaves(call, center)
+    return _start(call, MeshQuery, id, SPHERE, c, c, radius.data)
+
+
+@builtin("mesh_get_bvh", group="Geometry", kernel_only=True)
+def mesh_get_bvh(call: Call, id: Value) -> Value:
+    """The id of the mesh's BVH over its faces' boxes (usable with the ``bvh_query_*`` builtins)."""
+    if not scalars.is_int(id.type):
+        raise call.no_overload(id)
+    return Value(scalars.uint64, id.data)
+
+
+def _node_test(q: dict, kind: Any, lower: tuple, upper: tuple, max_dist: Any) -> Any:
+    """Whether each lane's query overlaps a box (Warp's per-kind node tests)."""
+    a, b = (q["ax"], q["ay"], q["az"]), (q["bx"], q["by"], q["bz"])
+    box = tm.boxes_overlap(a, b, lower, upper)
+    sphere = tm.distance_to_box_sq(a, lower, upper) <= q["radius_sq"]
+    direction = tuple(1.0 / x for x in b)
+    ray_hit, ray_t = tm.ray_box_entry(a, direction, b, lower, upper, jnp.zeros_like(box))
+    ray = ray_hit & ~(ray_t >= max_dist)
+    r = jnp.sqrt(q["radius_sq"])
+    cap_hit, cap_t = tm.ray_box_entry(a, direction, b, tm.sub(lower, (r, r, r)), tm.add(upper, (r, r, r)),
+                                      jnp.ones_like(box))
+    capsule = cap_hit & ~(cap_t > max_dist)
+    return jnp.where(kind == AABB, box, jnp.where(kind == SPHERE, sphere, jnp.where(kind == RAY, ray, capsule)))
+
+
+def _sphere_triangle(view: MeshView, q: dict, prim: Any) -> Any:
+    """Warp's narrow phase of a mesh sphere query: the triangle's closest point within the radius
+    (degenerate faces as their longest edge)."""
+    a, b, c = view.corners(prim)
+    center = (q["ax"], q["ay"], q["az"])
+    ab, ac, bc = tm.sub(b, a), tm.sub(c, a), tm.sub(c, b)
+    n = tm.cross(ab, ac)
+    degenerate = tm.dot(n, n) == 0
+    u, v = tm.closest_point_to_triangle(a, b, c, center)
+    cp = tm.add(tm.add(tm.scale(a, u), tm.scale(b, v)), tm.scale(c, 1.0 - u - v))
+    lab, lac, lbc = tm.dot(ab, ab), tm.dot(ac, ac), tm.dot(bc, bc)
+    use_ab = (lab >= lac) & (lab >= lbc)
+    use_ac = ~use_ab & (lac >= lbc)
+    p = tuple(jnp.where(use_ab | use_ac, x, y) for x, y in zip(a, b))
+    e = tuple(jnp.where(use_ab, x, jnp.where(use_ac, y, z)) for x, y, z in zip(ab, ac, bc))
+    le = jnp.where(use_ab, lab, jnp.where(use_ac, lac, lbc))
+    t = jnp.where(le > 0, jnp.clip(tm.dot(tm.sub(center, p), e) / jnp.where(le > 0, le, 1.0), 0.0, 1.0), 0.0)
+    seg = tm.add(p, tm.scale(e, t))
+    cp = tuple(jnp.where(degenerate, s, x) for s, x in zip(seg, cp))
+    d = tm.sub(cp, center)
+    return tm.dot(d, d) <= q["radius_sq"]
+
+
+def _next(call: Call, query: Value, index: Value, max_dist: Value | None, mesh_kind: bool) -> Value:
+    qtype = MeshQuery if mesh_kind else BvhQuery
+    if query.type is not qtype or not scalars.is_int(index.type):
+        raise call.no_overload(query, index)
+    q = dict(zip(_FIELDS, (full(call, x) for x in leaves_of(query))))
+    limit = jnp.float32(jnp.inf) if max_dist is None else full(call, max_dist.data, jnp.float32)
+    run0 = active(call)
+    kinds = ("mesh",) if mesh_kind else ("bvh", "mesh")
+    node, last, found = q["node"], q["index"], jnp.zeros_like(run0)
+    for handle, selected in _bound(call, q["owner"], kinds, "Mesh" if mesh_kind else "Bvh"):
+        run = run0 if selected is None else run0 & selected
+        view = MeshView(call, handle) if handle.kind == "mesh" else None
+        tree = view.tree if view is not None else Tree.of(call, handle)
+
+        def enter(s: dict, lower: tuple, upper: tuple) -> Any:
+            return _node_test(s, s["kind"], lower, upper, s["limit"])
+
+        def leaf(s: dict, prim: Any, take: Any) -> tuple:
+            ok = jnp.ones_like(take)
+            if mesh_kind:
+                ok = jnp.where(s["kind"] == SPHERE, _sphere_triangle(view, s, prim), ok)
+            s = dict(s, index=jnp.where(take & ok, prim, s["index"]))
+            return s, ok
+
+        state = {k: q[k] for k in _FIELDS if k != "owner"}
+        state["limit"] = limit
+        s = walk(tree, state, run, enter, leaf, stop_on_accept=True)
+        mine = run if selected is None else selected
+        node = jnp.where(mine, s["node"], node)
+        last = jnp.where(mine, s["index"], last)
+        found = jnp.where(mine, s["found"], found)
+    q["node"], q["index"] = jnp.where(run0, node, q["node"]), jnp.where(run0 & found, last, q["index"])
+    call.assign_back(0, value_from_leaves(qtype, [q[f] for f in _FIELDS]))
+    write_back(call, 1, index, [last], found)
+    return Value(scalars.bool_, found)
+
+
+@builtin("bvh_query_next", group="Geometry", kernel_only=True)
+def bvh_query_next(call: Call, query: Value, index: Value, max_dist: Value | None = None) -> Value:
+    """Move ``query`` to its next box; writes the box's index into ``index`` and returns True, or
+    returns False when none is left. Ray and capsule queries stop at ``max_dist`` (default inf)."""
+    return _next(call, query, index, max_dist, mesh_kind=False)
+
+
+@builtin("mesh_query_next", group="Geometry", kernel_only=True)
+def mesh_query_next(call: Call, query: Value, index: Value) -> Value:
+    """Move a mesh query to its next face; writes the face index into ``index`` and returns True,
+    or returns False when none is left."""
+    return _next(call, query, index, None, mesh_kind=True)
+
+
+@builtin("mesh_query_aabb_next", group="Geometry", kernel_only=True)
+def mesh_query_aabb_next(call: Call, query: Value, index: Value) -> Value:
+    """Alias of :func:`mesh_query_next`."""
+    return _next(call, query, index, None, mesh_kind=True)
+
+
+__all__ = ["BvhQuery", "MeshQuery", "MeshQueryAABB", "bvh_query_aabb", "bvh_query_capsule", "bvh_query_next", "bvh_query_ray",
+           "bvh_query_sphere", "mesh_get_bvh", "mesh_query_aabb", "mesh_query_aabb_next", "mesh_query_next",
+           "mesh_query_sphere"]

@@ -1,0 +1,301 @@
+"""Ray queries and per-face evaluation: ``mesh_query_ray``, ``mesh_eval_position``,
+``mesh_eval_velocity``, ``mesh_eval_face_normal``, ``mesh_get_point``/``_velocity``/``_index``, ``mesh_get``.
+
+``mesh_query_ray`` walks the BVH keeping each lane's nearest hit (Warp's watertight ray-triangle
+test, :func:`jwarp.builtins.triangle_math.intersect_ray_triangle`), entering only boxes the ray
+meets before its best hit. The hit is then recomputed on the face found from the differentiable
+ray, so ``t``, ``u``, ``v`` carry gradients to ``start`` and ``dir`` as in Warp.
+
+Example:
+    >>> import jwarp as wp
+    >>> @wp.kernel
+    ... def cast(mesh: wp.uint64, starts: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    ...     i = wp.tid()
+    ...     q = wp.mesh_query_ray(mesh, starts[i], wp.vec3(0.0, 0.0, -1.0), 1.0e6)
+    ...     if q.result:
+    ...         out[i] = q.t
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+from jwarp.builtins import triangle_math as tm
+from jwarp.builtins.bvh_walk import walk
+from jwarp.builtins.common import Call, Value
+from jwarp.builtins.mesh_common import (MeshView, active, check_vec3, full, per_mesh, stop, vec3_leaves,
+                                        write_back)
+from jwarp.builtins.mesh_point_queries import _struct
+from jwarp.compiler import handles
+from jwarp.compiler.registry import builtin
+from jwarp.compiler.values import value_from_leaves
+from jwarp.lang import composites, scalars
+from jwarp.lang.arrays import ArrayType
+
+MeshQueryRay = _struct("MeshQueryRay", {"result": scalars.bool_, "sign": scalars.float32, "face": scalars.int32,
+                                        "t": scalars.float32, "u": scalars.float32, "v": scalars.float32,
+                                        "normal": composites.vec3})
+"""The result of a ray query (Warp's ``mesh_query_ray_t``)."""
+
+MeshStruct = _struct("Mesh", {"points": ArrayType(composites.vec3), "velocities": ArrayType(composites.vec3),
+                              "indices": ArrayType(scalars.int32)})
+"""What ``wp.mesh_get(id)`` returns: the mesh's arrays."""
+
+
+def _safe_rcp(direction: tuple) -> tuple:
+    tiny = jnp.float32(1.0e-20)
+    return tuple(1.0 / jnp.where(d == 0, tiny, d) for d in direction)
+
+
+def _ray_state(start: tuple, direction: tuple, rcp: tuple) -> dict:
+    """A ray's lane arrays as walk state (lanes are repacked during walks, so callbacks read them there)."""
+    keys = ("sx", "sy", "sz", "dx", "dy", "dz", "rx", "ry", "rz")
+    return dict(zip(keys, (*start, *direction, *rcp)))
+
+
+def _ray_of(s: dict) -> tuple:
+    return (s["sx"], s["sy"], s["sz"]), (s["dx"], s["dy"], s["dz"]), (s["rx"], s["ry"], s["rz"])
+
+
+def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run: Any, robust: Any = None) -> dict:
+    """The nearest hit per lane with ``0 <= t < max_t``: keys hit, t, face, sign."""
+    shape = run.shape
+    rcp = _safe_rcp(direction) if robust is None else tuple(1.0 / d for d in direction)
+    if robust is None:
+        robust = (direction[0] == 0) | (direction[1] == 0) | (direction[2] == 0)
+    else:
+        robust = jnp.full(shape, bool(robust))
+    state = {"node": jnp.zeros(shape, jnp.int32), "t": max_t, "face": jnp.zeros(shape, jnp.int32),
+             "sign": jnp.ones(shape, jnp.float32), "hit": jnp.zeros(shape, bool), **_ray_state(start, direction, rcp),
+             "robust": robust}
+
+    def enter(s: dict, lower: tuple, upper: tuple) -> Any:
+        hit, t = tm.ray_box_entry(*_ray_of(s), lower, upper, s["robust"])
+        return hit & (t < s["t"])
+
+    def leaf(s: dict, prim: Any, take: Any) -> tuple:
+        a, b, c = view.corners(prim)
+        hit, t, _, _, sign = tm.intersect_ray_triangle(*_ray_of(s)[:2], a, b, c)
+        better = take & hit & (t < s["t"]) & (t >= 0)
+        s = dict(s, t=jnp.where(better, t, s["t"]), face=jnp.where(better, prim, s["face"]),
+                 sign=jnp.where(better, sign, s["sign"]), hit=s["hit"] | better)
+        return s, better
+
+    return walk(view.tree, state, run, enter, leaf)
+
+
+@builtin("mesh_query_ray", group="Geometry", kernel_only=True)
+def mesh_query_ray(call: Call, mesh: Value, start: Value, dir: Value, max_t: Value, *rest: Value) -> Value:
+    """Nearest hit of the ray ``start + t dir`` (``0 <= t < max_t``) with the mesh. With
+    ``t, u, v, sign, normal, face`` (and an optional group ``root``) arguments writes them and
+    returns whether it hit; with at most ``root``, returns a :data:`MeshQueryRay`."""
+    if not (scalars.is_int(mesh.type) and check_vec3(start) and check_vec3(dir) and scalars.is_float(max_t.type)):
+        raise call.no_overload(mesh, start, dir, max_t, *rest)
+    outs = list(rest[:6]) if len(rest) >= 6 else []
+    if len(rest) not in (0, 1, 6, 7):
+        raise call.no_overload(mesh, start, dir, max_t, *rest)
+    s_grad, d_grad = vec3_leaves(call, start), vec3_leaves(call, dir)
+    s0, d0 = tuple(stop(x) for x in s_grad), tuple(stop(x) for x in d_grad)
+    limit = stop(full(call, max_t.data, jnp.float32))
+    run0 = active(call)
+
+    def query(view: MeshView, selected: Any) -> list:
+        run = run0 if selected is None else run0 & selected
+        s = closest_hit(view, s0, d0, limit, run)
+        found = run & s["hit"]
+        a, b, c = (tuple(stop(x) for x in corner) for corner in view.corners(s["face"]))
+        _, t, u, v, sign = tm.intersect_ray_triangle(s_grad, d_grad, a, b, c)
+        normal = tm.normalize(tm.cross(tm.sub(b, a), tm.sub(c, a)))
+        return [found, sign, s["face"], t, u, v, *normal]
+
+    found, sign, face, t, u, v, *normal = per_mesh(call, mesh, query)
+    if not outs:
+        zero = jnp.zeros_like(t)
+        keep = [jnp.where(found, x, zero) for x in (sign, t, u, v, *normal)]
+        fields = [found, keep[0], jnp.where(found, face, 0), keep[1], keep[2], keep[3], *keep[4:]]
+        return value_from_leaves(MeshQueryRay, fields)
+    for k, (target, leaves) in enumerate(zip(outs, ([t], [u], [v], [sign], normal, [face]))):
+        write_back(call, 4 + k, target, list(leaves), found)
+    return Value(scalars.bool_, found)
+
+
+def count_hits(view: MeshView, start: tuple, direction: tuple, run: Any) -> Any:
+    """Number of faces each lane's ray meets at ``t >= 0`` (Warp's robust box test, ``rcp = 1 / dir``)."""
+    shape = run.shape
+    rcp = tuple(1.0 / d for d in direction)
+    robust = True
+
+    def enter(s: dict, lower: tuple, upper: tuple) -> Any:
+        return tm.ray_box_entry(*_ray_of(s), lower, upper, robust)[0]
+
+    def leaf(s: dict, prim: Any, take: Any) -> tuple:
+        a, b, c = view.corners(prim)
+        hit, t, _, _, _ = tm.intersect_ray_triangle(*_ray_of(s)[:2], a, b, c)
+        counted = take & hit & (t >= 0)
+        return dict(s, count=s["count"] + counted.astype(jnp.int32)), counted
+
+    state = {"node": jnp.zeros(shape, jnp.int32), "count": jnp.zeros(shape, jnp.int32),
+             **_ray_state(start, direction, rcp)}
+    return walk(view.tree, state, run, enter, leaf)["count"]
+
+
+def _ray_args(call: Call, mesh: Value, start: Value, dir: Value, *scalars_: Value) -> tuple:
+    if not (scalars.is_int(mesh.type) and check_vec3(start) and check_vec3(dir)):
+        raise call.no_overload(mesh, start, dir, *scalars_)
+    return tuple(stop(x) for x in vec3_leaves(call, start)), tuple(stop(x) for x in vec3_leaves(call, dir))
+
+
+@builtin("mesh_query_ray_count_intersections", group="Geometry", kernel_only=True)
+def mesh_query_ray_count_intersections(call: Call, mesh: Value, start: Value, dir: Value,
+                                       root: Value | None = None) -> Value:
+    """How many faces the ray ``start + t dir`` (``t >= 0``) crosses."""
+    s0, d0 = _ray_args(call, mesh, start, dir)
+    run0 = active(call)
+
+    def query(view: MeshView, selected: Any) -> list:
+        return [count_hits(view, s0, d0, run0 if selected is None else run0 & selected)]
+
+    return Value(scalars.int32, per_mesh(call, mesh, query)[0])
+
+
+@builtin("mesh_query_ray_anyhit", group="Geometry", kernel_only=True)
+def mesh_query_ray_anyhit(call: Call, mesh: Value, start: Value, dir: Value, max_t: Value,
+                          root: Value | None = None) -> Value:
+    """Whether the ray meets any face at ``0 <= t < max_t`` (stops at the first hit found)."""
+    s0, d0 = _ray_args(call, mesh, start, dir, max_t)
+    limit = stop(full(call, max_t.data, jnp.float32))
+    run0 = active(call)
+    rcp = _safe_rcp(d0)
+    robust = (d0[0] == 0) | (d0[1] == 0) | (d0[2] == 0)
+
+    def query(view: MeshView, selected: Any) -> list:
+        def enter(s: dict, lower: tuple, upper: tuple) -> Any:
+            hit, t = tm.ray_box_entry(*_ray_of(s), lower, upper, s["robust"])
+            return hit & (t < s["limit"])
+
+        def leaf(s: dict, prim: Any, take: Any) -> tuple:
+            a, b, c = view.corners(prim)
+            hit, t, _, _, _ = tm.intersect_ray_triangle(*_ray_of(s)[:2], a, b, c)
+            return s, take & hit & (t < s["limit"]) & (t >= 0)
+
+        run = run0 if selected is None else run0 & selected
+        state = {"node": jnp.zeros(run.shape, jnp.int32), "limit": limit, "robust": robust,
+                 **_ray_state(s0, d0, rcp)}
+        s = walk(view.tree, state, run, enter, leaf, stop_on_accept=True)
+        return [s["found"]]
+
+    return Value(scalars.bool_, per_mesh(call, mesh, query)[0])
+
+
+def _face_value(call: Call, mesh: Value, face: Value, u: Value, v: Value, table: str) -> Value:
+    if not (scalars.is_int(mesh.type) and scalars.is_int(face.type) and scalars.is_float(u.type)
+            and scalars.is_float(v.type)):
+        raise call.no_overload(mesh, face, u, v)
+    f = full(call, face.data, jnp.int32)
+    uu, vv = full(call, u.data, jnp.float32), full(call, v.data, jnp.float32)
+
+    def evaluate(view: MeshView, selected: Any) -> list:
+        if table == "velocities" and not view.handle.fact("velocities"):
+            return [jnp.zeros_like(uu)] * 3
+        source = view.points if table == "points" else view.velocities()
+        a, b, c = view.corners(f, source)
+        w = 1.0 - uu - vv
+        return list(tm.add(tm.add(tm.scale(a, uu), tm.scale(b, vv)), tm.scale(c, w)))
+
+    return value_from_leaves(composites.vec3, per_mesh(call, mesh, evaluate))
+
+
+@builtin("mesh_eval_position", group="Geometry", kernel_only=True)
+def mesh_eval_position(call: Call, mesh: Value, face: Value, bary_u: Value, bary_v: Value) -> Value:
+    """The point ``u a + v b + (1 - u - v) c`` of face ``face``."""
+    return _face_value(call, mesh, face, bary_u, bary_v, "points")
+
+
+@builtin("mesh_eval_velocity", group="Geometry", kernel_only=True)
+def mesh_eval_velocity(call: Call, mesh: Value, face: Value, bary_u: Value, bary_v: Value) -> Value:
+    """The velocity interpolated at barycentric ``(u, v)`` of face ``face`` (zero without velocities)."""
+    return _face_value(call, mesh, face, bary_u, bary_v, "velocities")
+
+
+@builtin("mesh_eval_face_normal", group="Geometry", kernel_only=True)
+def mesh_eval_face_normal(call: Call, mesh: Value, face: Value) -> Value:
+    """The unit normal of face ``face`` (counter-clockwise winding)."""
+    f = full(call, face.data, jnp.int32)
+
+    def evaluate(view: MeshView, selected: Any) -> list:
+        a, b, c = view.corners(f)
+        return list(tm.normalize(tm.cross(tm.sub(b, a), tm.sub(c, a))))
+
+    return value_from_leaves(composites.vec3, per_mesh(call, mesh, evaluate))
+
+
+def _vertex(call: Call, mesh: Value, index: Value, table: str) -> Value:
+    i = full(call, index.data, jnp.int32)
+
+    def read(view: MeshView, selected: Any) -> list:
+        if table == "velocities" and not view.handle.fact("velocities"):
+            return [jnp.zeros(i.shape, jnp.float32)] * 3
+        rows = (view.points if table == "points" else view.velocities()).at[jnp.clip(i, 0, None)].get(
+            mode="clip")
+        return [rows[..., k] for k in range(3)]
+
+    return value_from_leaves(composites.vec3, per_mesh(call, mesh, read))
+
+
+@builtin("mesh_get_point", group="Geometry", kernel_only=True)
+def mesh_get_point(call: Call, mesh: Value, index: Value) -> Value:
+    """Point ``mesh.indices[index]`` of the mesh (``index`` counts face corners)."""
+    corner = full(call, index.data, jnp.int32)
+
+    def read(view: MeshView, selected: Any) -> list:
+        tri = view.tris.reshape(-1).at[corner].get(mode="clip")
+        rows = view.points.at[tri].get(mode="clip")
+        return [rows[..., k] for k in range(3)]
+
+    return value_from_leaves(composites.vec3, per_mesh(call, mesh, read))
+
+
+@builtin("mesh_get_velocity", group="Geometry", kernel_only=True)
+def mesh_get_velocity(call: Call, mesh: Value, index: Value) -> Value:
+    """Velocity of corner ``index`` (counts face corners; zero without velocities)."""
+    corner = full(call, index.data, jnp.int32)
+
+    def read(view: MeshView, selected: Any) -> list:
+        if not view.handle.fact("velocities"):
+            return [jnp.zeros(corner.shape, jnp.float32)] * 3
+        tri = view.tris.reshape(-1).at[corner].get(mode="clip")
+        rows = view.velocities().at[tri].get(mode="clip")
+        return [rows[..., k] for k in range(3)]
+
+    return value_from_leaves(composites.vec3, per_mesh(call, mesh, read))
+
+
+@builtin("mesh_get_index", group="Geometry", kernel_only=True)
+def mesh_get_index(call: Call, mesh: Value, index: Value) -> Value:
+    """The vertex index stored at corner ``index`` of the mesh's index buffer."""
+    corner = full(call, index.data, jnp.int32)
+
+    def read(view: MeshView, selected: Any) -> list:
+        return [view.tris.reshape(-1).at[corner].get(mode="clip")]
+
+    return Value(scalars.int32, per_mesh(call, mesh, read)[0])
+
+
+@builtin("mesh_get", group="Geometry", kernel_only=True)
+def mesh_get(call: Call, mesh: Value) -> Value:
+    """The mesh's arrays as a struct: ``points``, ``velocities``, ``indices``."""
+    call.require_kernel()
+    found = handles.candidates(call, mesh, "mesh", "Mesh")
+    if len(found) > 1:
+        raise call.no_overload(mesh, extra="wp.mesh_get() needs a single mesh per launch")
+    handle = found[0][0]
+    arrays = handle.arrays
+    return Value(MeshStruct, (arrays["points"].data, arrays["velocities"].data, arrays["indices"].data))
+
+
+__all__ = ["MeshQueryRay", "MeshStruct", "closest_hit", "count_hits", "mesh_query_ray_anyhit",
+           "mesh_query_ray_count_intersections", "mesh_eval_face_normal", "mesh_eval_position",
+           "mesh_eval_velocity", "mesh_get", "mesh_get_index", "mesh_get_point", "mesh_get_velocity",
+           "mesh_query_ray"]

@@ -1,0 +1,110 @@
+"""``wp.Bvh``: a bounding volume hierarchy over user boxes, for box, sphere, ray and capsule queries.
+
+Built on the host (:mod:`jwarp.runtime.geometry.bvh_build`); kernels receive ``bvh.id`` and
+iterate the boxes a query overlaps with ``wp.bvh_query_aabb`` / ``_ray`` / ``_sphere`` /
+``_capsule`` and ``wp.bvh_query_next`` (:mod:`jwarp.builtins.bvh_queries`).
+
+Example:
+    >>> import numpy as np, jwarp as wp
+    >>> lo = wp.array(np.zeros((4, 3), np.float32), dtype=wp.vec3)
+    >>> hi = wp.array(np.ones((4, 3), np.float32), dtype=wp.vec3)
+    >>> bvh = wp.Bvh(lo, hi)
+    >>> bvh.refit()
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from jwarp.lang import composites, scalars
+from jwarp.runtime import handles
+from jwarp.runtime.array import array
+from jwarp.runtime.geometry import bvh_build
+from jwarp.runtime.geometry.mesh import check_constructor
+
+
+class Bvh:
+    """A BVH over ``n`` boxes ``[lowers[i], uppers[i]]`` (Warp's ``wp.Bvh``).
+
+    Args:
+        lowers, uppers: ``wp.vec3`` arrays of the boxes' corners, on one device.
+        constructor: ``"sah"``, ``"median"``, ``"lbvh"``, ``"cubql"`` or None (accepted for
+            compatibility; query results do not depend on it).
+        groups: per-box group ids (``wp.int32``); grouped traversal roots are not supported yet.
+        leaf_size: accepted for compatibility (jwarp's leaves hold one box).
+
+    Attributes:
+        id: the BVH's ``uint64`` handle, passed to kernels.
+    """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Bvh:
+        instance = super().__new__(cls)
+        instance.id = None
+        return instance
+
+    def __init__(self, lowers: array, uppers: array, constructor: Any = None, groups: array | None = None,
+                 leaf_size: int = 1):
+        if len(lowers) != len(uppers):
+            raise RuntimeError("The same number of lower and upper bounds must be provided")
+        if lowers.device != uppers.device:
+            raise RuntimeError("Lower and upper bounds must live on the same device")
+        if lowers.dtype != composites.vec3 or not lowers.is_contiguous:
+            raise RuntimeError("lowers should be a contiguous array of type wp.vec3")
+        if uppers.dtype != composites.vec3 or not uppers.is_contiguous:
+            raise RuntimeError("uppers should be a contiguous array of type wp.vec3")
+        if groups is not None:
+            if groups.dtype != scalars.int32 or not groups.is_contiguous:
+                raise RuntimeError("groups should be a contiguous array of type wp.int32")
+            if groups.device != lowers.device:
+                raise RuntimeError("groups must live on the same device as lowers/uppers")
+            if len(groups) != len(lowers):
+                raise RuntimeError("groups must have the same length as lowers/uppers")
+        name = check_constructor(constructor)
+        if name == "cubql" and groups is not None:
+            raise RuntimeError("Grouped BVHs are not supported with constructor='cubql'")
+        if leaf_size < 1:
+            raise ValueError(f"leaf_size must be greater than or equal to 1, current value: {leaf_size}")
+        self.device = lowers.device
+        self.lowers = lowers
+        self.uppers = uppers
+        self.groups = groups
+        self._constructor = name
+        self._build()
+        self.id = handles.register(self)
+
+    def _boxes(self) -> tuple[np.ndarray, np.ndarray]:
+        return (self.lowers.numpy().reshape(-1, 3).astype(np.float32),
+                self.uppers.numpy().reshape(-1, 3).astype(np.float32))
+
+    def _build(self) -> None:
+        self._tree = bvh_build.build(*self._boxes())
+        self._node_bounds = array(self._tree.bounds, dtype=scalars.float32, device=self.device)
+        self._node_links = array(self._tree.links, dtype=scalars.int32, device=self.device)
+
+    def refit(self) -> None:
+        """Recompute the node boxes from the current ``lowers`` / ``uppers`` (same tree)."""
+        bvh_build.refit(self._tree, *self._boxes())
+        self._node_bounds.assign(self._tree.bounds)
+
+    def rebuild(self, constructor: Any = None) -> None:
+        """Build the tree anew from the current ``lowers`` / ``uppers``."""
+        if constructor is not None:
+            self._constructor = check_constructor(constructor)
+        tree = bvh_build.build(*self._boxes())
+        self._tree = tree
+        self._node_bounds.assign(tree.bounds)
+        self._node_links.assign(tree.links)
+
+    def _launch_operands(self) -> handles.LaunchOperands:
+        """The BVH's buffers for a launch that receives its id (see :mod:`jwarp.runtime.handles`)."""
+        arrays = {"node_bounds": self._node_bounds, "node_links": self._node_links}
+        return handles.LaunchOperands("bvh", (("nodes", self._tree.node_count),), arrays, {})
+
+    def __del__(self) -> None:
+        if getattr(self, "id", None):
+            handles.unregister(self.id)
+
+
+__all__ = ["Bvh"]

@@ -1,0 +1,128 @@
+"""A bounding volume hierarchy built on the host, stored as flat arrays for stackless traversal.
+
+The tree is built in numpy: primitives sorted along a Morton curve of their centroids, every node
+splitting its range of that order in half (one primitive per leaf). Nodes are stored in depth-first
+pre-order, so an internal node's first child is the next node, and every node keeps a *skip*
+index: the node that follows its whole subtree. A traversal then needs one integer of state per
+lane (the current node): descend to ``node + 1`` when the node is entered, jump to ``skip`` when it
+is rejected or is a leaf; the walk ends at ``skip == node_count``.
+
+Layout (``FlatTree``):
+    bounds: float32 ``(nodes, 6)``: lower xyz, upper xyz of each node.
+    links: int32 ``(nodes, 2)``: skip index, primitive index (-1 for an internal node).
+    first, last: int32 ``(nodes,)``: the node's primitives are ``order[first:last]`` (for refits).
+
+Example:
+    >>> import numpy as np
+    >>> lo = np.array([[0, 0, 0], [2, 0, 0], [4, 0, 0]], np.float32)
+    >>> tree = build(lo, lo + 1)
+    >>> tree.links.shape, int(tree.links[0, 0])
+    ((5, 2), 5)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class FlatTree:
+    bounds: np.ndarray
+    links: np.ndarray
+    first: np.ndarray
+    last: np.ndarray
+    order: np.ndarray
+    depth: int
+
+    @property
+    def node_count(self) -> int:
+        return int(self.links.shape[0])
+
+
+def _morton_order(centers: np.ndarray) -> np.ndarray:
+    """Primitive indices sorted along a 30-bit Morton (Z-order) curve of their centroids."""
+    lo = centers.min(axis=0)
+    span = np.maximum(centers.max(axis=0) - lo, 1e-30)
+    q = np.clip(((centers - lo) / span * 1023.0).astype(np.int64), 0, 1023)
+    codes = np.zeros(centers.shape[0], np.int64)
+    for bit in range(10):
+        for axis in range(3):
+            codes |= ((q[:, axis] >> bit) & 1) << (3 * bit + (2 - axis))
+    return np.argsort(codes, kind="stable")
+
+
+def build(lowers: np.ndarray, uppers: np.ndarray) -> FlatTree:
+    """A tree over the boxes ``[lowers[i], uppers[i]]`` (arrays ``(n, 3)``); ``n == 0`` gives one
+    empty leaf that no query enters.
+
+    Primitives are sorted along a Morton curve of their centroids and every node splits its range
+    of that order in half, so the tree's shape depends on ``n`` only and is built level by level
+    with array operations (no per-node Python work)."""
+    lowers = np.asarray(lowers, np.float32).reshape(-1, 3)
+    uppers = np.asarray(uppers, np.float32).reshape(-1, 3)
+    n = lowers.shape[0]
+    if n == 0:
+        empty = np.array([[np.inf] * 3 + [-np.inf] * 3], np.float32)
+        return FlatTree(empty, np.array([[1, -1]], np.int32), np.zeros(1, np.int32), np.zeros(1, np.int32),
+                        np.zeros(0, np.int32), 1)
+    order = _morton_order((lowers.astype(np.float64) + uppers) * 0.5)
+    count = 2 * n - 1
+    first = np.zeros(count, np.int32)
+    last = np.zeros(count, np.int32)
+    prim = np.full(count, -1, np.int32)
+    slot = np.zeros(1, np.int64)
+    start = np.zeros(1, np.int64)
+    end = np.full(1, n, np.int64)
+    depth = 0
+    while slot.size:
+        depth += 1
+        first[slot], last[slot] = start, end
+        size = end - start
+        leaf = size == 1
+        prim[slot[leaf]] = order[start[leaf]]
+        inner = ~leaf
+        s, b, e = slot[inner], start[inner], end[inner]
+        half = (e - b) // 2
+        left, right = s + 1, s + 2 * half  # a subtree over k primitives has 2k - 1 nodes
+        slot = np.concatenate([left, right])
+        start = np.concatenate([b, b + half])
+        end = np.concatenate([b + half, e])
+    skip = np.arange(count, dtype=np.int64) + 2 * (last.astype(np.int64) - first) - 1
+    links = np.stack([skip, prim], axis=1).astype(np.int32)
+    tree = FlatTree(np.zeros((count, 6), np.float32), links, first, last, order.astype(np.int32), depth)
+    refit(tree, lowers, uppers)
+    return tree
+
+
+def refit(tree: FlatTree, lowers: np.ndarray, uppers: np.ndarray) -> None:
+    """Recompute every node's box from new primitive boxes (same primitives, same tree)."""
+    lowers = np.asarray(lowers, np.float32).reshape(-1, 3)
+    uppers = np.asarray(uppers, np.float32).reshape(-1, 3)
+    if lowers.shape[0] == 0:
+        return
+    lo = lowers[tree.order]
+    hi = uppers[tree.order]
+    # a node's box is the min/max over its contiguous range of leaf-ordered primitives: a sparse
+    # table of power-of-two range minima answers every range in two lookups
+    lo_levels, hi_levels = [lo], [hi]
+    width = 1
+    while 2 * width <= lo.shape[0]:
+        a, b = lo_levels[-1], hi_levels[-1]
+        lo_levels.append(np.minimum(a[:-width], a[width:]))
+        hi_levels.append(np.maximum(b[:-width], b[width:]))
+        width *= 2
+    length = (tree.last - tree.first).astype(np.int64)
+    level = np.floor(np.log2(np.maximum(length, 1))).astype(np.int64)
+    out = np.empty((tree.node_count, 6), np.float32)
+    for k in np.unique(level):
+        sel = np.nonzero(level == k)[0]
+        s = tree.first[sel]
+        e = tree.last[sel] - (1 << int(k))
+        out[sel, :3] = np.minimum(lo_levels[k][s], lo_levels[k][e])
+        out[sel, 3:] = np.maximum(hi_levels[k][s], hi_levels[k][e])
+    tree.bounds = out
+
+
+__all__ = ["FlatTree", "build", "refit"]
