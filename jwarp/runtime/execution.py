@@ -8,8 +8,9 @@ launch's checks and rebinds the written arrays. Callers hold :data:`~jwarp.runti
 (taken once per launch by the entry points) from reading the buffers to rebinding them.
 
 **One program per signature.** A kernel compiled for a signature gets one XLA program, chosen at its
-first run: the donating one when donation is enabled, the kernel writes arrays, has no diagnostics,
-XLA can update the written buffers in place and the run itself may donate (no tape recording it, no
+first run: the donating one when donation is enabled, the kernel writes arrays (each held in one
+buffer: struct arrays, held as one buffer per field, are never donated), has no diagnostics, XLA can
+update the written buffers in place and the run itself may donate (no tape recording it, no
 ``verify_fp``); else the plain one. A later run that may not donate (a tape keeps the inputs, a
 buffer is referenced elsewhere) passes copies of the written buffers to the donating program instead
 of compiling the plain one; only a program that keeps being run that way (:data:`PLAIN_AFTER` runs)
@@ -98,7 +99,8 @@ class Program:
 
     def __init__(self, compiled: Any):
         self.compiled = compiled
-        self.written = tuple(enumerate(compiled.written))  # (output index, base index)
+        # (flat output index — a tuple of them for a struct array's per-field buffers —, base index)
+        self.written = written_outputs(compiled)
         self.x64 = compiled.uses_x64
         self.exe: Callable | None = None
         self.donates = False
@@ -106,7 +108,8 @@ class Program:
 
     def _choose(self, operands: list, may_donate: bool) -> Callable:
         compiled = self.compiled
-        if may_donate and config.donate_buffers and self.written and not compiled.diagnostic_keys:
+        if (may_donate and config.donate_buffers and self.written and not compiled.diagnostic_keys
+                and all(type(operands[b]) is concrete_array_type() for _, b in self.written)):
             exe = compiled.executable(donate=True, operands=operands)
             self.donates = exe is not compiled.executable()  # else XLA could not write in place
         else:
@@ -238,11 +241,23 @@ class PreparedLaunch:
             base._store(buf)
 
 
+def written_outputs(compiled: Any) -> tuple:
+    """``((flat output index, base index), ...)`` for the bases ``compiled`` writes; the index is a
+    tuple of indices for a base held as several buffers (a struct array's fields)."""
+    positions, _ = jax.tree_util.tree_unflatten(compiled.out_tree, list(range(compiled.out_tree.num_leaves)))
+    return tuple((positions[b], b) for b in compiled.written)
+
+
+def new_buffers(written: tuple, out: list) -> dict:
+    """``{base index: new buffer}`` from an executable's flat outputs."""
+    return {b: out[i] if type(i) is int else tuple(out[j] for j in i) for i, b in written}
+
+
 def rebind(roots: list, written: tuple, out: list) -> None:
-    """Give each written root array its new buffer (``written``: (output index, base index) pairs).
+    """Give each written root array its new buffer (``written``: see :func:`written_outputs`).
     The caller holds ``state_lock``."""
     for i, b in written:
-        roots[b]._store(out[i])
+        roots[b]._store(out[i] if type(i) is int else tuple(out[j] for j in i))
 
 
 def report_non_finite(kernel: Any, binding: Binding, new_bases: dict) -> None:
@@ -302,5 +317,5 @@ def check_alive(kernel: Any, binding: Binding, exc: Exception) -> None:
 
 
 __all__ = ["LaunchObserver", "PLAIN_AFTER", "PreparedLaunch", "Program", "add_observer", "buffers_held",
-           "check_alive", "check_sites", "concrete_array_type", "move_buffer", "program_of", "rebind",
-           "report_non_finite", "set_traced_launch", "sole_owners", "traced_launch"]
+           "check_alive", "check_sites", "concrete_array_type", "move_buffer", "new_buffers", "program_of", "rebind",
+           "report_non_finite", "set_traced_launch", "sole_owners", "traced_launch", "written_outputs"]
