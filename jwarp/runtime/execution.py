@@ -4,8 +4,9 @@ Every way of running a kernel — ``wp.launch``, launch plans (:mod:`jwarp.runti
 ``wp.Launch`` objects, adjoint launches, tape replay and graph capture — ends in
 :meth:`Program.run`, which enters 64-bit mode when the kernel needs it, decides whether the
 written buffers are donated and calls the executable; :meth:`PreparedLaunch.execute` adds the
-launch's checks and rebinds the written arrays. Callers hold :data:`~jwarp.runtime.locking.state_lock`
-(taken once per launch by the entry points) from reading the buffers to rebinding them.
+launch's checks and rebinds the written arrays. :data:`~jwarp.runtime.locking.state_lock` is held from
+reading the buffers to rebinding them: the entry points (``wp.launch``, ``Launch.launch``) take it
+once per launch; the fast paths (plans, Launch objects) rely on that, ``execute`` re-enters it.
 
 **One program per signature.** A kernel compiled for a signature gets one XLA program, chosen at its
 first run: the donating one when donation is enabled, the kernel writes arrays (each held in one
@@ -42,6 +43,7 @@ from jwarp import config
 from jwarp.runtime import storage
 from jwarp.runtime.binding import Binding
 from jwarp.runtime.device import Device
+from jwarp.runtime.locking import state_lock
 
 # Runs of a donating program that had to copy their written buffers before the plain program is
 # built too (a launch pattern that can rarely donate pays one compile instead of a copy per run).
@@ -198,22 +200,23 @@ class PreparedLaunch:
 
     def execute(self, record: bool = True) -> None:
         """Run the launch and rebind the written arrays (after its checks passed); ``record``: tell
-        the observers (the tape). The caller holds ``state_lock``."""
-        buffers = self.input_buffers()
-        may_donate = self._may_donate(record)
-        try:
-            flat = self.program.run(buffers, self.binding.values, may_donate)
-        except Exception as exc:
-            check_alive(self.kernel, self.binding, exc)
-            raise
-        new_bases, diagnostics = self.compiled.split_outputs(flat)
-        check_sites(self.kernel.key, self.compiled.sites, diagnostics)
-        if config.verify_fp:
-            report_non_finite(self.kernel, self.binding, new_bases)
-        if record:
-            for observer in _observers:
-                observer.launched(self, buffers, new_bases, diagnostics)
-        self.commit(new_bases)
+        the observers (the tape). Holds ``state_lock`` (re-entered when the caller holds it)."""
+        with state_lock:
+            buffers = self.input_buffers()
+            may_donate = self._may_donate(record)
+            try:
+                flat = self.program.run(buffers, self.binding.values, may_donate)
+            except Exception as exc:
+                check_alive(self.kernel, self.binding, exc)
+                raise
+            new_bases, diagnostics = self.compiled.split_outputs(flat)
+            check_sites(self.kernel.key, self.compiled.sites, diagnostics)
+            if config.verify_fp:
+                report_non_finite(self.kernel, self.binding, new_bases)
+            if record:
+                for observer in _observers:
+                    observer.launched(self, buffers, new_bases, diagnostics)
+            self.commit(new_bases)
 
     def run(self, record_tape: bool = True) -> None:
         """:meth:`execute` (the name launch objects of every kind share)."""
@@ -221,8 +224,9 @@ class PreparedLaunch:
 
     def evaluate(self) -> tuple[list, dict, dict]:
         """Run without changing any array: (buffers read, {base index: new buffer}, diagnostics)."""
-        buffers = self.input_buffers()
-        flat = self.program.run(list(buffers), self.binding.values, may_donate=False)
+        with state_lock:
+            buffers = self.input_buffers()
+            flat = self.program.run(list(buffers), self.binding.values, may_donate=False)
         new_bases, diagnostics = self.compiled.split_outputs(flat)
         return buffers, new_bases, diagnostics
 
