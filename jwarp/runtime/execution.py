@@ -202,21 +202,25 @@ class PreparedLaunch:
         """Run the launch and rebind the written arrays (after its checks passed); ``record``: tell
         the observers (the tape). Holds ``state_lock`` (re-entered when the caller holds it)."""
         with state_lock:
-            buffers = self.input_buffers()
-            may_donate = self._may_donate(record)
-            try:
-                flat = self.program.run(buffers, self.binding.values, may_donate)
-            except Exception as exc:
-                check_alive(self.kernel, self.binding, exc)
-                raise
-            new_bases, diagnostics = self.compiled.split_outputs(flat)
-            check_sites(self.kernel.key, self.compiled.sites, diagnostics)
-            if config.verify_fp:
-                report_non_finite(self.kernel, self.binding, new_bases)
-            if record:
-                for observer in _observers:
-                    observer.launched(self, buffers, new_bases, diagnostics)
-            self.commit(new_bases)
+            self._execute_locked(record)
+
+    def _execute_locked(self, record: bool) -> None:
+        """:meth:`execute`, for a caller that holds ``state_lock``."""
+        buffers = self.input_buffers()
+        may_donate = self._may_donate(record)
+        try:
+            flat = self.program.run(buffers, self.binding.values, may_donate)
+        except Exception as exc:
+            check_alive(self.kernel, self.binding, exc)
+            raise
+        new_bases, diagnostics = self.compiled.split_outputs(flat)
+        check_sites(self.kernel.key, self.compiled.sites, diagnostics)
+        if config.verify_fp:
+            report_non_finite(self.kernel, self.binding, new_bases)
+        if record:
+            for observer in _observers:
+                observer.launched(self, buffers, new_bases, diagnostics)
+        self.commit(new_bases)
 
     def run(self, record_tape: bool = True) -> None:
         """:meth:`execute` (the name launch objects of every kind share)."""
