@@ -27,10 +27,10 @@ LAUNCH_STACK = (
     "launch_config", "modules", "preparation", "read_flags", "tape", "tape_chain", "tape_state", "tape_view",
 )
 # Ceilings for what is left elsewhere in the runtime (lower them as cycles are broken; never raise):
-# the array module family (array <-> creation/indexed/copying) and the device family
-# (device <-> streams/access/mempool) are the remaining cycles.
+# the array module family (array <-> creation/indexed/copying) is the remaining cycle; kernel.py and
+# overloads.py import each other inside functions.
 MAX_RUNTIME_CYCLE = 4
-MAX_FUNCTION_LOCAL_IMPORTS = 12
+MAX_FUNCTION_LOCAL_IMPORTS = 5  # runtime modules imported inside runtime functions
 
 
 def _imports(path: Path) -> list[str]:
@@ -54,8 +54,8 @@ def test_layering():
     assert not problems, "\n".join(problems)
 
 
-def _function_local_imports(path: Path) -> list[ast.AST]:
-    """jwarp imports made inside function bodies of ``path``."""
+def _function_local_imports(path: Path, prefix: str = "jwarp") -> list[ast.AST]:
+    """Imports of modules under ``prefix`` made inside function bodies of ``path``."""
     tree = ast.parse(path.read_text())
     inner = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
              for n in ast.walk(f) if isinstance(n, (ast.Import, ast.ImportFrom))}
@@ -64,7 +64,7 @@ def _function_local_imports(path: Path) -> list[ast.AST]:
         if id(node) not in inner:
             continue
         name = node.module if isinstance(node, ast.ImportFrom) else node.names[0].name
-        if name and name.startswith("jwarp"):
+        if name and (name == prefix or name.startswith(prefix + ".")):
             out.append(node)
     return out
 
@@ -134,10 +134,11 @@ def test_no_function_local_imports_to_dodge_cycles():
     runtime = PACKAGE / "runtime"
     stack = [f"{m}.py: line {n.lineno}" for m in LAUNCH_STACK for n in _function_local_imports(runtime / f"{m}.py")]
     assert not stack, "function-local imports in the launch stack:\n" + "\n".join(stack)
-    total = sum(len(_function_local_imports(p)) for p in runtime.rglob("*.py"))
-    assert total <= MAX_FUNCTION_LOCAL_IMPORTS, (
-        f"{total} function-local jwarp imports in jwarp/runtime (ceiling {MAX_FUNCTION_LOCAL_IMPORTS}): import "
-        "at module level, or move the code to the layer it belongs to"
+    found = [f"{p.name}: line {n.lineno}" for p in runtime.rglob("*.py")
+             for n in _function_local_imports(p, "jwarp.runtime")]
+    assert len(found) <= MAX_FUNCTION_LOCAL_IMPORTS, (
+        f"{len(found)} runtime modules imported inside runtime functions (ceiling {MAX_FUNCTION_LOCAL_IMPORTS}): "
+        "import at module level, or move the code to the layer it belongs to\n" + "\n".join(found)
     )
 
 

@@ -72,12 +72,7 @@ def memory_kind(value: Any) -> MemoryKind:
 
 def peer_access_enabled(owner: Device, accessor: Device) -> bool:
     """Whether ``accessor`` may read ``owner``'s device memory (``wp.set_peer_access_enabled``)."""
-    try:
-        from jwarp.runtime import mempool
-    except ImportError:
-        return False
-    query = getattr(mempool, "is_peer_access_enabled", None)
-    return bool(query(owner, accessor)) if query is not None else False
+    return owner.peer_access_enabled(accessor)
 
 
 def _classify(value: Any, device: Device) -> _Access:

@@ -121,8 +121,7 @@ class Launch:
         """Record this launch, with its current parameters, into the open graph capture."""
         if self.adjoint:
             capture.refuse(f"The adjoint launch of kernel '{self.kernel.key}'")
-        record_in_capture(self.kernel, self._dim, list(self.fwd_args), self.device, self.block_dim,
-                              self.max_blocks)
+        record_in_capture(self.kernel, self._dim, list(self.fwd_args), self.device, self.block_dim, self.max_blocks)
 
     def _slow_launch(self) -> None:
         if self.bounds.size == 0:
@@ -131,7 +130,7 @@ class Launch:
             adjoint_launch(self.kernel, self._dim, self.fwd_args, self.adj_args, self.device, self.block_dim)
             return
         prepared = self._prepare()
-        prepared.execute(record=False)
+        prepared.run(record_tape=False)  # (a traced launch inside jax.jit has run() only)
         self._build()
 
     def _prepare(self) -> Any:

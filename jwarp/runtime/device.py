@@ -39,6 +39,14 @@ import jax
 
 from jwarp import config
 
+# The type of a device's default stream, registered by jwarp.runtime.streams (which builds on this module).
+_stream_type: list = []
+
+
+def register_stream_type(stream_type: type) -> None:
+    """Called by :mod:`jwarp.runtime.streams` with its ``Stream`` class."""
+    _stream_type[:] = [stream_type]
+
 
 class Device:
     """A place where arrays live and kernels run; wraps one ``jax.Device``.
@@ -126,9 +134,9 @@ class Device:
         if not self.is_cuda:
             raise RuntimeError(f"Device {self} is not a CUDA device")
         if self._stream is None:
-            from jwarp.runtime.streams import Stream
-
-            self._stream = Stream(self)
+            if not _stream_type:
+                raise RuntimeError("device streams need jwarp.runtime.streams (import jwarp)")
+            self._stream = _stream_type[0](self)
         return self._stream
 
     @stream.setter
@@ -156,10 +164,22 @@ class Device:
         if self.is_cuda and other.is_cpu:
             return self.is_cpu_memory_access_from_gpu_supported
         if self.is_cuda and other.is_cuda:
-            from jwarp.runtime.access import peer_access_enabled
-
-            return peer_access_enabled(other, self)
+            return other.peer_access_enabled(self)
         return False
+
+    def access_table(self, kind: str) -> dict[str, bool]:
+        """``{peer alias: enabled}``: the peer-access (``kind="peer"``) or pool-access (``"mempool"``)
+        settings recorded on this device by ``wp.set_peer_access_enabled`` / ``wp.set_mempool_access_enabled``
+        (devices belong to one registry, so simulated devices start with fresh settings)."""
+        tables = self.__dict__.setdefault("_access_tables", {})
+        return tables.setdefault(kind, {})
+
+    def peer_access_enabled(self, accessor: Device) -> bool:
+        """Whether ``accessor`` may use this device's memory: always for the same device, between
+        CUDA devices as recorded by ``wp.set_peer_access_enabled`` (initially False, CUDA's default)."""
+        if not self.is_cuda or not accessor.is_cuda:
+            return False
+        return accessor is self or self.access_table("peer").get(accessor.alias, False)
 
     def make_current(self) -> None:
         """Warp makes the device's CUDA context current; jwarp has no contexts (no-op)."""

@@ -4,12 +4,14 @@ Every way of running a kernel — ``wp.launch``, launch plans (:mod:`jwarp.runti
 ``wp.Launch`` objects, adjoint launches, tape replay and graph capture — ends in
 :meth:`Program.run`, which enters 64-bit mode when the kernel needs it, decides whether the
 written buffers are donated and calls the executable; :meth:`PreparedLaunch.execute` adds the
-launch's checks and rebinds the written arrays. Callers hold :data:`~jwarp.runtime.locking.state_lock`
-(taken once per launch by the entry points) from reading the buffers to rebinding them.
+launch's checks and rebinds the written arrays. :data:`~jwarp.runtime.locking.state_lock` is held from
+reading the buffers to rebinding them: the entry points (``wp.launch``, ``Launch.launch``) take it
+once per launch; the fast paths (plans, Launch objects) rely on that, ``execute`` re-enters it.
 
 **One program per signature.** A kernel compiled for a signature gets one XLA program, chosen at its
-first run: the donating one when donation is enabled, the kernel writes arrays, has no diagnostics,
-XLA can update the written buffers in place and the run itself may donate (no tape recording it, no
+first run: the donating one when donation is enabled, the kernel writes arrays (each held in one
+buffer: struct arrays, held as one buffer per field, are never donated), has no diagnostics, XLA can
+update the written buffers in place and the run itself may donate (no tape recording it, no
 ``verify_fp``); else the plain one. A later run that may not donate (a tape keeps the inputs, a
 buffer is referenced elsewhere) passes copies of the written buffers to the donating program instead
 of compiling the plain one; only a program that keeps being run that way (:data:`PLAIN_AFTER` runs)
@@ -41,6 +43,7 @@ from jwarp import config
 from jwarp.runtime import memory_budget, storage
 from jwarp.runtime.binding import Binding
 from jwarp.runtime.device import Device
+from jwarp.runtime.locking import state_lock
 
 # Runs of a donating program that had to copy their written buffers before the plain program is
 # built too (a launch pattern that can rarely donate pays one compile instead of a copy per run).
@@ -98,7 +101,8 @@ class Program:
 
     def __init__(self, compiled: Any):
         self.compiled = compiled
-        self.written = tuple(enumerate(compiled.written))  # (output index, base index)
+        # (flat output index — a tuple of them for a struct array's per-field buffers —, base index)
+        self.written = written_outputs(compiled)
         self.x64 = compiled.uses_x64
         self.exe: Callable | None = None
         self.donates = False
@@ -106,7 +110,8 @@ class Program:
 
     def _choose(self, operands: list, may_donate: bool) -> Callable:
         compiled = self.compiled
-        if may_donate and config.donate_buffers and self.written and not compiled.diagnostic_keys:
+        if (may_donate and config.donate_buffers and self.written and not compiled.diagnostic_keys
+                and all(type(operands[b]) is concrete_array_type() for _, b in self.written)):
             exe = compiled.executable(donate=True, operands=operands)
             self.donates = exe is not compiled.executable()  # else XLA could not write in place
         else:
@@ -195,7 +200,12 @@ class PreparedLaunch:
 
     def execute(self, record: bool = True) -> None:
         """Run the launch and rebind the written arrays (after its checks passed); ``record``: tell
-        the observers (the tape). The caller holds ``state_lock``."""
+        the observers (the tape). Holds ``state_lock`` (re-entered when the caller holds it)."""
+        with state_lock:
+            self._execute_locked(record)
+
+    def _execute_locked(self, record: bool) -> None:
+        """:meth:`execute`, for a caller that holds ``state_lock``."""
         buffers = self.input_buffers()
         may_donate = self._may_donate(record)
         try:
@@ -219,8 +229,9 @@ class PreparedLaunch:
 
     def evaluate(self) -> tuple[list, dict, dict]:
         """Run without changing any array: (buffers read, {base index: new buffer}, diagnostics)."""
-        buffers = self.input_buffers()
-        flat = self.program.run(list(buffers), self.binding.values, may_donate=False)
+        with state_lock:
+            buffers = self.input_buffers()
+            flat = self.program.run(list(buffers), self.binding.values, may_donate=False)
         new_bases, diagnostics = self.compiled.split_outputs(flat)
         return buffers, new_bases, diagnostics
 
@@ -239,11 +250,23 @@ class PreparedLaunch:
             base._store(buf)
 
 
+def written_outputs(compiled: Any) -> tuple:
+    """``((flat output index, base index), ...)`` for the bases ``compiled`` writes; the index is a
+    tuple of indices for a base held as several buffers (a struct array's fields)."""
+    positions, _ = jax.tree_util.tree_unflatten(compiled.out_tree, list(range(compiled.out_tree.num_leaves)))
+    return tuple((positions[b], b) for b in compiled.written)
+
+
+def new_buffers(written: tuple, out: list) -> dict:
+    """``{base index: new buffer}`` from an executable's flat outputs."""
+    return {b: out[i] if type(i) is int else tuple(out[j] for j in i) for i, b in written}
+
+
 def rebind(roots: list, written: tuple, out: list) -> None:
-    """Give each written root array its new buffer (``written``: (output index, base index) pairs).
+    """Give each written root array its new buffer (``written``: see :func:`written_outputs`).
     The caller holds ``state_lock``."""
     for i, b in written:
-        roots[b]._store(out[i])
+        roots[b]._store(out[i] if type(i) is int else tuple(out[j] for j in i))
 
 
 def report_non_finite(kernel: Any, binding: Binding, new_bases: dict) -> None:
@@ -303,5 +326,5 @@ def check_alive(kernel: Any, binding: Binding, exc: Exception) -> None:
 
 
 __all__ = ["LaunchObserver", "PLAIN_AFTER", "PreparedLaunch", "Program", "add_observer", "buffers_held",
-           "check_alive", "check_sites", "concrete_array_type", "move_buffer", "program_of", "rebind",
-           "report_non_finite", "set_traced_launch", "sole_owners", "traced_launch"]
+           "check_alive", "check_sites", "concrete_array_type", "move_buffer", "new_buffers", "program_of", "rebind",
+           "report_non_finite", "set_traced_launch", "sole_owners", "traced_launch", "written_outputs"]

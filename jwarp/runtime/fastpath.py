@@ -32,7 +32,7 @@ from jwarp.lang import composites
 from jwarp.runtime.array import array
 from jwarp.runtime.binding import convert_value, device_constant
 from jwarp.runtime.differentiable import has_dynamic_loops
-from jwarp.runtime.execution import PreparedLaunch, concrete_array_type, program_of, rebind
+from jwarp.runtime.execution import PreparedLaunch, concrete_array_type, new_buffers, program_of, rebind
 from jwarp.runtime.tape_chain import LaunchRecord
 
 _HASHABLE_SCALARS = {float, int, bool, np.bool_, *(np.dtype(c).type for c in "bBhHiIlLqQefd")}
@@ -191,7 +191,7 @@ class Plan:
         out = self._call(bufs, values, False)
         if out is None:
             return False
-        new = {b: out[i] for i, b in self.written}
+        new = new_buffers(self.written, out)
         if any(r._grad is not None for r in roots):
             tape.launches.append(LaunchRecord(
                 kernel=self.kernel, compiled=self.compiled, bases=roots, in_bufs=bufs, out_bufs=new, values=values,

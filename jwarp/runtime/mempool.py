@@ -41,15 +41,6 @@ def _pool_device(device: DeviceLike) -> Device:
     return device
 
 
-def _access_table(target: Device, kind: str) -> dict[str, bool]:
-    """``{peer alias: enabled}`` recorded on the target device (devices belong to one registry,
-    so simulated devices start with fresh settings)."""
-    name = f"_{kind}_access"
-    if not hasattr(target, name):
-        setattr(target, name, {})
-    return getattr(target, name)
-
-
 def _memory_stats(device: Device) -> dict:
     if device.is_simulated:
         return {}
@@ -140,7 +131,7 @@ def _access_enabled(table: str, target_device: DeviceLike, peer_device: DeviceLi
     target, peer = get_device(target_device), get_device(peer_device)
     if not target.is_cuda or not peer.is_cuda:
         return False
-    return target is peer or _access_table(target, table).get(peer.alias, False)
+    return target is peer or target.access_table(table).get(peer.alias, False)
 
 
 def _set_access(table: str, what: str, target_device: DeviceLike, peer_device: DeviceLike, enable: bool) -> None:
@@ -150,7 +141,7 @@ def _set_access(table: str, what: str, target_device: DeviceLike, peer_device: D
             raise ValueError(f"{what} is only supported between CUDA devices")
         return
     if target is not peer:
-        _access_table(target, table)[peer.alias] = bool(enable)
+        target.access_table(table)[peer.alias] = bool(enable)
 
 
 def is_peer_access_enabled(target_device: DeviceLike, peer_device: DeviceLike) -> bool:

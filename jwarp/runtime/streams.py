@@ -28,7 +28,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from jwarp.runtime.device import Device, DeviceLike, ScopedDevice, get_device, registry
+from jwarp.runtime.device import Device, DeviceLike, ScopedDevice, get_device, register_stream_type, registry
 
 _handles = itertools.count(1)
 
@@ -238,3 +238,6 @@ class ScopedStream:
         if self.stream is not None:
             self.device.set_stream(self.saved_stream, self.sync_exit)
             self.device_scope.__exit__(*exc)
+
+
+register_stream_type(Stream)

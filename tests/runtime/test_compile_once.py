@@ -135,3 +135,34 @@ def test_taped_loops_keep_one_program():
     assert later == 0
     assert len(tape.launches) == execution.PLAIN_AFTER + 5
     np.testing.assert_array_equal(a.numpy(), np.full(16, execution.PLAIN_AFTER + 5.0))
+
+
+@wp.struct
+class _Particle:
+    x: float
+    v: float
+
+
+@wp.kernel
+def _step(p: wp.array(dtype=_Particle)):
+    i = wp.tid()
+    q = p[i]
+    q.x = q.x + q.v
+    p[i] = q
+
+
+def test_struct_arrays_keep_one_program():
+    """Struct arrays (one buffer per field) are never donated: their kernels get the plain program
+    at once, and no launch compiles again."""
+    kernel = _fresh(_step)
+    particles = []
+    for i in range(8):
+        q = _Particle()
+        q.x, q.v = 0.0, float(i)
+        particles.append(q)
+    p = wp.array(particles, dtype=_Particle)
+    wp.launch(kernel, 8, inputs=[p])
+    runs = execution.PLAIN_AFTER + 4
+    later = _compiles_of(lambda: [wp.launch(kernel, 8, inputs=[p]) for _ in range(runs)])  # plans rebind fields
+    assert later == 0
+    np.testing.assert_array_equal(p.numpy()["x"], np.arange(8) * (runs + 1.0))
