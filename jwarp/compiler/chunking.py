@@ -61,6 +61,7 @@ def lower_chunked(
     for extent in grid:
         total *= extent
     n_chunks = -(-total // chunk)
+    index_dtype = jnp.int64 if total + chunk > 2**31 - 1 else jnp.int32  # flat thread ids past int32 (2^31+ threads)
     n_slots = len(slots)
     initial: dict[str, Any] = {"oob": jnp.asarray(-1, jnp.int32)} if debug else {}
     while True:  # a second pass when the body creates accumulators (loop trip counts)
@@ -70,8 +71,8 @@ def lower_chunked(
             planes, accs = carry
             fresh = [SlotState(s.dtype, s.shape, list(p)) for s, p in zip(slots, planes)]
             ctx = make_context((chunk,), fresh)
-            flat = c * chunk + lax.iota(jnp.int32, chunk)
-            ctx.thread_coords = thread_coords(flat, grid, kernel_dim)
+            flat = c.astype(index_dtype) * chunk + lax.iota(index_dtype, chunk)
+            ctx.thread_coords = tuple(x.astype(jnp.int32) for x in thread_coords(flat, grid, kernel_dim))
             run_body(ctx, flat < total if total % chunk else None)
             seen["ctx"] = ctx
             seen["new"] = {k: v for k, v in ctx.accumulators.items() if k not in accs}

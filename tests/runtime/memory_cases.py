@@ -93,6 +93,21 @@ def case_huge_atomic_launch_peak_memory() -> None:
     assert peak <= 1 << 30, f"peak memory {peak / 2**20:.0f} MiB"
 
 
+
+def case_more_threads_than_int32() -> None:
+    """2^31 + 2^16 threads (dim=(65536, 32769)): chunked flat thread ids go past int32."""
+    @wp.kernel
+    def hist2(h: wp.array(dtype=int)):
+        i, j = wp.tid()
+        wp.atomic_add(h, (i + j) % 16, 1)
+
+    h = wp.zeros(16, dtype=int)
+    wp.launch(hist2, dim=(65536, 32769), inputs=[h])
+    rows, cols = np.bincount(np.arange(65536) % 16, minlength=16), np.bincount(np.arange(32769) % 16, minlength=16)
+    expected = np.array([sum(rows[r] * cols[(k - r) % 16] for r in range(16)) for k in range(16)])
+    np.testing.assert_array_equal(h.numpy(), expected)
+
+
 if __name__ == "__main__":
     globals()["case_" + sys.argv[1]]()
     print("OK")

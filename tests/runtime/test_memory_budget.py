@@ -4,6 +4,7 @@ dim and setting. Huge-grid cases run in a child process with a timeout (``memory
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +28,12 @@ def test_case_in_child_process(case):
     except subprocess.TimeoutExpired:
         pytest.fail(f"{case}: did not finish within 300 s")
     assert done.returncode == 0 and done.stdout.strip().endswith("OK"), done.stderr[-3000:]
+
+
+@pytest.mark.skipif(not os.environ.get("JWARP_SLOW_TESTS"), reason="2^31 threads: about a minute on 2 cores; "
+                    "set JWARP_SLOW_TESTS=1")
+def test_more_threads_than_int32_in_child_process():
+    test_case_in_child_process("more_threads_than_int32")
 
 
 def test_chunk_for_fits_the_budget():
