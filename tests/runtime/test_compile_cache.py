@@ -31,7 +31,9 @@ SCRIPT = textwrap.dedent(
 def _run(tmp_path, mode):
     script = tmp_path / "cache_probe.py"
     script.write_text(SCRIPT)
-    env = {**os.environ, "JWARP_CACHE_PATH": str(tmp_path / "cache")}
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {**os.environ, "JWARP_CACHE_PATH": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}  # the probe runs from tmp_path
     out = subprocess.run([sys.executable, str(script), mode], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     return out.stdout.split()
