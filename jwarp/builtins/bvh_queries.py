@@ -257,6 +257,7 @@ def mesh_query_aabb_next(call: Call, query: Value, index: Value) -> Value:
     return _next(call, query, index, None, mesh_kind=True)
 
 
-__all__ = ["advance", "BvhQuery", "MeshQuery", "MeshQueryAABB", "bvh_query_aabb", "bvh_query_capsule", "bvh_query_next", "bvh_query_ray",
+__all__ = ["BvhQuery", "MeshQuery", "MeshQueryAABB", "advance", "bvh_query_aabb", "bvh_query_capsule", "bvh_query_next",
+           "bvh_query_ray",
            "bvh_query_sphere", "mesh_get_bvh", "mesh_query_aabb", "mesh_query_aabb_next", "mesh_query_next",
            "mesh_query_sphere"]
