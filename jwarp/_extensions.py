@@ -22,6 +22,7 @@ _EXPORTS = {
     "jwarp.builtins.mesh_ray_queries": ["MeshQueryRay"],
     "jwarp.runtime.geometry.bvh": ["Bvh"],
     "jwarp.builtins.bvh_queries": ["BvhQuery", "MeshQuery", "MeshQueryAABB"],
+    "jwarp.builtins.tile_geometry_queries": ["BvhQueryTiled", "MeshQueryAABBTiled"],
     "jwarp.autograd": [],  # importing it makes ``wp.autograd`` available
     "jwarp.runtime.capture": ["ScopedCapture", "capture_begin", "capture_end", "capture_launch", "Graph",
                                "capture_if", "capture_while", "CaptureMode", "is_conditional_graph_supported",

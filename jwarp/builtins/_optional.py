@@ -3,7 +3,8 @@
 import importlib
 
 for _name in ("vector_math", "quaternion", "transform", "spatial", "random", "noise", "hash_grid", "geometry_primitives",
-              "mesh_point_queries", "mesh_ray_queries", "bvh_queries"):
+              "mesh_point_queries", "mesh_ray_queries", "bvh_queries",
+              "tile_geometry_queries"):
     try:
         importlib.import_module(f"jwarp.builtins.{_name}")
     except ModuleNotFoundError as exc:  # a group not written yet

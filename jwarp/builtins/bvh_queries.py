@@ -191,13 +191,9 @@ def _sphere_triangle(view: MeshView, q: dict, prim: Any) -> Any:
     return tm.dot(d, d) <= q["radius_sq"]
 
 
-def _next(call: Call, query: Value, index: Value, max_dist: Value | None, mesh_kind: bool) -> Value:
-    qtype = MeshQuery if mesh_kind else BvhQuery
-    if query.type is not qtype or not scalars.is_int(index.type):
-        raise call.no_overload(query, index)
-    q = dict(zip(_FIELDS, (full(call, x) for x in leaves_of(query))))
-    limit = jnp.float32(jnp.inf) if max_dist is None else full(call, max_dist.data, jnp.float32)
-    run0 = active(call)
+def advance(call: Call, q: dict, run0: Any, mesh_kind: bool, limit: Any, need: Any = None) -> tuple:
+    """Walk each running lane's query ``q`` (lane arrays by field) to its ``need``-th next result
+    (default: the next one). Returns (node to resume from, last result index, found mask)."""
     kinds = ("mesh",) if mesh_kind else ("bvh", "mesh")
     node, last, found = q["node"], q["index"], jnp.zeros_like(run0)
     for handle, selected in _bound(call, q["owner"], kinds, "Mesh" if mesh_kind else "Bvh"):
@@ -209,19 +205,32 @@ def _next(call: Call, query: Value, index: Value, max_dist: Value | None, mesh_k
             return _node_test(s, s["kind"], lower, upper, s["limit"])
 
         def leaf(s: dict, prim: Any, take: Any) -> tuple:
-            ok = jnp.ones_like(take)
+            ok = take
             if mesh_kind:
-                ok = jnp.where(s["kind"] == SPHERE, _sphere_triangle(view, s, prim), ok)
-            s = dict(s, index=jnp.where(take & ok, prim, s["index"]))
-            return s, ok
+                ok = ok & jnp.where(s["kind"] == SPHERE, _sphere_triangle(view, s, prim), True)
+            last_one = ok & (s["need"] <= 1)
+            s = dict(s, index=jnp.where(ok, prim, s["index"]), need=s["need"] - ok.astype(jnp.int32))
+            return s, last_one
 
         state = {k: q[k] for k in _FIELDS if k != "owner"}
         state["limit"] = limit
+        state["need"] = jnp.ones_like(q["node"]) if need is None else need
         s = walk(tree, state, run, enter, leaf, stop_on_accept=True)
         mine = run if selected is None else selected
         node = jnp.where(mine, s["node"], node)
         last = jnp.where(mine, s["index"], last)
         found = jnp.where(mine, s["found"], found)
+    return node, last, found
+
+
+def _next(call: Call, query: Value, index: Value, max_dist: Value | None, mesh_kind: bool) -> Value:
+    qtype = MeshQuery if mesh_kind else BvhQuery
+    if query.type is not qtype or not scalars.is_int(index.type):
+        raise call.no_overload(query, index)
+    q = dict(zip(_FIELDS, (full(call, x) for x in leaves_of(query))))
+    limit = jnp.float32(jnp.inf) if max_dist is None else full(call, max_dist.data, jnp.float32)
+    run0 = active(call)
+    node, last, found = advance(call, q, run0, mesh_kind, limit)
     q["node"], q["index"] = jnp.where(run0, node, q["node"]), jnp.where(run0 & found, last, q["index"])
     call.assign_back(0, value_from_leaves(qtype, [q[f] for f in _FIELDS]))
     write_back(call, 1, index, [last], found)
@@ -248,6 +257,7 @@ def mesh_query_aabb_next(call: Call, query: Value, index: Value) -> Value:
     return _next(call, query, index, None, mesh_kind=True)
 
 
-__all__ = ["BvhQuery", "MeshQuery", "MeshQueryAABB", "bvh_query_aabb", "bvh_query_capsule", "bvh_query_next", "bvh_query_ray",
+__all__ = ["BvhQuery", "MeshQuery", "MeshQueryAABB", "advance", "bvh_query_aabb", "bvh_query_capsule", "bvh_query_next",
+           "bvh_query_ray",
            "bvh_query_sphere", "mesh_get_bvh", "mesh_query_aabb", "mesh_query_aabb_next", "mesh_query_next",
            "mesh_query_sphere"]

@@ -355,5 +355,6 @@ def mesh_query_point_sign_parity(call: Call, mesh: Value, point: Value, max_dist
     return _finish(call, _point_query(call, mesh, point, max_dist, "parity", extra), outs, 3)
 
 
-__all__ = ["MeshQueryPoint", "mesh_query_point_sign_parity", "mesh_query_furthest_point_no_sign", "mesh_query_point", "mesh_query_point_no_sign",
+__all__ = ["MeshQueryPoint", "mesh_query_furthest_point_no_sign", "mesh_query_point", "mesh_query_point_no_sign",
+           "mesh_query_point_sign_parity",
            "mesh_query_point_sign_normal", "mesh_query_point_sign_winding_number"]

@@ -49,14 +49,23 @@ def _safe_rcp(direction: tuple) -> tuple:
     return tuple(1.0 / jnp.where(d == 0, tiny, d) for d in direction)
 
 
+_RAY_KEYS = ("ox", "oy", "oz", "dx", "dy", "dz", "rx", "ry", "rz")
+_SETUP_KEYS = ("kx", "ky", "kz", "shx", "shy", "shz")
+
+
 def _ray_state(start: tuple, direction: tuple, rcp: tuple) -> dict:
-    """A ray's lane arrays as walk state (lanes are repacked during walks, so callbacks read them there)."""
-    keys = ("sx", "sy", "sz", "dx", "dy", "dz", "rx", "ry", "rz")
-    return dict(zip(keys, (*start, *direction, *rcp)))
+    """A ray's lane arrays (and its triangle-test constants) as walk state: lanes are repacked
+    during walks, so callbacks read them there."""
+    return {**dict(zip(_RAY_KEYS, (*start, *direction, *rcp))), **dict(zip(_SETUP_KEYS, tm.ray_setup(direction)))}
 
 
 def _ray_of(s: dict) -> tuple:
-    return (s["sx"], s["sy"], s["sz"]), (s["dx"], s["dy"], s["dz"]), (s["rx"], s["ry"], s["rz"])
+    return (s["ox"], s["oy"], s["oz"]), (s["dx"], s["dy"], s["dz"]), (s["rx"], s["ry"], s["rz"])
+
+
+def _hit(s: dict, a: tuple, b: tuple, c: tuple) -> tuple:
+    start, direction, _ = _ray_of(s)
+    return tm.intersect_ray_triangle(start, direction, a, b, c, tuple(s[k] for k in _SETUP_KEYS))
 
 
 def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run: Any, robust: Any = None) -> dict:
@@ -77,7 +86,7 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
 
     def leaf(s: dict, prim: Any, take: Any) -> tuple:
         a, b, c = view.corners(prim)
-        hit, t, _, _, sign = tm.intersect_ray_triangle(*_ray_of(s)[:2], a, b, c)
+        hit, t, _, _, sign = _hit(s, a, b, c)
         better = take & hit & (t < s["t"]) & (t >= 0)
         s = dict(s, t=jnp.where(better, t, s["t"]), face=jnp.where(better, prim, s["face"]),
                  sign=jnp.where(better, sign, s["sign"]), hit=s["hit"] | better)
@@ -132,7 +141,7 @@ def count_hits(view: MeshView, start: tuple, direction: tuple, run: Any) -> Any:
 
     def leaf(s: dict, prim: Any, take: Any) -> tuple:
         a, b, c = view.corners(prim)
-        hit, t, _, _, _ = tm.intersect_ray_triangle(*_ray_of(s)[:2], a, b, c)
+        hit, t, _, _, _ = _hit(s, a, b, c)
         counted = take & hit & (t >= 0)
         return dict(s, count=s["count"] + counted.astype(jnp.int32)), counted
 
@@ -177,7 +186,7 @@ def mesh_query_ray_anyhit(call: Call, mesh: Value, start: Value, dir: Value, max
 
         def leaf(s: dict, prim: Any, take: Any) -> tuple:
             a, b, c = view.corners(prim)
-            hit, t, _, _, _ = tm.intersect_ray_triangle(*_ray_of(s)[:2], a, b, c)
+            hit, t, _, _, _ = _hit(s, a, b, c)
             return s, take & hit & (t < s["limit"]) & (t >= 0)
 
         run = run0 if selected is None else run0 & selected

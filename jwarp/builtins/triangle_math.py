@@ -8,7 +8,7 @@ Semantics follow Warp 1.19's native geometry:
 
 - :func:`closest_point_to_triangle`: Ericson's Voronoi-region test, returning the barycentric
   weights ``(u, v)`` of vertices ``a`` and ``b``.
-- :func:`intersect_ray_triangle`: the watertight test of Woop et al. (JCGT 2013) with error-free
+- :func:`intersect_ray_triangle`: the watertight test of Woop et al. (JCGT 2013) with float64
   2x2 determinants and a float64 retry on zero determinants, as Warp's ``intersect_ray_tri_woop``.
 - :func:`ray_box_entry`: the slab test (a "robust" variant for rays with zero components).
 
@@ -26,7 +26,6 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from jwarp.builtins.geometry_primitives import _diff_product
 
 Vec = tuple
 
@@ -167,17 +166,25 @@ def _pick(v: Vec, axis: Any) -> Any:
     return jnp.where(axis == 0, v[0], jnp.where(axis == 1, v[1], v[2]))
 
 
-def intersect_ray_triangle(start: Vec, direction: Vec, a: Vec, b: Vec, c: Vec) -> tuple:
-    """(hit, t, u, v, sign) of a ray and triangle ``abc`` (Warp's ``intersect_ray_tri_woop``);
-    ``sign`` is the determinant (positive when the ray meets the front of a counter-clockwise face)."""
+def ray_setup(direction: Vec) -> tuple:
+    """The per-ray constants of Woop's test: the axes ``(kx, ky, kz)`` (``kz`` the dominant one,
+    first on ties) and the shear ``(sx, sy, sz)``; compute once per ray, test many triangles."""
     ax_, ay_, az_ = (jnp.abs(x) for x in direction)
-    kz = jnp.where(az_ > jnp.maximum(ax_, ay_), 2, jnp.where(ay_ > ax_, 1, 0))
+    kz = jnp.where(az_ > jnp.maximum(ax_, ay_), 2, jnp.where(ay_ > ax_, 1, 0)).astype(jnp.int32)
     kx = jnp.where(kz == 2, 0, kz + 1)
     ky = jnp.where(kx == 2, 0, kx + 1)
-    flip = _pick(direction, kz) < 0
-    kx, ky = jnp.where(flip, ky, kx), jnp.where(flip, kx, ky)
     dz = _pick(direction, kz)
-    sx, sy, sz = _pick(direction, kx) / dz, _pick(direction, ky) / dz, 1.0 / dz
+    flip = dz < 0
+    kx, ky = jnp.where(flip, ky, kx), jnp.where(flip, kx, ky)
+    return kx, ky, kz, _pick(direction, kx) / dz, _pick(direction, ky) / dz, 1.0 / dz
+
+
+def intersect_ray_triangle(start: Vec, direction: Vec, a: Vec, b: Vec, c: Vec, setup: tuple | None = None) -> tuple:
+    """(hit, t, u, v, sign) of a ray and triangle ``abc`` (Warp's ``intersect_ray_tri_woop``);
+    ``sign`` is the determinant (positive when the ray meets the front of a counter-clockwise face).
+    The 2x2 determinants are evaluated from exact float64 products (Warp: error-free FMA
+    products, then float64 where one is zero)."""
+    kx, ky, kz, sx, sy, sz = ray_setup(direction) if setup is None else setup
     A, B, C = sub(a, start), sub(b, start), sub(c, start)
 
     def project(P: Vec) -> tuple[Any, Any, Any]:
@@ -187,18 +194,12 @@ def intersect_ray_triangle(start: Vec, direction: Vec, a: Vec, b: Vec, c: Vec) -
     Ax, Ay, Az = project(A)
     Bx, By, Bz = project(B)
     Cx, Cy, Cz = project(C)
-    U = _diff_product(Cx, By, Cy, Bx)
-    V = _diff_product(Ax, Cy, Ay, Cx)
-    W = _diff_product(Bx, Ay, By, Ax)
-    retry = (U == 0) | (V == 0) | (W == 0)
     f64 = jnp.float64
 
-    def wide(x: Any, y: Any, z: Any, w: Any) -> Any:
-        return (x.astype(f64) * y.astype(f64) - z.astype(f64) * w.astype(f64)).astype(U.dtype)
+    def det2(x: Any, y: Any, z: Any, w: Any) -> Any:
+        return (x.astype(f64) * y.astype(f64) - z.astype(f64) * w.astype(f64)).astype(x.dtype)
 
-    U = jnp.where(retry, wide(Cx, By, Cy, Bx), U)
-    V = jnp.where(retry, wide(Ax, Cy, Ay, Cx), V)
-    W = jnp.where(retry, wide(Bx, Ay, By, Ax), W)
+    U, V, W = det2(Cx, By, Cy, Bx), det2(Ax, Cy, Ay, Cx), det2(Bx, Ay, By, Ax)
     mixed = ((U < 0) | (V < 0) | (W < 0)) & ((U > 0) | (V > 0) | (W > 0))
     det = U + V + W
     T = U * (sz * Az) + V * (sz * Bz) + W * (sz * Cz)
@@ -219,4 +220,4 @@ def solid_angle(a: Vec, b: Vec, c: Vec, p: Vec) -> Any:
 
 __all__ = ["boxes_overlap", "closest_point_to_triangle", "cross", "distance_to_box_sq", "dot",
            "furthest_distance_to_box_sq", "furthest_point_to_triangle", "intersect_ray_triangle", "is_sliver",
-           "length", "normalize", "ray_box_entry", "solid_angle", "sub"]
+           "length", "normalize", "ray_box_entry", "ray_setup", "solid_angle", "sub"]

@@ -108,3 +108,24 @@ def _bad_overload(mesh: wp.uint64, out: wp.array(dtype=int)):
 def test_wrong_argument_count_is_no_overload():
     with pytest.raises(Exception, match="mesh_query_point_no_sign"):
         wp.launch(_bad_overload, dim=1, inputs=[_mesh().id, wp.zeros(1, dtype=int)])
+
+
+@wp.kernel
+def _tiled_step(bvh: wp.uint64, lo: wp.vec3, hi: wp.vec3, out: wp.array(dtype=int)):
+    q = wp.tile_bvh_query_aabb(bvh, lo, hi)
+    i = wp.untile(wp.tile_bvh_query_next(q))
+    if i >= 0:
+        wp.atomic_add(out, i, 1)
+    if wp.tile_query_valid(q):
+        wp.atomic_add(out, 4, 1)
+
+
+def test_tiled_bvh_query_hands_each_thread_a_distinct_result():
+    # without CPU thread blocks a block is one thread: one result per step
+    lo = np.array([[0, 0, 0], [2, 2, 2], [0.1, 0.1, 0.1], [5, 5, 5]], np.float32)
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(lo + 0.5, dtype=wp.vec3))
+    out = wp.zeros(5, dtype=int)
+    wp.launch_tiled(_tiled_step, dim=1, inputs=[bvh.id, wp.vec3(0.0, 0.0, 0.0), wp.vec3(1.0, 1.0, 1.0), out],
+                    block_dim=8)
+    hits = out.numpy()
+    assert hits[[0, 2]].sum() == 1 and hits[[1, 3]].sum() == 0 and hits[4] == 1
