@@ -68,7 +68,7 @@ class PallasPlan:
     block_dim: int
     lanes: int
     programs: int = 0
-    verbose: bool = False
+    verbose: bool = dataclasses.field(default=False, compare=False)  # not part of the compile-cache key
 
 
 def plan_of(sig: Signature) -> PallasPlan | None:

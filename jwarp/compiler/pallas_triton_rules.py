@@ -6,6 +6,7 @@
   second a float32 round trip (same value; subnormals kept rather than flushed).
 - ``reduce_or`` / ``reduce_and`` of booleans (``jnp.any`` / ``jnp.all`` over a block's lanes, e.g. "is
   any lane still in this while loop"): an integer max / min.
+- ``round`` (both rounding methods), from ``floor``/``ceil``, the exact fractional part and selects.
 - ``neg`` of a literal (jwarp negates constants, e.g. a loop's negative step): JAX's rule expects an
   MLIR value; the literal is materialised first.
 - ``atomic_rmw`` min/max of integer *vectors*: JAX's rule tests the value's MLIR type for an integer
@@ -47,6 +48,17 @@ def _reduce_and(x: Any, *, axes: tuple, **_: Any) -> Any:
     return jnp.min(x.astype(jnp.int32), axis=axes) > 0 if x.dtype == jnp.bool_ else jnp.bitwise_and.reduce(x, axis=axes)
 
 
+def _round(x: Any, *, rounding_method: Any) -> Any:
+    whole = jnp.where(x < 0, jnp.ceil(x), jnp.floor(x))  # toward zero; keeps the sign of zero
+    frac = jnp.abs(x - whole)  # exact: the low bits of x
+    away = whole + jnp.where(x < 0, -1.0, 1.0).astype(x.dtype)
+    if int(rounding_method) == int(lax.RoundingMethod.TO_NEAREST_EVEN):
+        tie = jnp.where(jnp.floor(whole * 0.5) * 2 == whole, whole, away)
+    else:  # AWAY_FROM_ZERO
+        tie = away
+    return jnp.where(frac > 0.5, away, jnp.where(frac < 0.5, whole, tie))
+
+
 def register_rules() -> None:
     """Add jwarp's rules to the Triton lowering table (where JAX has none)."""
     global _registered
@@ -60,6 +72,8 @@ def register_rules() -> None:
     for primitive, fn in ((lax.reduce_or_p, _reduce_or), (lax.reduce_and_p, _reduce_and)):
         if primitive not in lowering.triton_lowering_rules:
             lowering.triton_lowering_rules[primitive] = lowering.lower_fun(fn, multiple_results=False)
+    if lax.round_p not in lowering.triton_lowering_rules:
+        lowering.triton_lowering_rules[lax.round_p] = lowering.lower_fun(_round, multiple_results=False)
     _wrap_literal_operands(lowering, lax.neg_p)
     _wrap_integer_min_max(lowering)
     _registered = True

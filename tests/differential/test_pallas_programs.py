@@ -21,21 +21,31 @@ from tests.differential.harness import PROGRAMS, compare, load_program, real_war
 # eligible on the interpret backend, and quick there
 PALLAS_PROGRAMS = [
     "array_operators",
+    "core_arrays_nd",
     "core_atomics",
     "core_closures",
     "core_component_stores",
+    "core_composite_constructors",
     "core_control_flow",
     "core_loops_nested",
     "core_saxpy",
+    "core_strided",
     "core_vectors_basic",
     "grad_adjoint_launch",
     "grad_call",
+    "grad_struct_tape",
+    "lang_empty_slices",
     "launch_blocks",
+    "launch_capture",
+    "launch_struct_params",
 ]
 
 # every launch of these also lowers to a Triton kernel
 TRITON_PROGRAMS = [
+    "core_arrays_nd",
     "core_atomics",
+    "core_closures",
+    "core_component_stores",
     "core_control_flow",
     "core_saxpy",
     "launch_blocks",
