@@ -155,6 +155,12 @@ def atomic_add(ctx: Any, array: Value, tile: Value, offset: list[Value], mask: A
     GPU may produce)."""
     slot, indices, valid = _plan(ctx, array, tile.type.shape, offset, "tile_atomic_add", gather)
     _check_dtype("tile_atomic_add", slot, tile)
+    scalar = tile.type.scalar
+    if scalar is scalars.bool_ or (scalars.is_int(scalar) and jnp.dtype(scalar._np_dtype).itemsize < 4):
+        raise WarpCodegenError(
+            f"tile_atomic_add() only supports 32- and 64-bit integer and floating-point elements, got "
+            f"{type_name(tile.type.dtype)} (bool and narrow integers have no atomic add)"
+        )
     old = _planes_to_tile(ctx, slot.dtype, tile.type.shape, _gather_planes(slot, indices, valid), tile.type.storage)
     full = tiles.block_grid(ctx) + tile.type.shape
     idx = _scatter_indices(ctx, slot, indices, valid, tiles.block_mask(ctx, mask), full)

@@ -194,3 +194,13 @@ def test_tile_matmul_dtype_and_precision_errors():
         _launch(_complex_matmul, wp.zeros((2, 2), dtype=wp.vec2))
     with pytest.raises(ValueError, match="precision must be the string literal 'default' or 'tf32'"):
         _launch(_bad_precision, wp.zeros((2, 2), dtype=float))
+
+
+@wp.kernel(module="unique")
+def _atomic_add_int8(src: wp.array(dtype=wp.int8), dst: wp.array(dtype=wp.int8)):
+    wp.tile_atomic_add(dst, wp.tile_load(src, shape=4))
+
+
+def test_tile_atomic_add_rejects_narrow_integers():
+    with pytest.raises(RuntimeError, match=r"tile_atomic_add\(\) only supports"):
+        _launch(_atomic_add_int8, wp.zeros(4, dtype=wp.int8), wp.zeros(4, dtype=wp.int8))
