@@ -167,5 +167,53 @@ def tile_scatter_add(call: Call, a: Value, *rest: Value, **kwargs: Value) -> Non
     _scatter(call, a, rest, kwargs, add=True)
 
 
-__all__ = ["tile_dot", "tile_axpy", "tile_extract", "tile_empty", "tile_from_thread", "tile_scatter_masked",
+_IDENTITY = {"bit_and": -1, "bit_or": 0, "bit_xor": 0}
+_COMBINE = {"bit_and": jnp.bitwise_and, "bit_or": jnp.bitwise_or, "bit_xor": jnp.bitwise_xor}
+
+
+@builtin("_tile_element_update", group="Code Generation", kernel_only=True)
+def tile_element_update(call: Call, op: Value, a: Value, value: Value, *idx: Value) -> Value:
+    """``t[i, j] op= x`` from every active thread: an atomic update, as Warp's (every thread's
+    ``x`` is combined into the element it names; ``op`` is add, sub, bit_and, bit_or or bit_xor)."""
+    from jwarp.builtins.tile_index import resolve
+
+    ctx = call.ctx
+    t = a.type
+    if value.type != t.dtype:
+        raise WarpCodegenTypeError(f"Cannot combine a value of type {type_name(value.type)} into a tile of "
+                                   f"{type_name(t.dtype)}")
+    plain = tile_views.without_view(a)
+    sel = resolve(ctx, plain, list(idx))
+    flat = tile_views.flat_positions(t.shape, sel.per_axis)
+    ok = tiles.lane_mask(ctx, call.mask)
+    name = op.data
+    if name in ("add", "sub"):
+        from jwarp.compiler.values import map_value
+
+        delta = value if name == "add" else map_value(lambda x: -jnp.asarray(x), value)
+        return tile_views.scatter_lanes(ctx, plain, flat, delta, ok, add=True)
+    combine, identity = _COMBINE[name], _IDENTITY[name]
+    grid = tiles.block_grid(ctx)
+    bd = ok.shape[-1]
+    target = jnp.where(ok, jnp.broadcast_to(tiles.to_lanes(ctx, jnp.asarray(flat, jnp.int32)), grid + (bd,)), -1)
+    match = target[..., None] == jnp.arange(t.size, dtype=jnp.int32)  # (*grid, bd, size)
+    planes = []
+    for old, new in zip(leaves_of(tiles.elements(ctx, plain)), leaves_of(value)):
+        old = jnp.broadcast_to(old, grid + t.shape).reshape(grid + (t.size,))
+        lanes = jnp.broadcast_to(tiles.to_lanes(ctx, new), grid + (bd,)).astype(old.dtype)
+        fill = jnp.asarray(identity).astype(old.dtype)
+        terms = jnp.where(match, lanes[..., None], fill)
+        total = lax_reduce(terms, fill, combine)
+        planes.append(combine(old, total).reshape(grid + t.shape))
+    return tiles.from_elements(ctx, value_from_leaves(t.dtype, planes), t.shape, t.storage)
+
+
+def lax_reduce(terms: jnp.ndarray, fill: jnp.ndarray, combine) -> jnp.ndarray:
+    """Combine ``terms`` over their lane axis (the second to last)."""
+    from jax import lax
+
+    return lax.reduce(terms, fill, lambda x, y: combine(x, y), (terms.ndim - 2,))
+
+
+__all__ = ["tile_element_update", "tile_dot", "tile_axpy", "tile_extract", "tile_empty", "tile_from_thread", "tile_scatter_masked",
            "tile_scatter_add"]

@@ -153,7 +153,7 @@ def tile_binary(call: Call, op: Value, a: Value, b: Value) -> Value:
     from jwarp.compiler.operators import call_builtin
 
     lw, op_name = call.lowerer, op.data
-    if op_name not in ("add", "sub", "mul", "div", "mod", "floordiv"):
+    if op_name not in ("add", "sub", "mul", "div", "mod", "floordiv", "bit_and", "bit_or", "bit_xor"):
         raise WarpCodegenError(f"Operator '{op_name}' is not supported on tiles")
     if op_name in ("add", "sub") and not (is_tile_type(a.type) and is_tile_type(b.type)):
         raise call.no_overload(a, b)  # as Warp: tile +/- scalar has no overload

@@ -181,6 +181,9 @@ def print_(call: Call, *args: Value) -> None:
         return " ".join(texts) + "\n"
 
     del statics
+    if any(isinstance(v.type, TileType) for v in values):
+        _print_tiles(call, args)
+        return None
     _host_print(call, render, values)
     return None
 
@@ -188,6 +191,52 @@ def print_(call: Call, *args: Value) -> None:
 # a C conversion with a length modifier (``%lld``, ``%hu``, ``%zu``): Python's % takes none
 _C_LENGTH_MODIFIER = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)(hh|h|ll|l|L|z|j|t)([diouxXeEfFgGcs])")
 _MAX_PRINTF_ARGS = 32  # Warp's limit on printf's variadic arguments
+
+
+def _tile_text(t: TileType, data: np.ndarray) -> str:
+    """Warp's tile print: the elements, then ``= tile(shape=(M,N), storage=...)``."""
+    body = np.array2string(np.asarray(data), separator=" ", threshold=1 << 30,
+                           formatter={"float_kind": lambda v: f"{v:g}"})
+    shape = ",".join(str(d) for d in t.shape)
+    return f"{body} = tile(shape=({shape}), storage={t.storage})"
+
+
+def _print_tiles(call: Call, args: tuple) -> None:
+    """``wp.print`` with tile arguments: once per block (its first thread), as Warp prints them."""
+    from jwarp.compiler import tiles
+
+    ctx = call.ctx
+    grid = tiles.block_grid(ctx)
+    n = len(ctx.grid)
+    lane = tiles.lane_axis(ctx)
+    stride = ctx.block_dim if lane is not None else 1
+    values = [a for a in args if a.type is not STATIC]
+    datas = [jnp.broadcast_to(jnp.asarray(v.data), grid + jnp.shape(v.data)[n:]) if isinstance(v.type, TileType)
+             else jnp.stack([jnp.broadcast_to(tiles.lead_leaf(ctx, jnp.asarray(x)), grid) for x in leaves_of(v)], -1)
+             for v in values]
+    active = jnp.asarray(True) if call.mask is None else jnp.asarray(tiles.block_mask(ctx, call.mask))
+
+    def emit(mask_arr, *arrs):
+        mask_arr = np.broadcast_to(np.asarray(mask_arr), grid).reshape(-1)
+        for block in range(mask_arr.shape[0]):
+            if not mask_arr[block]:
+                continue
+            texts, k = [], 0
+            index = np.unravel_index(block, grid) if grid else ()
+            for a in args:
+                if a.type is STATIC:
+                    texts.append(str(a.data))
+                    continue
+                arr = np.asarray(arrs[k])
+                k += 1
+                if isinstance(a.type, TileType):
+                    texts.append(_tile_text(a.type, arr[index]))
+                else:
+                    texts.append(_format(a, list(arr[index])))
+            _PENDING.append((block * stride, len(_PENDING), " ".join(texts) + "\n"))
+
+    jax.debug.callback(emit, active, *datas, ordered=True)
+    call.ctx.finish_hooks.setdefault("print", lambda: jax.debug.callback(_flush_prints, ordered=True))
 
 
 @builtin("printf", group="Utility")

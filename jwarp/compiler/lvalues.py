@@ -384,6 +384,7 @@ def _assign_local_path(lw: FunctionLowerer, place: tuple, value: Value) -> None:
 # ``a[i] op= v`` on an array is an atomic, as in Warp (bitwise ones on integer elements only)
 _ATOMIC_AUG = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
 _BITWISE_AUG = (ast.BitAnd, ast.BitOr, ast.BitXor)
+_TILE_ATOMIC = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "bit_and", ast.BitOr: "bit_or", ast.BitXor: "bit_xor"}
 
 
 def aug_assign(lw: FunctionLowerer, node: ast.AugAssign) -> None:
@@ -406,6 +407,12 @@ def aug_assign(lw: FunctionLowerer, node: ast.AugAssign) -> None:
         return
     if place[0] == "local" and is_tile_type(lw.env[place[1]].type):
         _reject_compound_tile_view(lw, place)
+        if len(place[2]) == 1 and _TILE_ATOMIC.get(type(node.op)):  # t[i, j] op= x: every thread's x counts
+            _, name, steps = place
+            new = call_builtin(lw, "_tile_element_update", Value(STATIC, _TILE_ATOMIC[type(node.op)]),
+                               lw.env[name], rhs, *_tile_items(lw, steps[0][1]))
+            tile_views.write(lw, name, new, masked=True)
+            return
     current = lw.eval(target)
     new = binary(lw, type(node.op), current, rhs)
     if place[0] == "memory":

@@ -9,8 +9,8 @@ component plane of the array. Out-of-range elements read as zero and are not wri
 ``bounds_check=True`` behaviour; jwarp also clamps with ``bounds_check=False`` rather than
 reading out of bounds). Negative offsets (garbage reads in Warp) read zeros here.
 
-Every transfer is currently the general gather/scatter; block-aligned offsets (``i * TILE``)
-could become reshapes of the array into blocks, a later optimisation.
+Block-aligned loads (offsets ``i * TILE`` on a launch axis, or the same for every block) are
+slices and reshapes instead (:mod:`jwarp.compiler.tile_blocks`); stores are scatters.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from jwarp.compiler import array_views, tiles
+from jwarp.compiler import array_views, tile_blocks, tiles
 from jwarp.compiler.values import ArrayRef, Value
 from jwarp.errors import WarpCodegenError
 from jwarp.lang import scalars
@@ -100,6 +100,11 @@ def _planes_to_tile(ctx: Any, dtype: Any, shape: tuple, planes: list, storage: s
 def load(ctx: Any, array: Value, shape: tuple[int, ...], offset: list[Value], storage: str,
          gather: tuple[int, Value] | None = None) -> Value:
     """``wp.tile_load``: the tile of ``array`` at ``offset`` (zeros outside the array)."""
+    if gather is None:
+        planes = tile_blocks.blocked_load(ctx, array, shape, offset)  # aligned: slices, no gather
+        if planes is not None:
+            ctx.slots[array.data.slot].read = True
+            return _planes_to_tile(ctx, ctx.slots[array.data.slot].dtype, shape, planes, storage)
     slot, indices, valid = _plan(ctx, array, shape, offset, "tile_load", gather)
     planes = _gather_planes(slot, indices, valid)
     return _planes_to_tile(ctx, slot.dtype, shape, planes, storage)
@@ -150,6 +155,12 @@ def atomic_add(ctx: Any, array: Value, tile: Value, offset: list[Value], mask: A
     GPU may produce)."""
     slot, indices, valid = _plan(ctx, array, tile.type.shape, offset, "tile_atomic_add", gather)
     _check_dtype("tile_atomic_add", slot, tile)
+    scalar = tile.type.scalar
+    if scalar is scalars.bool_ or (scalars.is_int(scalar) and jnp.dtype(scalar._np_dtype).itemsize < 4):
+        raise WarpCodegenError(
+            f"tile_atomic_add() only supports 32- and 64-bit integer and floating-point elements, got "
+            f"{type_name(tile.type.dtype)} (bool and narrow integers have no atomic add)"
+        )
     old = _planes_to_tile(ctx, slot.dtype, tile.type.shape, _gather_planes(slot, indices, valid), tile.type.storage)
     full = tiles.block_grid(ctx) + tile.type.shape
     idx = _scatter_indices(ctx, slot, indices, valid, tiles.block_mask(ctx, mask), full)

@@ -194,3 +194,29 @@ def test_tile_matmul_dtype_and_precision_errors():
         _launch(_complex_matmul, wp.zeros((2, 2), dtype=wp.vec2))
     with pytest.raises(ValueError, match="precision must be the string literal 'default' or 'tf32'"):
         _launch(_bad_precision, wp.zeros((2, 2), dtype=float))
+
+
+@wp.kernel(module="unique")
+def _atomic_add_int8(src: wp.array(dtype=wp.int8), dst: wp.array(dtype=wp.int8)):
+    wp.tile_atomic_add(dst, wp.tile_load(src, shape=4))
+
+
+def test_tile_atomic_add_rejects_narrow_integers():
+    with pytest.raises(RuntimeError, match=r"tile_atomic_add\(\) only supports"):
+        _launch(_atomic_add_int8, wp.zeros(4, dtype=wp.int8), wp.zeros(4, dtype=wp.int8))
+
+
+@wp.kernel(module="unique", enable_backward=False)
+def _print_tiles(x: wp.array(dtype=wp.int32)):
+    t = wp.tile_load(x, shape=(4,))
+    wp.print(t)
+    wp.print(wp.tile_ones(shape=(2, 3), dtype=float))
+
+
+def test_tile_print_once_per_block_in_warps_format(capfd):
+    x = wp.array([1, 2, 3, 4], dtype=wp.int32)
+    wp.launch_tiled(_print_tiles, dim=2, inputs=[x], block_dim=1)
+    wp.synchronize()
+    out = capfd.readouterr().out
+    expected = "[1 2 3 4] = tile(shape=(4), storage=register)\n[[1 1 1]\n [1 1 1]] = tile(shape=(2,3), storage=register)\n"
+    assert out == expected * 2
