@@ -7,6 +7,8 @@
 - ``reduce_or`` / ``reduce_and`` of booleans (``jnp.any`` / ``jnp.all`` over a block's lanes, e.g. "is
   any lane still in this while loop"): an integer max / min.
 - ``round`` (both rounding methods), from ``floor``/``ceil``, the exact fractional part and selects.
+- ``custom_vjp_call`` (``@wp.func_grad`` functions, jwarp's custom adjoints): the primal function, as
+  JAX's rule for ``custom_jvp_call`` does (the backward is the XLA path's anyway).
 - ``neg`` of a literal (jwarp negates constants, e.g. a loop's negative step): JAX's rule expects an
   MLIR value; the literal is materialised first.
 - ``atomic_rmw`` min/max of integer *vectors*: JAX's rule tests the value's MLIR type for an integer
@@ -74,6 +76,10 @@ def register_rules() -> None:
             lowering.triton_lowering_rules[primitive] = lowering.lower_fun(fn, multiple_results=False)
     if lax.round_p not in lowering.triton_lowering_rules:
         lowering.triton_lowering_rules[lax.round_p] = lowering.lower_fun(_round, multiple_results=False)
+    from jax._src import custom_derivatives
+
+    if custom_derivatives.custom_vjp_call_p not in lowering.triton_lowering_rules:
+        lowering.triton_lowering_rules[custom_derivatives.custom_vjp_call_p] = lowering._closed_call_lowering_rule
     _wrap_literal_operands(lowering, lax.neg_p)
     _wrap_integer_min_max(lowering)
     _registered = True

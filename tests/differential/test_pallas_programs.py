@@ -14,7 +14,7 @@ import pytest
 
 import jwarp
 from jwarp.compiler.pallas_lower import lower_for_cuda_platform, plan_of
-from jwarp.runtime import launch as launch_module
+from jwarp.runtime import preparation
 from jwarp.runtime.pallas_select import triton_plan
 from tests.differential.harness import PROGRAMS, compare, load_program, real_warp
 
@@ -74,7 +74,7 @@ def test_program_matches_warp_through_pallas(name, pallas_always):
 @pytest.mark.parametrize("name", TRITON_PROGRAMS)
 def test_program_lowers_to_triton_kernels(name, pallas_always, monkeypatch):
     lowered: list[tuple[str, bool]] = []
-    compile_kernel = launch_module.compile_kernel
+    compile_kernel = preparation.compile_kernel
 
     def compile_and_lower(source, arg_names, sig, example_args):
         compiled = compile_kernel(source, arg_names, sig, example_args)
@@ -85,7 +85,7 @@ def test_program_lowers_to_triton_kernels(name, pallas_always, monkeypatch):
             lowered.append((source.name, "xla.gpu.triton" in text))
         return compiled
 
-    monkeypatch.setattr(launch_module, "compile_kernel", compile_and_lower)
+    monkeypatch.setattr(preparation, "compile_kernel", compile_and_lower)
     load_program(PROGRAMS / f"{name}.py", jwarp, "jwarp_triton").run()
     assert lowered, f"{name}: no launch went through the Pallas path"
     assert all(ok for _, ok in lowered), [kernel for kernel, ok in lowered if not ok]
