@@ -146,7 +146,7 @@ def _components(dtype: Any) -> tuple[int, ...]:
 
 def _size_in_bytes(dtype: Any) -> int:
     if isinstance(dtype, StructType):
-        return dtype.numpy_dtype().itemsize
+        return dtype.np_dtype().itemsize
     return np.dtype(_scalar(dtype)._np_dtype).itemsize * int(np.prod(_components(dtype)))
 
 

@@ -38,14 +38,20 @@ if TYPE_CHECKING:
     from jwarp.compiler.lower import FunctionLowerer
 
 
-def leaf_count(t: Any) -> int:
+def leaf_count(t: Any, stored: bool = False) -> int:
+    """Scalar leaves of a value of type ``t``; an array field of a struct is one opaque leaf (its
+    reference) in a local value, its descriptor record's leaves in an array element (``stored``)."""
     if scalars.is_scalar_type(t):
         return 1
     if composites.is_composite(t):
         return t._length_
     if isinstance(t, StructType):
-        return sum(leaf_count(v.type) for v in t.vars.values())
-    if isinstance(t, ArrayType):  # an array field of a struct: one opaque leaf (its reference)
+        return sum(leaf_count(v.type, stored) for v in t.vars.values())
+    if isinstance(t, ArrayType) and stored:
+        from jwarp.lang.array_descriptors import descriptor_leaf_shapes
+
+        return sum(int(np.prod(comp)) if comp else 1 for comp, _ in descriptor_leaf_shapes(t))
+    if isinstance(t, ArrayType):
         return 1
     raise WarpCodegenTypeError(f"Type {type_name(t)} has no components")
 
@@ -171,13 +177,15 @@ def _split_target(target: ast.expr) -> tuple[ast.expr, list]:
     return node, steps
 
 
-def _component_path(lw: FunctionLowerer, t: Any, steps: list) -> tuple[Any, list[tuple[Any, tuple]]]:
-    """Resolve component steps on type ``t`` → (sub-type, [(condition, leaf positions)])."""
-    alternatives: list[tuple[Any, tuple]] = [(None, tuple(range(leaf_count(t))))]
+def _component_path(lw: FunctionLowerer, t: Any, steps: list,
+                    stored: bool = False) -> tuple[Any, list[tuple[Any, tuple]]]:
+    """Resolve component steps on type ``t`` → (sub-type, [(condition, leaf positions)]);
+    ``stored``: positions in an array element's leaves (see :func:`leaf_count`)."""
+    alternatives: list[tuple[Any, tuple]] = [(None, tuple(range(leaf_count(t, stored))))]
     for kind, arg in steps:
         if kind == "attr":
-            t, offset = _attr_offset(t, arg)
-            n = leaf_count(t)
+            t, offset = _attr_offset(t, arg, stored)
+            n = leaf_count(t, stored)
             alternatives = [(c, pos[offset : offset + n]) for c, pos in alternatives]
             continue
         t, options = components.select(lw, t, arg)
@@ -187,13 +195,13 @@ def _component_path(lw: FunctionLowerer, t: Any, steps: list) -> tuple[Any, list
     return t, alternatives
 
 
-def _attr_offset(t: Any, attr: str) -> tuple[Any, int]:
+def _attr_offset(t: Any, attr: str, stored: bool = False) -> tuple[Any, int]:
     if isinstance(t, StructType):
         offset = 0
         for name, var in t.vars.items():
             if name == attr:
                 return var.type, offset
-            offset += leaf_count(var.type)
+            offset += leaf_count(var.type, stored)
         raise WarpCodegenError(f"Struct '{t.key}' has no field '{attr}'")
     if composites.is_transformation(t) and attr in ("p", "q"):
         scalar = t._wp_scalar_type_
@@ -353,9 +361,12 @@ def _check_store_type(expected: Any, value: Value, component: bool = False) -> N
 def _store_path(lw: FunctionLowerer, place: tuple, value: Value) -> None:
     _, slot_id, indices, steps = place
     slot = lw.ctx.slots[slot_id]
-    sub_type, alternatives = _component_path(lw, slot.dtype, steps)
+    sub_type, alternatives = _component_path(lw, slot.dtype, steps, stored=True)
     _check_store_type(sub_type, value, component=bool(steps))
     leaves = leaves_of(value)
+    if any(isinstance(leaf, ArrayRef) for leaf in leaves):
+        raise NotImplementedError("A struct holding a kernel's array cannot be stored into an array of structs in "
+                                  "jwarp kernels (the element would need the array's address)")
     site = lw.ctx.add_site(lw.location()) if lw.ctx.debug else 0
     planes = list(slot.planes)
     for cond, positions in alternatives:
@@ -401,7 +412,7 @@ def aug_assign(lw: FunctionLowerer, node: ast.AugAssign) -> None:
     if place[0] == "memory" and type(node.op) in _ATOMIC_AUG and _atomic_aug_applies(lw, place, node.op):
         _, slot_id, indices, steps = place
         slot = lw.ctx.slots[slot_id]
-        sub_type, alternatives = _component_path(lw, slot.dtype, steps)
+        sub_type, alternatives = _component_path(lw, slot.dtype, steps, stored=True)
         _check_store_type(sub_type, rhs, component=bool(steps))
         atomic_update(lw, slot_id, indices, alternatives, _ATOMIC_AUG[type(node.op)], leaves_of(rhs), False)
         return

@@ -17,6 +17,7 @@ from jwarp.compiler.registry import BUILTINS, Call
 from jwarp.compiler.values import (
     STATIC,
     ArrayRef,
+    StoredArrayField,
     TupleType,
     Value,
     is_const,
@@ -262,6 +263,11 @@ def attribute(lw: FunctionLowerer, base: Value, attr: str, base_source: str | No
             owner = f"'{base_source}' " if base_source else ""  # Warp's wording
             raise WarpCodegenAttributeError(f"`{attr}` is not an attribute of {owner}({t.cls.__module__}.{t.key})")
         index = list(t.vars).index(attr)
+        if isinstance(base.data[index], StoredArrayField):
+            raise NotImplementedError(
+                f"Array field '{attr}' of a struct read from an array of {t.key} structs: jwarp cannot access an "
+                "array through its address in a kernel; pass the array as a kernel argument or in a struct argument"
+            )
         return Value(t.vars[attr].type, base.data[index])
     if isinstance(t, ArrayType):
         return _array_attribute(lw, base, attr)

@@ -65,6 +65,15 @@ class ArrayRef:
 
 
 @dataclass(frozen=True, eq=False)
+class StoredArrayField:
+    """An array field of a struct element loaded from an array of structs: the leaves of its
+    descriptor record (Warp's ``array_t``), carried through copies of the struct; jwarp cannot turn
+    an address back into an array inside a kernel."""
+
+    leaves: tuple
+
+
+@dataclass(frozen=True, eq=False)
 class Value:
     type: Any
     data: Any
@@ -204,6 +213,8 @@ def _collect(t: Any, data: Any, out: list) -> None:
             _collect(sub.type, sub.data, out)
     elif isinstance(t, ArrayType) and isinstance(data, ArrayRef):  # an array field: one opaque leaf
         out.append(data)
+    elif isinstance(t, ArrayType) and isinstance(data, StoredArrayField):  # read from an array of structs
+        out.extend(data.leaves)
     else:
         raise TypeError(f"Value of type {type_name(t)} has no numeric leaves")
 
@@ -229,6 +240,11 @@ def from_leaves(t: Any, leaves: list, start: int = 0) -> tuple[Any, int]:
         return tuple(subs), start
     if isinstance(t, ArrayType) and isinstance(leaves[start], ArrayRef):
         return leaves[start], start + 1
+    if isinstance(t, ArrayType):  # an array field of a struct read from an array: its descriptor record
+        from jwarp.lang.array_descriptors import descriptor_leaf_shapes
+
+        n = sum(int(np.prod(comp)) if comp else 1 for comp, _ in descriptor_leaf_shapes(t))
+        return StoredArrayField(tuple(leaves[start:start + n])), start + n
     raise TypeError(f"Cannot rebuild a value of type {type_name(t)}")
 
 

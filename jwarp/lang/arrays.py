@@ -224,6 +224,11 @@ def dtype_leaf_shapes(dtype: Any) -> list[tuple[tuple[int, ...], type]]:
     if isinstance(dtype, StructType):
         out = []
         for var in dtype.vars.values():
-            out.extend(dtype_leaf_shapes(var.type))
+            if isinstance(var.type, ArrayType):  # an array field: Warp's descriptor record
+                from jwarp.lang.array_descriptors import descriptor_leaf_shapes
+
+                out.extend(descriptor_leaf_shapes(var.type))
+            else:
+                out.extend(dtype_leaf_shapes(var.type))
         return out
     raise TypeError(f"Type {type_name(dtype)} cannot be stored in an array")

@@ -131,7 +131,7 @@ def type_size_in_bytes(dtype: Any) -> int:
     if dtype is float or dtype is int:
         return 4
     if isinstance(dtype, StructType):
-        return dtype.numpy_dtype().itemsize
+        return dtype.np_dtype().itemsize
     if isinstance(dtype, type) and issubclass(dtype, composites.composite_base):
         return dtype._length_ * dtype._wp_scalar_type_._np_dtype.itemsize
     if scalars.is_scalar_type(dtype):

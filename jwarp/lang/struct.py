@@ -76,13 +76,17 @@ class StructInstance:
             value = getattr(self, name)
             if isinstance(var.type, StructType):
                 out.append(value.numpy_value())
-            elif is_array_type(var.type):
-                raise TypeError("Structs with array fields have no numpy value")
+            elif is_array_type(var.type):  # Warp's array descriptor (addresses are jwarp's)
+                from jwarp.lang.array_descriptors import descriptor_value
+
+                out.append(descriptor_value(var.type, value))
+            elif composites.is_composite(var.type):  # plain numbers, as Warp gives them
+                out.append(np.asarray(value, dtype=var.type._wp_scalar_type_._np_dtype).tolist())
             else:
-                out.append(np.asarray(value))
+                out.append(np.asarray(getattr(value, "value", value), dtype=var.type._np_dtype).item())
         return tuple(out)
 
-    def numpy_dtype(self) -> np.dtype:
+    def numpy_dtype(self) -> dict:
         return self._cls.numpy_dtype()
 
     def __repr__(self) -> str:
@@ -210,20 +214,30 @@ class StructType:
     def has_arrays(self) -> bool:
         return any(is_array_type(v.type) or (isinstance(v.type, StructType) and v.type.has_arrays) for v in self.vars.values())
 
-    def numpy_dtype(self) -> np.dtype:
-        """The numpy structured dtype of one element (used by struct arrays' ``numpy()``)."""
+    def numpy_dtype(self) -> dict:
+        """The numpy structured dtype of one element in C layout, as Warp gives it (a dict of
+        ``names``, ``formats``, ``offsets``, ``itemsize``; ``np.dtype(...)`` of it is the dtype of
+        struct arrays' ``numpy()``). An array field is Warp's array descriptor record."""
+        d = self.np_dtype()
+        return {"names": list(d.names), "formats": [d.fields[n][0] for n in d.names],
+                "offsets": [d.fields[n][1] for n in d.names], "itemsize": d.itemsize}
+
+    def np_dtype(self) -> np.dtype:
+        """:meth:`numpy_dtype` as a ``numpy.dtype``."""
         fields = []
         for name, var in self.vars.items():
             t = var.type
             if isinstance(t, StructType):
-                fields.append((name, t.numpy_dtype()))
+                fields.append((name, t.np_dtype()))
             elif composites.is_composite(t):
                 fields.append((name, t._wp_scalar_type_._np_dtype, t._shape_))
             elif scalars.is_scalar_type(t):
                 fields.append((name, t._np_dtype))
             else:
-                raise TypeError(f"Struct '{self.key}' with array fields cannot be an array dtype")
-        return np.dtype(fields)
+                from jwarp.lang.array_descriptors import descriptor_dtype
+
+                fields.append((name, descriptor_dtype(t)))
+        return np.dtype(fields, align=True)
 
 
 def struct(cls: type) -> StructType:

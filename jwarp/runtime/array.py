@@ -248,7 +248,7 @@ class array(ArrayArithmetic, ReadFlags):
 
     def _itemsize(self) -> int:
         if isinstance(self.dtype, StructType):
-            return self.dtype.numpy_dtype().itemsize
+            return self.dtype.np_dtype().itemsize
         return storage.scalar_of(self.dtype)._np_dtype.itemsize * int(np.prod(storage.element_shape(self.dtype)))
 
     @property
@@ -365,7 +365,9 @@ class array(ArrayArithmetic, ReadFlags):
             flat = host.reshape((-1,) + self.dtype._shape_)
             return [self.dtype(x) for x in flat]
         if isinstance(self.dtype, StructType):
-            return [_struct_from_numpy(self.dtype, x) for x in host.reshape(-1)]
+            from jwarp.runtime.struct_arrays import struct_from_record
+
+            return [struct_from_record(self.dtype, x, self.device) for x in host.reshape(-1)]
         return host.reshape(-1).tolist()
 
     def __len__(self) -> int:
@@ -522,16 +524,6 @@ def _device_put(buf: Any, device: Device) -> Any:
 
 def _zeros_like_storage(a: array) -> array:
     return array(shape=a.shape, dtype=a.dtype, device=a.device)
-
-
-def _struct_from_numpy(t: StructType, record: Any) -> Any:
-    inst = t()
-    for name, var in t.vars.items():
-        value = record[name]
-        if isinstance(var.type, StructType):
-            value = _struct_from_numpy(var.type, value)
-        setattr(inst, name, value)
-    return inst
 
 
 class array1d(array):

@@ -218,7 +218,8 @@ class indexedarray:
         if isinstance(self.dtype, StructType):
             full = storage.zeros_storage(self.shape, self.dtype)
             if value != 0 and value is not None:
-                structured = np.full(self.shape, value.numpy_value(), self.dtype.numpy_dtype())
+                structured = np.empty(self.shape, self.dtype.np_dtype())
+                structured.fill(value.numpy_value())  # (np.full would broadcast the record's tuple)
                 full = storage.structured_to_parts(structured, self.dtype)
             self._set_buffer(full)
             return

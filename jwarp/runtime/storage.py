@@ -103,7 +103,7 @@ def _plain(data: Any) -> Any:
 
 
 def _struct_storage(data: Any, dtype: StructType, shape: tuple | None) -> tuple[Any, tuple, Any]:
-    np_dtype = dtype.numpy_dtype()
+    np_dtype = dtype.np_dtype()
     if isinstance(data, np.ndarray) and data.dtype.names:
         structured = data.astype(np_dtype)
     else:
@@ -124,13 +124,31 @@ def structured_to_parts(structured: np.ndarray, dtype: StructType) -> tuple:
         field = structured[name]
         if isinstance(var.type, StructType):
             parts.extend(structured_to_parts(field, var.type))
+        elif field.dtype.names:  # an array field's descriptor record: one part per record field
+            parts.extend(_record_parts(field))
         else:
             parts.append(np.ascontiguousarray(field.astype(scalar_of(var.type)._np_dtype)))
     return tuple(parts)
 
 
+def _record_parts(field: np.ndarray) -> list:
+    out = []
+    for name in field.dtype.names:
+        sub = field[name]
+        out.extend(_record_parts(sub) if sub.dtype.names else [np.ascontiguousarray(sub)])
+    return out
+
+
+def _fill_record(out: np.ndarray, parts: list) -> None:
+    for name in out.dtype.names:
+        if out[name].dtype.names:
+            _fill_record(out[name], parts)
+        else:
+            out[name] = np.asarray(parts.pop(0))
+
+
 def parts_to_structured(parts: list, dtype: StructType, shape: tuple) -> np.ndarray:
-    out = np.zeros(shape, dtype.numpy_dtype())
+    out = np.zeros(shape, dtype.np_dtype())
     _fill(out, list(parts), dtype)
     return out
 
@@ -139,6 +157,8 @@ def _fill(out: np.ndarray, parts: list, dtype: StructType) -> None:
     for name, var in dtype.vars.items():
         if isinstance(var.type, StructType):
             _fill(out[name], parts, var.type)
+        elif out[name].dtype.names:  # an array field's descriptor record
+            _fill_record(out[name], parts)
         else:
             out[name] = np.asarray(parts.pop(0))
 
@@ -284,10 +304,10 @@ def struct_fill_storage(value: Any, dtype: StructType) -> tuple:
     """One element of a struct dtype as its per-field parts (for fill_ / full): an instance of the
     struct, or 0 for zeros (Warp's rule)."""
     if isinstance(value, StructInstance) and value._cls is dtype:
-        structured = np.zeros(1, dtype.numpy_dtype())
+        structured = np.zeros(1, dtype.np_dtype())
         structured[0] = value.numpy_value()
     elif not isinstance(value, StructInstance) and type(value) in (int, float) and value == 0:
-        structured = np.zeros(1, dtype.numpy_dtype())
+        structured = np.zeros(1, dtype.np_dtype())
     else:
         raise ValueError(f"Failed to convert the value to the array data type: Invalid initializer value for "
                          f"struct {dtype.key}, expected struct instance or 0")
