@@ -365,7 +365,7 @@ class array(ArrayArithmetic, ReadFlags):
             flat = host.reshape((-1,) + self.dtype._shape_)
             return [self.dtype(x) for x in flat]
         if isinstance(self.dtype, StructType):
-            from jwarp.runtime.struct_arrays import struct_from_record
+            from jwarp.runtime.indexed import struct_from_record
 
             return [struct_from_record(self.dtype, x, self.device) for x in host.reshape(-1)]
         return host.reshape(-1).tolist()

@@ -275,5 +275,35 @@ def index_with_arrays(data: array, key: tuple) -> indexedarray:
     return indexedarray(view, indices)
 
 
+def struct_from_record(t: StructType, record: Any, device: Any = None) -> Any:
+    """A struct instance from one record of a struct array's ``numpy()``."""
+    inst = t()
+    for name, var in t.vars.items():
+        value = record[name]
+        if isinstance(var.type, StructType):
+            value = struct_from_record(var.type, value, device)
+        elif value.dtype.names:  # an array field's descriptor: the live array it addresses
+            value = _array_from_descriptor(var.type, value, device)
+        setattr(inst, name, value)
+    return inst
+
+
+def _array_from_descriptor(t: Any, record: Any, device: Any) -> Any:
+    """The array a descriptor record (Warp's ``array_t``/``indexedarray_t``) addresses, or None."""
+    if "indices" in record.dtype.names:
+        data = _array_from_descriptor(ArrayType(t.dtype, t.ndim), record["data"], device)
+        if data is None:
+            return None
+        indices = [None if int(p) == 0 else array(ptr=int(p), shape=(int(n),), dtype=scalars.int32, device=device)
+                   for p, n in zip(record["indices"][: t.ndim], record["shape"][: t.ndim])]
+        return indexedarray(data, indices)
+    ptr, ndim = int(record["data"]), int(record["ndim"])
+    if ptr == 0:
+        return None
+    shape = tuple(int(n) for n in record["shape"][:ndim])
+    strides = tuple(int(n) for n in record["strides"][:ndim])
+    return array(ptr=ptr, shape=shape, strides=strides, dtype=t.dtype, device=device)
+
+
 __all__ = ["indexedarray", "indexedarray1d", "indexedarray2d", "indexedarray3d", "indexedarray4d",
-           "check_index_array", "index_with_arrays"]
+           "check_index_array", "index_with_arrays", "struct_from_record"]

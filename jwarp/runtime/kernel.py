@@ -45,6 +45,7 @@ from jwarp.runtime.functions import (  # noqa: F401  (re-exported: wp.func and f
 from jwarp.runtime.kernel_adj import KernelAdjoint
 from jwarp.runtime.kernel_options import kernel_overrides
 from jwarp.runtime.modules import Module, check_max_records, find_module, register_unique
+from jwarp.runtime.overloads import concrete_overload, infer_argument_types
 
 
 _KERNELS: "weakref.WeakSet[Kernel]" = weakref.WeakSet()
@@ -191,14 +192,12 @@ class Kernel:
     def add_overload(self, arg_types: list | dict) -> Kernel:
         """Declare a concrete signature of this generic kernel (Warp's ``kernel.add_overload``; as
         ``wp.overload(kernel, arg_types)``) and return a kernel object with those parameter types."""
-        from jwarp.runtime.overloads import concrete_overload
-
-        return concrete_overload(self, arg_types)
+        concrete = concrete_overload(self, arg_types)
+        _KERNELS.add(concrete)  # wp.clear_kernel_cache reaches it too
+        return concrete
 
     def infer_argument_types(self, args: list) -> list:
         """The concrete types of launch arguments ``args`` (for :meth:`add_overload`)."""
-        from jwarp.runtime.overloads import infer_argument_types
-
         return infer_argument_types(self, args)
 
     @property

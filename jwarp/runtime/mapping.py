@@ -30,27 +30,17 @@ from jwarp.lang.arrays import TupleType, type_name
 from jwarp.lang.introspection import type_scalar_type, types_equal
 from jwarp.lang.struct import StructInstance, StructType
 from jwarp.runtime.array import array
-from jwarp.runtime.fabric import fabricarray, indexedfabricarray
+from jwarp.runtime.array_families import array_family, is_array
+from jwarp.runtime.creation import empty
 from jwarp.runtime.functions import Function, FunctionOverload, qualified_key
-from jwarp.runtime.indexed import indexedarray
+from jwarp.runtime.kernel import Kernel
+from jwarp.runtime.launch import launch
+from jwarp.runtime.modules import get_module
 
-_FAMILIES = (indexedfabricarray, fabricarray, indexedarray, array)
 
 # function -> {layout key: (output dtypes, kernel)}; weak so a discarded lambda frees its kernels
 _KERNELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _FUNCTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Python callable -> its wp.func
-
-
-def array_family(a: Any) -> type:
-    """The native array class an array (or an instance of a subclass of one) belongs to."""
-    for family in _FAMILIES:
-        if isinstance(a, family):
-            return family
-    raise TypeError(f"{type(a).__name__} is not a Warp array")
-
-
-def _is_array(x: Any) -> bool:
-    return isinstance(x, _FAMILIES)
 
 
 def broadcast_shapes(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
@@ -77,7 +67,6 @@ def _as_function(func: Any) -> Any:
     if cached is not None:
         return cached
     python = lambda_as_function(func) if getattr(func, "__name__", None) == "<lambda>" else func
-    from jwarp.runtime.modules import get_module
 
     key = python.__name__ if python is not func else qualified_key(func)
     wrapped = Function(key, get_module(f"map_{key}"), python)
@@ -109,14 +98,12 @@ def _is_differentiable(dtype: Any) -> bool:
 
 
 def _generate_kernel(fn: Any, inputs: list, out_shape: tuple, outputs: list) -> Any:
-    from jwarp.runtime.kernel import Kernel
-    from jwarp.runtime.modules import get_module
 
     ndim = len(out_shape)
     tids = [f"__tid_{i}" for i in range(max(ndim, 1))]
     params, loads, args, annotations = [], [], [], {}
     for i, x in enumerate(inputs):
-        if _is_array(x):
+        if is_array(x):
             params.append(f"__in_{i}")
             annotations[f"__in_{i}"] = array_family(x)(dtype=x.dtype, ndim=x.ndim)
             index = ["0" if d == 1 else tids[ndim - x.ndim + k] for k, d in enumerate(x.shape)]
@@ -147,7 +134,7 @@ def _generate_kernel(fn: Any, inputs: list, out_shape: tuple, outputs: list) -> 
 
 
 def _check_outputs(out: Any, out_dtypes: tuple, out_shape: tuple) -> list:
-    if len(out_dtypes) == 1 and _is_array(out):
+    if len(out_dtypes) == 1 and is_array(out):
         out = [out]
     elif not isinstance(out, (list, tuple)) or len(out_dtypes) == 1:
         listed = ", ".join(type_name(t) for t in out_dtypes)
@@ -189,22 +176,22 @@ def map(
     if count is not None and count != len(inputs):
         raise TypeError(f"Number of input arguments ({len(inputs)}) does not match expected number of function "
                         f"arguments ({count})")
-    arrays = [x for x in inputs if _is_array(x)]
+    arrays = [x for x in inputs if is_array(x)]
     if not arrays:
         raise ValueError("map requires at least one warp.array input")
     if device is None:
         device = arrays[0].device
     out_shape = broadcast_shapes([tuple(a.shape) for a in arrays])
 
-    layout = tuple((array_family(x), x.dtype, x.ndim, tuple(d == 1 for d in x.shape)) if _is_array(x)
+    layout = tuple((array_family(x), x.dtype, x.ndim, tuple(d == 1 for d in x.shape)) if is_array(x)
                    else (None, _value_type(x)) for x in inputs)
     out_list = out if isinstance(out, (list, tuple)) else [out] if out is not None else []
-    out_families = tuple(array_family(o) for o in out_list if _is_array(o))
+    out_families = tuple(array_family(o) for o in out_list if is_array(o))
     key = (layout, len(out_shape), None if all(f is array for f in out_families) else out_families)
     per_function = _KERNELS.setdefault(fn, {})
     cached = per_function.get(key)
     if cached is None:
-        arg_types = [x.dtype if _is_array(x) else _value_type(x) for x in inputs]
+        arg_types = [x.dtype if is_array(x) else _value_type(x) for x in inputs]
         result = call_result_type(fn, arg_types)
         if result is None:
             raise TypeError("The provided function must return a value")
@@ -214,8 +201,6 @@ def map(
         out_dtypes, kernel = cached
 
     if out is None:
-        from jwarp.runtime.creation import empty
-
         wants_grad = any(getattr(a, "requires_grad", False) for a in arrays)
         outputs = [empty(out_shape, dtype=t, device=device, requires_grad=wants_grad and _is_differentiable(t))
                    for t in out_dtypes]
@@ -227,10 +212,9 @@ def map(
         per_function[key] = (out_dtypes, kernel)
     if return_kernel:
         return kernel
-    from jwarp.runtime.launch import launch
 
     launch(kernel, dim=out_shape, inputs=list(inputs), outputs=outputs, block_dim=block_dim, device=device)
     return outputs[0] if len(outputs) == 1 else outputs
 
 
-__all__ = ["array_family", "broadcast_shapes", "map"]
+__all__ = ["broadcast_shapes", "map"]

@@ -19,21 +19,25 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import inspect
 import types
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from jwarp.compiler.source import check_stub_body
 from jwarp.lang.arrays import resolve_annotation, type_name
-from jwarp.runtime.kernel import Kernel
+from jwarp.runtime.array_families import array_family
 from jwarp.runtime.launch_config import overload_signature
 from jwarp.runtime.modules import get_module
+
+if TYPE_CHECKING:
+    from jwarp.runtime.kernel import Kernel
 
 
 def overload(kernel: Any, arg_types: list | dict | None = None) -> Kernel:
     """Overload generic ``kernel`` with concrete ``arg_types`` (or decorate a typed stub)."""
-    if isinstance(kernel, Kernel):
-        return concrete_overload(kernel, arg_types)
+    if callable(getattr(kernel, "add_overload", None)):  # a kernel object
+        return kernel.add_overload(arg_types)
     if isinstance(kernel, types.FunctionType):
         stub = kernel
         kernel = _find_kernel(stub)
@@ -53,8 +57,6 @@ def _storage_free(t: Any) -> Any:
     """A live array given as an overload type stands for its native family's annotation (as in
     Warp): the overload keeps neither the array nor a user subclass of its class."""
     if getattr(t, "_jwarp_array", False) and not isinstance(t, type) and getattr(t, "device", None) is not None:
-        from jwarp.runtime.mapping import array_family
-
         return array_family(t)(dtype=t.dtype, ndim=t.ndim)
     return t
 
@@ -125,8 +127,6 @@ def concrete_overload(kernel: Kernel, arg_types: list | dict) -> Kernel:
     """``kernel.add_overload(arg_types)``: the overload declared as by :func:`overload`, returned as a
     kernel object of its own whose parameters have the concrete types (``jax_kernel`` needs concrete
     output dtypes). It shares the function and module; compiled code is kept per object."""
-    import copy
-
     _require_generic(kernel)
     arg_list = _arg_list(kernel, arg_types)
     _add_overload(kernel, arg_list)
@@ -141,9 +141,6 @@ def concrete_overload(kernel: Kernel, arg_types: list | dict) -> Kernel:
     for table in ("_launch_plans", "_layout_plans"):
         if table in concrete.__dict__:
             setattr(concrete, table, {})
-    from jwarp.runtime.kernel import _KERNELS
-
-    _KERNELS.add(concrete)  # wp.clear_kernel_cache reaches it too
     concrete.__dict__.pop("_concrete_overloads", None)
     shared[signature] = concrete
     return concrete

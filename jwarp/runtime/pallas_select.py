@@ -20,9 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import dataclasses
-
-from jwarp.compiler.pallas_lower import PallasPlan, lower_for_cuda_platform
+from jwarp import config
+from jwarp.compiler.pallas_lower import PallasPlan
 
 CUDA_BLOCK_DIM = 256  # Warp's default block_dim on CUDA
 CPU_LANES = 32  # lanes per program in interpret mode when the launch has block_dim 1 (the CPU default)
@@ -30,8 +29,6 @@ CPU_LANES = 32  # lanes per program in interpret mode when the launch has block_
 
 def pallas_mode(kernel: Any) -> str:
     """The kernel's effective ``pallas`` mode: its option, its module's, else ``wp.config.pallas``."""
-    from jwarp import config
-
     mode = kernel.options.get("pallas") or kernel.module.options.get("pallas") or config.pallas
     if mode not in config.PALLAS_MODES:
         raise ValueError(f"Kernel '{kernel.key}': the pallas option must be one of {config.PALLAS_MODES}, got {mode!r}")
@@ -47,8 +44,6 @@ def _next_power_of_two(n: int) -> int:
 
 def pallas_plan(kernel: Any, device: Any, block_dim: int, max_blocks: int) -> PallasPlan | None:
     """The launch's Pallas plan, or None for the XLA path."""
-    from jwarp import config
-
     mode = pallas_mode(kernel)
     if mode == "never" or kernel.uses_tiles:
         return None
@@ -62,41 +57,11 @@ def pallas_plan(kernel: Any, device: Any, block_dim: int, max_blocks: int) -> Pa
                       programs=programs, verbose=bool(config.verbose))
 
 
-
-
-def lower_for_cuda(kernel: Any, dim: Any, inputs: list, block_dim: int = CUDA_BLOCK_DIM, max_blocks: int = 0,
-                   mode: str = "always") -> str:
-    """Lower a launch of ``kernel`` on the Pallas path for the CUDA platform, on any machine (no GPU
-    needed): the whole Pallas → Triton lowering runs. Returns the StableHLO text, in which the kernel
-    is a ``__gpu$xla.gpu.triton`` custom call. ``mode="always"`` raises for an ineligible kernel
-    (naming the construct); ``"auto"`` returns the XLA lowering instead.
-
-    Example:
-        >>> text = lower_for_cuda(saxpy, 1 << 16, [x, y, 2.0], max_blocks=64)  # doctest: +SKIP
-        >>> "xla.gpu.triton" in text  # doctest: +SKIP
-        True
-    """
-    from jwarp.runtime.device import get_device
-    from jwarp.runtime.launch import prepare
-
-    prepared = prepare(kernel, _dims(dim), list(inputs), get_device("cpu"), 1, 0)
-    sig = dataclasses.replace(prepared.compiled.signature, block_dim=block_dim)
-    operands = [*prepared.input_buffers(), *prepared.binding.values]
-    return lower_for_cuda_platform(kernel.source, kernel.arg_names, sig, triton_plan(block_dim, max_blocks, mode),
-                                   operands)
-
-
 def triton_plan(block_dim: int, max_blocks: int, mode: str = "always") -> PallasPlan:
     """The plan of a CUDA launch with ``block_dim`` threads per block and ``max_blocks``."""
-    from jwarp import config
-
     threads = block_dim if block_dim > 1 else CUDA_BLOCK_DIM
     return PallasPlan(backend="triton", mode=mode, block_dim=threads, lanes=_next_power_of_two(threads),
                       programs=max(0, max_blocks), verbose=bool(config.verbose))
 
 
-def _dims(dim: Any) -> tuple:
-    return tuple(int(d) for d in dim) if isinstance(dim, (tuple, list)) else (int(dim),)
-
-
-__all__ = ["pallas_plan", "pallas_mode", "lower_for_cuda", "triton_plan"]
+__all__ = ["pallas_plan", "pallas_mode", "triton_plan"]

@@ -10,7 +10,7 @@ from jax import lax
 
 import jwarp as wp
 from jwarp.compiler.pallas_triton_rules import _reduce_and, _reduce_or, _round
-from jwarp.runtime.pallas_select import lower_for_cuda
+from jwarp.runtime.pallas_cuda import lower_for_cuda
 
 
 @pytest.mark.parametrize("method", [lax.RoundingMethod.AWAY_FROM_ZERO, lax.RoundingMethod.TO_NEAREST_EVEN])

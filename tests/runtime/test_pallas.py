@@ -13,7 +13,8 @@ import pytest
 
 import jwarp as wp
 from jwarp.compiler.pallas_lower import PallasFallback
-from jwarp.runtime.pallas_select import lower_for_cuda, pallas_plan
+from jwarp.runtime.pallas_cuda import lower_for_cuda
+from jwarp.runtime.pallas_select import pallas_plan
 
 
 @pytest.fixture
