@@ -123,8 +123,8 @@ def _corners(state: Any, d: list, lo: list, hi: list) -> tuple[Any, list]:
     One vectorized evaluation over the 2**n corners keeps the XLA program small (a 4-D curlnoise
     octave evaluated corner by corner took minutes to compile).
     """
-    index = np.arange(1 << len(d))
-    bits = [((index >> k) & 1).astype(bool) for k in range(len(d))]
+    index = lax.iota(jnp.int32, 1 << len(d))  # an iota, not a captured constant (Pallas kernels refuse those)
+    bits = [((index >> k) & 1) == 1 for k in range(len(d))]
     corner = [jnp.where(b, jnp.asarray(h)[..., None], jnp.asarray(l)[..., None]) for b, l, h in zip(bits, lo, hi)]
     g = _random_gradient(jnp.asarray(state)[..., None], corner)
     disp = [jnp.where(b, (x - _ONE)[..., None], jnp.asarray(x)[..., None]) for b, x in zip(bits, d)]
