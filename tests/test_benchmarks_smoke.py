@@ -73,3 +73,17 @@ def test_gpu_pallas_script_runs_on_simulated_cuda():
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     assert "all checks PASS" in proc.stdout and "FAIL" not in proc.stdout, proc.stdout[-4000:]
     assert "lowers to a Triton kernel" in proc.stdout
+
+
+def test_pallas_eligibility_survey_reports_each_kernel(tmp_path):
+    """The survey lowers every launch of a program for CUDA (no GPU needed) and reports tile kernels apart."""
+    out_json = tmp_path / "survey.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "pallas_eligibility.py"), "--programs", "^(core_saxpy|tile_basics)$",
+         "--json", str(out_json)],
+        cwd=ROOT, env=dict(os.environ, JAX_PLATFORMS="cpu"), capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    table = json.loads(out_json.read_text())
+    assert set(table["core_saxpy"].values()) == {"triton"}, table["core_saxpy"]
+    assert table["tile_basics"] and set(table["tile_basics"].values()) == {"tiles (XLA path)"}, table
