@@ -1,0 +1,437 @@
+"""``wp.Volume``: a sparse grid of 8×8×8 tiles with an index↔world transform (Warp's NanoVDB volumes).
+
+jwarp builds volumes from dense data and point sets (``load_from_numpy``, ``allocate``,
+``allocate_by_tiles``, ``allocate_by_voxels``), not from NanoVDB buffers. The leaves' values are
+one flat array (512 voxels per tile, in NanoVDB's leaf and voxel order) and a dense int32 *tile map*
+over the tiles' bounding box gives each tile's leaf (see :mod:`volume_topology`). Kernels receive
+``volume.id`` and use the ``volume_*`` builtins (:mod:`jwarp.builtins.volume`); voxels without a
+tile read the background value, and ``volume_store`` writes only allocated voxels, as in Warp.
+
+Example:
+    >>> import numpy as np, jwarp as wp
+    >>> v = wp.Volume.load_from_numpy(np.ones((4, 4, 4), np.float32), voxel_size=0.5, bg_value=0.0)
+    >>> v.get_tile_count(), v.get_voxel_size()
+    (1, (0.5, 0.5, 0.5))
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from jwarp.lang import composites, scalars
+from jwarp.runtime import handles
+from jwarp.runtime.array import array
+from jwarp.runtime.device import get_device
+from jwarp.runtime.geometry import volume_topology as topo
+
+# NanoVDB type names of the value types a volume may hold (Warp's _nvdb_type_to_dtype)
+GRID_TYPES = {"float": scalars.float32, "double": scalars.float64, "int32": scalars.int32, "int64": scalars.int64,
+              "uint32": scalars.uint32, "Vec3f": composites.vector(3, scalars.float32),
+              "Vec3d": composites.vector(3, scalars.float64), "Vec4f": composites.vector(4, scalars.float32),
+              "Vec4d": composites.vector(4, scalars.float64)}
+_TYPE_NAMES = {t: n for n, t in GRID_TYPES.items()}
+INDEX_TYPES = ("Index", "OnIndex", "IndexMask", "OnIndexMask")
+
+
+def _normalize_voxel_size(voxel_size: Any) -> tuple[float, float, float]:
+    """``voxel_size`` as three positive finite floats (a scalar means isotropic voxels)."""
+    if isinstance(voxel_size, (int, float, np.floating, np.integer)):
+        s = float(voxel_size)
+        voxel_size = (s, s, s)
+    elif isinstance(voxel_size, (list, tuple, np.ndarray)) or hasattr(voxel_size, "_length_"):
+        voxel_size = tuple(float(v) for v in voxel_size)
+        if len(voxel_size) != 3:
+            raise ValueError(f"voxel_size must be a scalar or a 3-element sequence, got length {len(voxel_size)}")
+    else:
+        raise TypeError(
+            f"voxel_size must be a numeric scalar or a sequence of 3 floats, got {type(voxel_size).__name__}")
+    if not all(math.isfinite(v) and v > 0.0 for v in voxel_size):
+        raise ValueError(f"All voxel_size components must be finite and positive, got {voxel_size}")
+    return voxel_size
+
+
+def _grid_type_of(bg_value: Any) -> Any:
+    """The value type a background value gives a volume (Warp's rules: Python float → float32,
+    int → int32, a plain sequence → vec3f/vec4f, a Warp scalar or vector → its type)."""
+    if isinstance(bg_value, bool):
+        t = scalars.bool_
+    elif isinstance(bg_value, int):
+        t = scalars.int32
+    elif isinstance(bg_value, float):
+        t = scalars.float32
+    elif isinstance(bg_value, np.generic):
+        t = scalars.canonical_scalar(bg_value.dtype.type)
+    elif scalars.is_scalar_type(type(bg_value)) or composites.is_composite(type(bg_value)):
+        t = type(bg_value)
+    elif hasattr(bg_value, "__len__"):
+        t = composites.vector(len(bg_value), scalars.float32)
+    else:
+        t = type(bg_value)
+    if t not in _TYPE_NAMES:
+        raise TypeError(f"Unsupported bg_value type for volume allocation {getattr(t, '__name__', t)}. "
+                        f"Supported volume types are {', '.join(GRID_TYPES)}.")
+    return t
+
+
+def _points_numpy(points: Any, what: str) -> tuple[np.ndarray, bool]:
+    """(N×3 points, in world space?) of a vec3i/vec3f or N×3 int32/float32 contiguous array."""
+    ok = isinstance(points, array) and points.is_contiguous and (
+        (points.ndim == 1 and points.dtype in (composites.vector(3, scalars.int32), composites.vec3))
+        or (points.ndim == 2 and points.shape[1] == 3 and points.dtype in (scalars.int32, scalars.float32)))
+    if not ok:
+        raise RuntimeError(f"{what} must be contiguous and either a 1D Warp array of vec3f or vec3i or a 2D n-by-3 "
+                           "array of int32 or float32.")
+    data = points.numpy().reshape(-1, 3)
+    return data, data.dtype == np.float32
+
+
+def _mask_points(data: np.ndarray, point_mask: Any) -> np.ndarray:
+    if point_mask is None:
+        return data
+    if not isinstance(point_mask, array) or point_mask.dtype != scalars.int32 or point_mask.size != data.shape[0]:
+        raise RuntimeError("point_mask must be a contiguous int32 array with one entry per point")
+    return data[point_mask.numpy().reshape(-1) != 0]
+
+
+class Volume:
+    """A sparse volume of 8×8×8 tiles (Warp's ``wp.Volume``), built from dense data or points.
+
+    Attributes:
+        id: the volume's ``uint64`` handle, passed to kernels.
+        CLOSEST, LINEAR: sampling modes of ``wp.volume_sample``.
+    """
+
+    CLOSEST = 0
+    LINEAR = 1
+    _NANOVDB_LEAF_TABLE_COUNT = topo.LEAF_VOXELS
+
+    class RebuildInfo(NamedTuple):
+        kind: str | None
+        max_voxel_count: int
+        max_leaf_node_count: int
+        max_lower_node_count: int
+        max_upper_node_count: int
+
+    class ActiveStats(NamedTuple):
+        voxel_count: int
+        leaf_node_count: int
+        lower_node_count: int
+        upper_node_count: int
+
+    class GridInfo(NamedTuple):
+        name: str
+        size_in_bytes: int
+        grid_index: int
+        grid_count: int
+        type_str: str
+        translation: Any
+        transform_matrix: Any
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Volume:
+        instance = super().__new__(cls)
+        instance.id = None
+        return instance
+
+    def __init__(self, data: array | None, copy: bool = True):
+        self._rebuild_info = Volume.RebuildInfo(None, 0, 0, 0, 0)
+        if data is None:
+            return
+        raise NotImplementedError(
+            "wp.Volume(data): jwarp cannot read NanoVDB buffers; build volumes with Volume.load_from_numpy, "
+            "Volume.allocate, Volume.allocate_by_tiles or Volume.allocate_by_voxels")
+
+    # ------------------------------------------------------------------ construction
+    def _build(self, device: Any, tiles: np.ndarray, grid_type: str, bg_value: Any, transform: np.ndarray,
+               translation: Any, active_voxels: np.ndarray | None = None) -> None:
+        """Set up the volume's buffers for ``tiles`` (origins in NanoVDB order)."""
+        self.device = get_device(device)
+        self._tiles = tiles
+        self._grid_type = grid_type
+        self._is_index = grid_type in INDEX_TYPES
+        slots, origin = topo.tile_map(tiles)
+        self._tile_origin = origin
+        self._tile_map = array(slots, dtype=scalars.int32, device=self.device)
+        n = tiles.shape[0] * topo.LEAF_VOXELS
+        if self._is_index:
+            self._dtype = None
+            self._bg = scalars.float32(0.0)
+            self._values = array(np.zeros(1, np.float32), dtype=scalars.float32, device=self.device)
+            index, self._index_count = topo.active_index(tiles, active_voxels)
+            self._voxel_index = array(index, dtype=scalars.int32, device=self.device)
+        else:
+            dtype = GRID_TYPES[grid_type]
+            self._dtype = dtype
+            self._bg = dtype(*bg_value) if composites.is_composite(dtype) else dtype(bg_value)
+            np_scalar = (dtype._wp_scalar_type_ if composites.is_composite(dtype) else dtype)._np_dtype
+            shape = (max(n, 1),) + ((dtype._length_,) if composites.is_composite(dtype) else ())
+            fill = np.broadcast_to(np.asarray(bg_value, dtype=np_scalar), shape)
+            self._values = array(np.ascontiguousarray(fill), dtype=dtype, device=self.device)
+            self._voxel_index = array(np.zeros(1, np.int32), dtype=scalars.int32, device=self.device)
+            self._index_count = n
+        mat = np.asarray(transform, np.float32).reshape(3, 3)
+        inv = np.linalg.inv(mat.astype(np.float64))
+        self._mat, self._inv = mat, inv
+        self._translation = np.asarray([float(t) for t in translation], np.float32)
+        self.id = handles.register(self)
+
+    @classmethod
+    def _new(cls) -> Volume:
+        return cls(data=None)
+
+    @staticmethod
+    def _transform(voxel_size: Any, transform: Any) -> np.ndarray:
+        if transform is None:
+            if voxel_size is None:
+                raise ValueError("Either 'voxel_size' or 'transform' must be provided")
+            return np.diag(np.asarray(_normalize_voxel_size(voxel_size), np.float32))
+        if voxel_size is not None:
+            raise ValueError("Only one of 'voxel_size' or 'transform' must be provided")
+        return np.asarray(transform, np.float32).reshape(3, 3)
+
+    def _to_index(self, points: np.ndarray, mat: np.ndarray, translation: Any) -> np.ndarray:
+        """World points to voxels as NanoVDB's builder rounds them (float32, ``floor(x + 0.5)``)."""
+        inv = np.linalg.inv(mat.astype(np.float64)).astype(np.float32)
+        rel = points.astype(np.float32) - np.asarray(translation, np.float32)
+        ijk = (rel[:, None, :] * inv[None, :, :]).sum(axis=2, dtype=np.float32)
+        return np.floor(ijk + np.float32(0.5)).astype(np.int64)
+
+    @classmethod
+    def load_from_numpy(cls, ndarray: np.ndarray, min_world: Any = (0.0, 0.0, 0.0), voxel_size: Any = 1.0,
+                        bg_value: Any = 0.0, device: Any = None) -> Volume:
+        """A volume holding a dense 3-d array (or 4-d with a last axis of 3 for a vec3 volume) whose
+        voxel ``(0, 0, 0)`` sits at ``min_world``. A Python ``int`` ``bg_value`` makes an int32 volume,
+        a sequence a vec3f volume, anything else a float32 volume."""
+        voxel_size = _normalize_voxel_size(voxel_size)
+        ndarray = np.asarray(ndarray)
+        target = tuple(math.ceil(ndarray.shape[a] / 8) * 8 for a in range(3))
+        if hasattr(bg_value, "__len__"):
+            padded = np.full(target + (3,), bg_value, dtype=np.float32)
+            padded[: ndarray.shape[0], : ndarray.shape[1], : ndarray.shape[2], :] = ndarray
+            cast = np.float32
+        else:
+            padded = np.full(target, bg_value, dtype=ndarray.dtype)
+            padded[: ndarray.shape[0], : ndarray.shape[1], : ndarray.shape[2]] = ndarray
+            cast = np.int32 if isinstance(bg_value, int) else np.float32
+        shape = padded.shape
+        upper = [min_world[a] + (shape[a] - 1) * voxel_size[a] for a in range(3)]
+        volume = cls.allocate(min_world, upper, voxel_size, bg_value=bg_value, points_in_world_space=True,
+                              translation=min_world, device=device)
+        coords = topo.voxel_coords(volume._tiles)
+        inside = np.all((coords >= 0) & (coords < np.array(shape[:3])), axis=1)
+        values = volume._values.numpy().copy()
+        values[np.nonzero(inside)[0]] = padded[coords[inside, 0], coords[inside, 1], coords[inside, 2]].astype(cast)
+        volume._values._set_buffer(array(values, dtype=volume._dtype, device=volume.device).buffer)
+        return volume
+
+    @classmethod
+    def allocate(cls, min: Any, max: Any, voxel_size: Any, bg_value: Any = 0.0, translation: Any = (0.0, 0.0, 0.0),
+                 points_in_world_space: bool = False, device: Any = None) -> Volume:
+        """A volume with every tile that overlaps voxels ``min`` … ``max`` (inclusive; world
+        coordinates when ``points_in_world_space``)."""
+        voxel_size = _normalize_voxel_size(voxel_size)
+        if points_in_world_space:
+            vs = np.asarray(voxel_size, dtype=np.float32)
+            min = np.around((np.array(min, dtype=np.float32) - translation) / vs)
+            max = np.around((np.array(max, dtype=np.float32) - translation) / vs)
+        lo = np.array(min, dtype=np.int32) // 8
+        hi = np.array(max, dtype=np.int32) // 8
+        axes = [np.arange(lo[a], hi[a] + 1) for a in range(3)]
+        grid = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3).astype(np.int32) * 8
+        return cls.allocate_by_tiles(array(grid, dtype=scalars.int32, device=device), voxel_size, bg_value,
+                                     translation, device)
+
+    @classmethod
+    def allocate_by_tiles(cls, tile_points: array, voxel_size: Any = None, bg_value: Any = 0.0,
+                          translation: Any = (0.0, 0.0, 0.0), device: Any = None, transform: Any = None,
+                          rebuildable: bool = False, max_tiles: int | None = None, max_lower_nodes: int | None = None,
+                          max_upper_nodes: int | None = None, status: array | None = None,
+                          point_mask: array | None = None) -> Volume:
+        """A volume with the tiles that contain ``tile_points`` (integer: index space; float: world
+        space). ``bg_value=None`` makes an index volume."""
+        data, world = _points_numpy(tile_points, "tile_points")
+        if rebuildable or max_tiles is not None or max_lower_nodes is not None or max_upper_nodes is not None:
+            raise NotImplementedError("Volume.allocate_by_tiles(rebuildable=...): rebuildable volumes "
+                                      "(Volume.rebuild) are not supported by jwarp yet")
+        mat = cls._transform(voxel_size, transform)
+        data = _mask_points(data, point_mask)
+        volume = cls._new()
+        ijk = volume._to_index(data, mat, translation) if world else data.astype(np.int64)
+        tiles = topo.order_tiles(topo.tile_origins(ijk))
+        if bg_value is None:
+            volume._build(device or getattr(tile_points, "device", None), tiles, "Index", None, mat, translation)
+        else:
+            t = _grid_type_of(bg_value)
+            volume._build(device or tile_points.device, tiles, _TYPE_NAMES[t], bg_value, mat, translation)
+        if status is not None:
+            status.zero_()
+        return volume
+
+    @classmethod
+    def allocate_by_voxels(cls, voxel_points: array, voxel_size: Any = None, translation: Any = (0.0, 0.0, 0.0),
+                           device: Any = None, transform: Any = None, rebuildable: bool = False,
+                           max_active_voxels: int | None = None, max_leaf_nodes: int | None = None,
+                           max_lower_nodes: int | None = None, max_upper_nodes: int | None = None,
+                           status: array | None = None, point_mask: array | None = None) -> Volume:
+        """An index volume whose active voxels are ``voxel_points`` (integer: index space; float:
+        world space); ``volume_lookup_index`` numbers them in NanoVDB's order."""
+        data, world = _points_numpy(voxel_points, "voxel_points")
+        if rebuildable or any(x is not None for x in (max_active_voxels, max_leaf_nodes, max_lower_nodes,
+                                                       max_upper_nodes)):
+            raise NotImplementedError("Volume.allocate_by_voxels(rebuildable=...): rebuildable volumes "
+                                      "(Volume.rebuild) are not supported by jwarp yet")
+        mat = cls._transform(voxel_size, transform)
+        data = _mask_points(data, point_mask)
+        volume = cls._new()
+        ijk = volume._to_index(data, mat, translation) if world else data.astype(np.int64)
+        tiles = topo.order_tiles(topo.tile_origins(ijk))
+        volume._build(device or voxel_points.device, tiles, "OnIndex", None, mat, translation, active_voxels=ijk)
+        if status is not None:
+            status.zero_()
+        return volume
+
+    @classmethod
+    def load_from_nvdb(cls, file_or_buffer: Any, device: Any = None) -> Volume:
+        """Not supported: jwarp does not read NanoVDB files (build volumes from numpy data or points)."""
+        raise NotImplementedError("Volume.load_from_nvdb: jwarp cannot read NanoVDB files or buffers yet; build "
+                                  "volumes with Volume.load_from_numpy / allocate / allocate_by_tiles / "
+                                  "allocate_by_voxels")
+
+    @classmethod
+    def load_from_address(cls, grid_ptr: int, buffer_size: int = 0, device: Any = None) -> Volume:
+        """Not supported: jwarp volumes are not NanoVDB buffers in memory."""
+        raise NotImplementedError("Volume.load_from_address: jwarp cannot read NanoVDB buffers")
+
+    def save_to_nvdb(self, path: Any, codec: str = "none") -> None:
+        """Not supported: jwarp does not write NanoVDB files."""
+        raise NotImplementedError("Volume.save_to_nvdb: jwarp cannot write NanoVDB files")
+
+    def load_next_grid(self) -> None:
+        """The next grid of a multi-grid NanoVDB buffer: jwarp volumes hold one grid (None)."""
+        return None
+
+    def rebuild(self, points: array, status: array | None = None, point_mask: array | None = None) -> None:
+        raise RuntimeError("Volume.rebuild: this volume was not allocated as rebuildable")
+
+    # ------------------------------------------------------------------ introspection
+    def _check(self) -> None:
+        if not self.id:
+            raise RuntimeError("Invalid Volume")
+
+    def get_tile_count(self) -> int:
+        """Number of tiles (NanoVDB leaf nodes)."""
+        return int(self._tiles.shape[0])
+
+    def get_voxel_count(self) -> int:
+        """Number of allocated voxels (512 per tile; the active voxels of an ``allocate_by_voxels`` volume)."""
+        return int(self._index_count)
+
+    def _coords_out(self, coords: np.ndarray, out: array | None, what: str) -> array:
+        if out is None:
+            return array(coords.astype(np.int32).reshape(-1, 3), dtype=scalars.int32, device=self.device)
+        if out.device != self.device or out.shape[0] < coords.shape[0]:
+            raise RuntimeError(f"'out' array must an array with at least {coords.shape[0]} rows on device "
+                               f"{self.device}")
+        current = out.numpy()
+        flat = current.reshape(current.shape[0], -1).copy()
+        if not out.is_contiguous or flat.shape[1] != 3 or flat.dtype != np.int32:
+            raise RuntimeError("'out' must be a contiguous 1D array with type vec3i or a 2D array of type int32 with "
+                               "shape (N, 3) ")
+        flat[: coords.shape[0]] = coords
+        out.assign(flat.reshape(current.shape))
+        return out
+
+    def get_tiles(self, out: array | None = None) -> array:
+        """Origins of the allocated tiles (``tile_count × 3`` int32), in NanoVDB's leaf order."""
+        self._check()
+        return self._coords_out(self._tiles, out, "tiles")
+
+    def get_voxels(self, out: array | None = None) -> array:
+        """Coordinates of the allocated voxels (``voxel_count × 3`` int32), in NanoVDB's order."""
+        self._check()
+        coords = topo.voxel_coords(self._tiles)
+        if self._is_index and self._index_count != coords.shape[0]:
+            coords = coords[self._voxel_index.numpy()[: coords.shape[0]] >= 0]
+        return self._coords_out(coords, out, "voxels")
+
+    def get_active_stats(self) -> Volume.ActiveStats:
+        """Active voxel, leaf, lower and upper node counts."""
+        tiles = self._tiles.astype(np.int64)
+        lower = len({tuple(t) for t in tiles >> 7})
+        upper = len({tuple(t) for t in tiles >> 12})
+        return Volume.ActiveStats(self.get_voxel_count(), self.get_tile_count(), lower, upper)
+
+    def get_voxel_size(self) -> tuple[float, float, float]:
+        """The world-space diagonal of a voxel (the transform applied to ``(1, 1, 1)``)."""
+        self._check()
+        size = self._mat.astype(np.float64) @ np.ones(3)
+        return tuple(float(np.float32(s)) for s in size)
+
+    def get_grid_info(self) -> Volume.GridInfo:
+        """Grid metadata (name, size of the value storage in bytes, index/count, type, transform)."""
+        self._check()
+        size = int(self._values.size * self._values.numpy().itemsize) + int(self._tile_map.size) * 4
+        vec3 = composites.vector(3, scalars.float32)
+        mat33 = composites.matrix((3, 3), scalars.float32)
+        return Volume.GridInfo("", size, 0, 1, self._grid_type, vec3(*self._translation.tolist()),
+                               mat33(*self._mat.reshape(-1).tolist()))
+
+    @property
+    def dtype(self) -> Any:
+        """The type of the values (None for index volumes)."""
+        return self._dtype
+
+    @property
+    def is_index(self) -> bool:
+        """Whether the volume is an index grid (no values; voxels map to linear indices)."""
+        return self._is_index
+
+    @property
+    def is_rebuildable(self) -> bool:
+        return self._rebuild_info.kind is not None
+
+    def get_rebuild_info(self) -> Volume.RebuildInfo:
+        return self._rebuild_info
+
+    def get_feature_array_count(self) -> int:
+        """Supplemental (NanoVDB blind data) arrays: jwarp volumes have none."""
+        return 0
+
+    def feature_array(self, feature_index: int, dtype: Any = None) -> array:
+        raise IndexError(f"Volume has no feature array {feature_index} (jwarp volumes hold no blind data)")
+
+    def array(self) -> array:
+        """The volume's value storage as bytes (jwarp's leaf layout, not a NanoVDB buffer)."""
+        raw = np.ascontiguousarray(self._values.numpy()).view(np.uint8).reshape(-1)
+        return array(raw, dtype=scalars.uint8, device=self.device)
+
+    # ------------------------------------------------------------------ kernels
+    def _launch_operands(self) -> handles.LaunchOperands:
+        """The volume's buffers for a launch that receives its id (see :mod:`jwarp.runtime.handles`)."""
+        static = (("grid_type", self._grid_type), ("tile_origin", self._tile_origin),
+                  ("leaf_count", self.get_tile_count()), ("active_count", int(self._index_count)))
+        mat33 = composites.matrix((3, 3), scalars.float32)
+        mat33d = composites.matrix((3, 3), scalars.float64)
+        vec3 = composites.vector(3, scalars.float32)
+        vec3d = composites.vector(3, scalars.float64)
+        m, inv, t = self._mat, self._inv, self._translation
+        values = {
+            "background": (self._dtype or scalars.float32, self._bg),
+            "mat": (mat33, mat33(*m.reshape(-1).tolist())),
+            "inv": (mat33, mat33(*inv.astype(np.float32).reshape(-1).tolist())),
+            "vec": (vec3, vec3(*t.tolist())),
+            "matd": (mat33d, mat33d(*m.astype(np.float64).reshape(-1).tolist())),
+            "invd": (mat33d, mat33d(*inv.reshape(-1).tolist())),
+            "vecd": (vec3d, vec3d(*t.astype(np.float64).tolist())),
+        }
+        arrays = {"values": self._values, "tile_map": self._tile_map, "voxel_index": self._voxel_index}
+        return handles.LaunchOperands("volume", static, arrays, values)
+
+    def __del__(self) -> None:
+        if self.id:
+            handles.unregister(self.id)
+
+
+__all__ = ["Volume"]
