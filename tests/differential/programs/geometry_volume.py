@@ -90,6 +90,12 @@ def _points(rng, n, lo, hi):
     return rng.uniform(lo, hi, (n, 3)).astype(np.float32)
 
 
+def _world(rng, n, margin):
+    """World points over the data of the float volume (x -1..1.5, y 0.5..1.75, z -2..0), widened by margin."""
+    lo, hi = np.array([-1.0, 0.5, -2.0]) - margin, np.array([1.5, 1.75, 0.0]) + margin
+    return rng.uniform(lo, hi, (n, 3)).astype(np.float32)
+
+
 def run():
     out = {}
     rng = np.random.default_rng(5)
@@ -101,7 +107,7 @@ def run():
     out["translation"] = np.array(vol.get_grid_info().translation)
 
     # world points inside, outside (background), on voxel centres and halfway between voxels
-    pts = _points(rng, 40, -1.6, 3.0)
+    pts = _world(rng, 40, 0.6)
     centres = (np.stack(np.meshgrid([0, 3, 7, 10], [1, 5], [0, 8], indexing="ij"), -1).reshape(-1, 3)
                * 0.25 + np.array([-1.0, 0.5, -2.0])).astype(np.float32)
     halfway = centres + np.float32(0.125)
@@ -114,7 +120,7 @@ def run():
     out.update(lin=lin.numpy(), near=near.numpy(), grad=grad.numpy(), gval=gval.numpy(), typed=typed.numpy())
 
     # index-space points with negative coordinates, halfway cases and a runtime sampling mode
-    uvw = np.concatenate([_points(rng, 20, -3.0, 12.0), np.array(
+    uvw = np.concatenate([_points(rng, 20, -3.0, 12.0) * np.float32([1.0, 0.6, 1.0]), np.array(
         [[-0.5, 0.5, 1.5], [2.5, -1.5, 0.5], [-1.0, -1.0, -1.0], [0.49999997, 1.5000001, 2.0]], np.float32)])
     ua = wp.array(uvw, dtype=wp.vec3)
     for mode in (0, 1, 2):
@@ -132,7 +138,7 @@ def run():
     # vec3 volume
     dense_v = (rng.random((5, 9, 4, 3)) * 2.0 - 1.0).astype(np.float32)
     vv = wp.Volume.load_from_numpy(dense_v, min_world=(0.0, 0.0, 0.0), voxel_size=1.0, bg_value=(1.0, -2.0, 3.0))
-    uv = wp.array(np.concatenate([_points(rng, 30, -2.0, 17.0), np.float32([[0.5, 2.5, 1.5]])]), dtype=wp.vec3)
+    uv = wp.array(np.concatenate([_points(rng, 30, -2.0, 10.0), np.float32([[0.5, 2.5, 1.5]])]), dtype=wp.vec3)
     lv, nv = wp.zeros(uv.shape[0], dtype=wp.vec3), wp.zeros(uv.shape[0], dtype=wp.vec3)
     jv = wp.zeros(uv.shape[0], dtype=wp.mat33)
     wp.launch(sample_v, uv.shape[0], inputs=[vv.id, uv, lv, nv, jv])
@@ -142,7 +148,7 @@ def run():
     # int volume (a Python int background)
     dense_i = rng.integers(-50, 50, (9, 3, 7)).astype(np.int32)
     vi = wp.Volume.load_from_numpy(dense_i, voxel_size=2.0, bg_value=7)
-    ui = wp.array(np.concatenate([_points(rng, 30, -3.0, 18.0), np.float32([[0.5, 1.5, -0.5]])]), dtype=wp.vec3)
+    ui = wp.array(np.concatenate([_points(rng, 30, -3.0, 18.0) * np.float32([1.0, 0.3, 0.8]), np.float32([[0.5, 1.5, -0.5]])]), dtype=wp.vec3)
     ni, ti, li = (wp.zeros(ui.shape[0], dtype=int) for _ in range(3))
     wp.launch(sample_i, ui.shape[0], inputs=[vi.id, ui, ni, ti, li])
     out.update(int_near=ni.numpy(), int_typed=ti.numpy(), int_look=li.numpy(),
@@ -156,7 +162,7 @@ def run():
     out.update(xf=to.numpy(), xfd=td.numpy(), aniso_size=np.array(va.get_voxel_size()))
 
     # gradients of a loss of samples (and of sampled gradients) with respect to the world points
-    gp = wp.array(_points(rng, 25, -0.9, 1.5), dtype=wp.vec3, requires_grad=True)
+    gp = wp.array(_world(rng, 25, -0.1), dtype=wp.vec3, requires_grad=True)
     total = wp.zeros(1, dtype=float, requires_grad=True)
     tape = wp.Tape()
     with tape:
