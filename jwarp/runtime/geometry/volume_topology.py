@@ -17,6 +17,8 @@ Example:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 LEAF_VOXELS = 512
@@ -59,7 +61,7 @@ def tile_map(tiles: np.ndarray, what: str = "Volume") -> tuple[np.ndarray, tuple
     t = tiles.astype(np.int64) >> 3
     lo = t.min(axis=0)
     extent = t.max(axis=0) - lo + 1
-    if int(np.prod(extent)) > MAX_TILE_MAP:
+    if math.prod(int(e) for e in extent) > MAX_TILE_MAP:
         raise NotImplementedError(
             f"{what}: the allocated tiles span {tuple(int(e) for e in extent)} tiles; jwarp keeps a dense map of "
             f"tiles over their bounding box and supports at most {MAX_TILE_MAP} entries (very sparse volumes "
