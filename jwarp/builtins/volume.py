@@ -121,6 +121,13 @@ def _value_reader(call: Call, h: handles.BoundHandle, dtype: Any, mask: Any) -> 
         leaf, local = _leaf(call, h, ijk, mask)
         found = leaf >= 0
         vals = handles.load(call, h, "values", [_voxel_slot(call, h, "values", leaf, local)], mask_and(mask, found))
+        if h.fact("constant"):  # tiles of one value (NanoVDB internal-node tiles): tile map entries -2 - k
+            n = call.ctx.slots[h.arrays["tile_values"].data.slot].shape[0]
+            tile = leaf <= -2
+            k = Value(scalars.int32, jnp.clip(-2 - leaf, 0, n - 1))
+            consts = handles.load(call, h, "tile_values", [k], mask_and(mask, tile))
+            bg_or = [jnp.where(tile, c, b) for c, b in zip(consts, bg)]
+            return [jnp.where(found, v, b) for v, b in zip(vals, bg_or)]
         return [jnp.where(found, v, b) for v, b in zip(vals, bg)]
 
     return read

@@ -78,8 +78,8 @@ def test_tiles_follow_nanovdb_order_and_ids_are_handles():
 
 
 def test_unsupported_inputs_raise_clear_errors():
-    with pytest.raises(NotImplementedError, match="NanoVDB"):
-        wp.Volume.load_from_nvdb("missing.nvdb")
+    with pytest.raises(RuntimeError, match="NanoVDB signature not found"):
+        wp.Volume.load_from_nvdb(b"\0" * 64)
     with pytest.raises(NotImplementedError, match="NanoVDB"):
         wp.Volume(wp.zeros(16, dtype=wp.uint8))
     with pytest.raises(NotImplementedError, match="rebuildable"):
@@ -102,3 +102,32 @@ def test_wrong_gradient_type_is_rejected():
     vol = _volume()
     with pytest.raises(Exception, match="Incompatible gradient type"):
         wp.launch(_bad_grad, 1, inputs=[vol.id, wp.zeros(1, dtype=float)])
+
+
+def _warp_asset(name):
+    try:
+        import importlib.util
+        spec = importlib.util.find_spec("warp")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("warp-lang (with its test assets) is not installed")
+    import os
+    path = os.path.join(list(spec.submodule_search_locations)[0], "tests", "assets", name)
+    if not os.path.exists(path):
+        pytest.skip(f"{name} not found")
+    return path
+
+
+def test_nvdb_files_load_leaves_transform_and_next_grids():
+    with open(_warp_asset("torus.nvdb"), "rb") as f:
+        torus = wp.Volume.load_from_nvdb(f)
+    info = torus.get_grid_info()
+    assert (info.name, info.type_str, info.grid_count) == ("surface", "float", 1)
+    assert torus.get_tile_count() == 24 and torus.get_voxel_count() == 24 * 512
+    assert np.allclose(np.array(info.translation), [1.0, 2.0, 3.0])
+    with open(_warp_asset("test_index_grid.nvdb"), "rb") as f:
+        first = wp.Volume.load_from_nvdb(f.read())
+    second = first.load_next_grid()
+    assert first.is_index and second.get_grid_info().grid_index == 1 and second.load_next_grid() is None
+    assert (first.get_voxel_count(), second.get_voxel_count()) == (16, 24)

@@ -25,6 +25,7 @@ from jwarp.lang import composites, scalars
 from jwarp.runtime import handles
 from jwarp.runtime.array import array
 from jwarp.runtime.device import get_device
+from jwarp.runtime.geometry import nanovdb
 from jwarp.runtime.geometry import volume_topology as topo
 
 # NanoVDB type names of the value types a volume may hold (Warp's _nvdb_type_to_dtype)
@@ -34,6 +35,16 @@ GRID_TYPES = {"float": scalars.float32, "double": scalars.float64, "int32": scal
               "Vec4d": composites.vector(4, scalars.float64)}
 _TYPE_NAMES = {t: n for n, t in GRID_TYPES.items()}
 INDEX_TYPES = ("Index", "OnIndex", "IndexMask", "OnIndexMask")
+
+
+def _width(t: Any) -> int:
+    return t._length_ if t is not None and composites.is_composite(t) else 1
+
+
+def _scalar(t: Any) -> Any:
+    if t is None:
+        return scalars.float32
+    return t._wp_scalar_type_ if composites.is_composite(t) else t
 
 
 def _normalize_voxel_size(voxel_size: Any) -> tuple[float, float, float]:
@@ -145,13 +156,17 @@ class Volume:
 
     # ------------------------------------------------------------------ construction
     def _build(self, device: Any, tiles: np.ndarray, grid_type: str, bg_value: Any, transform: np.ndarray,
-               translation: Any, active_voxels: np.ndarray | None = None) -> None:
-        """Set up the volume's buffers for ``tiles`` (origins in NanoVDB order)."""
+               translation: Any, active_voxels: np.ndarray | None = None, constant_tiles: list | None = None) -> None:
+        """Set up the volume's buffers for ``tiles`` (origins in NanoVDB order); ``constant_tiles``:
+        ``(origin, value)`` of tiles without a leaf that hold one value (NanoVDB internal tiles)."""
         self.device = get_device(device)
         self._tiles = tiles
         self._grid_type = grid_type
         self._is_index = grid_type in INDEX_TYPES
-        slots, origin = topo.tile_map(tiles)
+        self._grid_meta = ("", None, 0, 1)  # name, size in bytes (None: jwarp's storage size), index, count
+        constant_tiles = constant_tiles or []
+        self._constant = bool(constant_tiles)
+        slots, origin = topo.tile_map(tiles, constant_tiles=[o for o, _ in constant_tiles] or None)
         self._tile_origin = origin
         self._tile_map = array(slots, dtype=scalars.int32, device=self.device)
         n = tiles.shape[0] * topo.LEAF_VOXELS
@@ -171,10 +186,18 @@ class Volume:
             self._values = array(np.ascontiguousarray(fill), dtype=dtype, device=self.device)
             self._voxel_index = array(np.zeros(1, np.int32), dtype=scalars.int32, device=self.device)
             self._index_count = n
+        values = [v for _, v in constant_tiles] or [np.zeros(_width(self._dtype))]
+        scalar = _scalar(self._dtype)
+        self._tile_values = array(np.asarray(values, scalar._np_dtype).reshape(len(values), -1).squeeze(-1)
+                                  if _width(self._dtype) == 1 else np.asarray(values, scalar._np_dtype),
+                                  dtype=self._dtype or scalars.float32, device=self.device)
         mat = np.asarray(transform, np.float32).reshape(3, 3)
         inv = np.linalg.inv(mat.astype(np.float64))
         self._mat, self._inv = mat, inv
         self._translation = np.asarray([float(t) for t in translation], np.float32)
+        self._invf = inv.astype(np.float32)
+        self._matd, self._invd, self._vecd = mat.astype(np.float64), inv, self._translation.astype(np.float64)
+        self._voxel_size = None
         self.id = handles.register(self)
 
     @classmethod
@@ -294,10 +317,34 @@ class Volume:
 
     @classmethod
     def load_from_nvdb(cls, file_or_buffer: Any, device: Any = None) -> Volume:
-        """Not supported: jwarp does not read NanoVDB files (build volumes from numpy data or points)."""
-        raise NotImplementedError("Volume.load_from_nvdb: jwarp cannot read NanoVDB files or buffers yet; build "
-                                  "volumes with Volume.load_from_numpy / allocate / allocate_by_tiles / "
-                                  "allocate_by_voxels")
+        """A volume from a serialized NanoVDB file (a file object or its bytes; codecs none, zip and
+        blosc). The volume holds the file's first grid; ``load_next_grid`` gives the next ones."""
+        try:
+            data = file_or_buffer.read()
+        except AttributeError:
+            data = file_or_buffer
+        return cls._from_grids(nanovdb.read_file(data), 0, device)
+
+    @classmethod
+    def _from_grids(cls, buffers: list, index: int, device: Any) -> Volume:
+        grid = nanovdb.parse_grid(buffers[index])
+        volume = cls._new()
+        bg = grid.background
+        bg_value = None if grid.leaf_values is None else (bg.tolist() if bg.size > 1 else bg[0])
+        volume._build(device, grid.leaf_origins, grid.type_str, bg_value, grid.matf, grid.vecf,
+                      constant_tiles=grid.tiles)
+        if grid.leaf_values is not None:
+            volume._values._set_buffer(array(grid.leaf_values, dtype=volume._dtype, device=volume.device).buffer)
+        else:
+            volume._voxel_index = array(grid.voxel_index, dtype=scalars.int32, device=volume.device)
+            volume._index_count = grid.voxel_count
+        volume._invf = grid.invmatf
+        volume._matd, volume._invd, volume._vecd = grid.matd, grid.invmatd, grid.vecd
+        volume._inv = grid.invmatd
+        volume._voxel_size = grid.voxel_size
+        volume._grid_meta = (grid.name, grid.size_in_bytes, index, len(buffers))
+        volume._grid_buffers = buffers
+        return volume
 
     @classmethod
     def load_from_address(cls, grid_ptr: int, buffer_size: int = 0, device: Any = None) -> Volume:
@@ -308,9 +355,13 @@ class Volume:
         """Not supported: jwarp does not write NanoVDB files."""
         raise NotImplementedError("Volume.save_to_nvdb: jwarp cannot write NanoVDB files")
 
-    def load_next_grid(self) -> None:
-        """The next grid of a multi-grid NanoVDB buffer: jwarp volumes hold one grid (None)."""
-        return None
+    def load_next_grid(self) -> Volume | None:
+        """The next grid of the NanoVDB file this volume was loaded from (None after the last)."""
+        buffers = getattr(self, "_grid_buffers", None)
+        index = self._grid_meta[2] + 1
+        if buffers is None or index >= len(buffers):
+            return None
+        return Volume._from_grids(buffers, index, self.device)
 
     def rebuild(self, points: array, status: array | None = None, point_mask: array | None = None) -> None:
         raise RuntimeError("Volume.rebuild: this volume was not allocated as rebuildable")
@@ -366,16 +417,18 @@ class Volume:
     def get_voxel_size(self) -> tuple[float, float, float]:
         """The world-space diagonal of a voxel (the transform applied to ``(1, 1, 1)``)."""
         self._check()
-        size = self._mat.astype(np.float64) @ np.ones(3)
+        size = self._voxel_size or self._mat.astype(np.float64) @ np.ones(3)
         return tuple(float(np.float32(s)) for s in size)
 
     def get_grid_info(self) -> Volume.GridInfo:
         """Grid metadata (name, size of the value storage in bytes, index/count, type, transform)."""
         self._check()
-        size = int(self._values.size * self._values.numpy().itemsize) + int(self._tile_map.size) * 4
+        name, size, index, count = self._grid_meta
+        if size is None:
+            size = int(self._values.size * self._values.numpy().itemsize) + int(self._tile_map.size) * 4
         vec3 = composites.vector(3, scalars.float32)
         mat33 = composites.matrix((3, 3), scalars.float32)
-        return Volume.GridInfo("", size, 0, 1, self._grid_type, vec3(*self._translation.tolist()),
+        return Volume.GridInfo(name, size, index, count, self._grid_type, vec3(*self._translation.tolist()),
                                mat33(*self._mat.reshape(-1).tolist()))
 
     @property
@@ -410,23 +463,23 @@ class Volume:
     # ------------------------------------------------------------------ kernels
     def _launch_operands(self) -> handles.LaunchOperands:
         """The volume's buffers for a launch that receives its id (see :mod:`jwarp.runtime.handles`)."""
-        static = (("grid_type", self._grid_type), ("tile_origin", self._tile_origin),
+        static = (("grid_type", self._grid_type), ("tile_origin", self._tile_origin), ("constant", self._constant),
                   ("leaf_count", self.get_tile_count()), ("active_count", int(self._index_count)))
         mat33 = composites.matrix((3, 3), scalars.float32)
         mat33d = composites.matrix((3, 3), scalars.float64)
         vec3 = composites.vector(3, scalars.float32)
         vec3d = composites.vector(3, scalars.float64)
-        m, inv, t = self._mat, self._inv, self._translation
         values = {
             "background": (self._dtype or scalars.float32, self._bg),
-            "mat": (mat33, mat33(*m.reshape(-1).tolist())),
-            "inv": (mat33, mat33(*inv.astype(np.float32).reshape(-1).tolist())),
-            "vec": (vec3, vec3(*t.tolist())),
-            "matd": (mat33d, mat33d(*m.astype(np.float64).reshape(-1).tolist())),
-            "invd": (mat33d, mat33d(*inv.reshape(-1).tolist())),
-            "vecd": (vec3d, vec3d(*t.astype(np.float64).tolist())),
+            "mat": (mat33, mat33(*self._mat.reshape(-1).tolist())),
+            "inv": (mat33, mat33(*self._invf.reshape(-1).tolist())),
+            "vec": (vec3, vec3(*self._translation.tolist())),
+            "matd": (mat33d, mat33d(*self._matd.reshape(-1).tolist())),
+            "invd": (mat33d, mat33d(*self._invd.reshape(-1).tolist())),
+            "vecd": (vec3d, vec3d(*self._vecd.tolist())),
         }
-        arrays = {"values": self._values, "tile_map": self._tile_map, "voxel_index": self._voxel_index}
+        arrays = {"values": self._values, "tile_map": self._tile_map, "voxel_index": self._voxel_index,
+                  "tile_values": self._tile_values}
         return handles.LaunchOperands("volume", static, arrays, values)
 
     def __del__(self) -> None:

@@ -53,12 +53,15 @@ def leaf_offsets() -> np.ndarray:
     return np.stack([r >> 6, (r >> 3) & 7, r & 7], axis=1).astype(np.int32)
 
 
-def tile_map(tiles: np.ndarray, what: str = "Volume") -> tuple[np.ndarray, tuple]:
+def tile_map(tiles: np.ndarray, what: str = "Volume", constant_tiles: np.ndarray | None = None
+             ) -> tuple[np.ndarray, tuple]:
     """(map, origin): an int32 grid over the tiles' bounding box (in tile units) holding each
-    tile's leaf number, -1 elsewhere, and the box's lower corner in tile units."""
-    if tiles.shape[0] == 0:
+    tile's leaf number, -1 elsewhere, and the box's lower corner in tile units. ``constant_tiles``
+    (origins of tiles of one value, from NanoVDB internal nodes) get ``-2 - k`` for the k-th."""
+    extra = np.zeros((0, 3), np.int64) if constant_tiles is None else np.asarray(constant_tiles, np.int64)
+    if tiles.shape[0] == 0 and extra.shape[0] == 0:
         return np.full((1, 1, 1), -1, np.int32), (0, 0, 0)
-    t = tiles.astype(np.int64) >> 3
+    t = np.concatenate([tiles.astype(np.int64).reshape(-1, 3), extra.reshape(-1, 3)]) >> 3
     lo = t.min(axis=0)
     extent = t.max(axis=0) - lo + 1
     if math.prod(int(e) for e in extent) > MAX_TILE_MAP:
@@ -68,7 +71,9 @@ def tile_map(tiles: np.ndarray, what: str = "Volume") -> tuple[np.ndarray, tuple
             "spread over large index ranges are not supported)")
     grid = np.full(tuple(int(e) for e in extent), -1, np.int32)
     rel = t - lo
-    grid[rel[:, 0], rel[:, 1], rel[:, 2]] = np.arange(t.shape[0], dtype=np.int32)
+    n = tiles.shape[0]
+    grid[rel[:n, 0], rel[:n, 1], rel[:n, 2]] = np.arange(n, dtype=np.int32)
+    grid[rel[n:, 0], rel[n:, 1], rel[n:, 2]] = -2 - np.arange(t.shape[0] - n, dtype=np.int32)
     return grid, tuple(int(x) for x in lo)
 
 
