@@ -82,8 +82,10 @@ def test_unsupported_inputs_raise_clear_errors():
         wp.Volume.load_from_nvdb(b"\0" * 64)
     with pytest.raises(NotImplementedError, match="NanoVDB"):
         wp.Volume(wp.zeros(16, dtype=wp.uint8))
-    with pytest.raises(NotImplementedError, match="rebuildable"):
-        wp.Volume.allocate_by_tiles(wp.zeros(1, dtype=wp.vec3i), 1.0, rebuildable=True)
+    with pytest.raises(ValueError, match="max_tiles must be positive"):
+        wp.Volume.allocate_by_tiles(wp.zeros(1, dtype=wp.vec3i), 1.0, rebuildable=True, max_tiles=0)
+    with pytest.raises(RuntimeError, match="not allocated as a rebuildable"):
+        wp.Volume.allocate_by_tiles(wp.zeros(1, dtype=wp.vec3i), 1.0).rebuild(wp.zeros(1, dtype=wp.vec3i))
     with pytest.raises(NotImplementedError, match="dense map of tiles"):
         wp.Volume.allocate_by_tiles(wp.array([[0, 0, 0], [2**24, 2**24, 2**24]], dtype=wp.vec3i), 1.0)
     with pytest.raises(TypeError, match="Unsupported bg_value"):

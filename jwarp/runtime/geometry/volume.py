@@ -26,6 +26,7 @@ from jwarp.runtime import handles
 from jwarp.runtime.array import array
 from jwarp.runtime.device import get_device
 from jwarp.runtime.geometry import nanovdb
+from jwarp.runtime.geometry import volume_rebuild as rebuild
 from jwarp.runtime.geometry import volume_topology as topo
 
 # NanoVDB type names of the value types a volume may hold (Warp's _nvdb_type_to_dtype)
@@ -117,6 +118,12 @@ class Volume:
 
     CLOSEST = 0
     LINEAR = 1
+    REBUILD_SUCCESS = rebuild.SUCCESS
+    REBUILD_LEAF_CAPACITY_EXCEEDED = rebuild.LEAF_EXCEEDED
+    REBUILD_LOWER_CAPACITY_EXCEEDED = rebuild.LOWER_EXCEEDED
+    REBUILD_UPPER_CAPACITY_EXCEEDED = rebuild.UPPER_EXCEEDED
+    REBUILD_VOXEL_CAPACITY_EXCEEDED = rebuild.VOXEL_EXCEEDED
+    REBUILD_INVALID_INPUT = rebuild.INVALID_INPUT
     _NANOVDB_LEAF_TABLE_COUNT = topo.LEAF_VOXELS
 
     class RebuildInfo(NamedTuple):
@@ -156,41 +163,24 @@ class Volume:
 
     # ------------------------------------------------------------------ construction
     def _build(self, device: Any, tiles: np.ndarray, grid_type: str, bg_value: Any, transform: np.ndarray,
-               translation: Any, active_voxels: np.ndarray | None = None, constant_tiles: list | None = None) -> None:
-        """Set up the volume's buffers for ``tiles`` (origins in NanoVDB order); ``constant_tiles``:
-        ``(origin, value)`` of tiles without a leaf that hold one value (NanoVDB internal tiles)."""
+               translation: Any, active_voxels: np.ndarray | None = None, constant_tiles: list | None = None,
+               capacity: int = 0) -> None:
+        """Set up the volume for ``tiles`` (origins in NanoVDB order); ``constant_tiles``: ``(origin,
+        value)`` of tiles without a leaf that hold one value (NanoVDB internal tiles); ``capacity``:
+        leaves to make room for (rebuildable volumes)."""
         self.device = get_device(device)
-        self._tiles = tiles
         self._grid_type = grid_type
         self._is_index = grid_type in INDEX_TYPES
         self._grid_meta = ("", None, 0, 1)  # name, size in bytes (None: jwarp's storage size), index, count
-        constant_tiles = constant_tiles or []
-        self._constant = bool(constant_tiles)
-        slots, origin = topo.tile_map(tiles, constant_tiles=[o for o, _ in constant_tiles] or None)
-        self._tile_origin = origin
-        self._tile_map = array(slots, dtype=scalars.int32, device=self.device)
-        n = tiles.shape[0] * topo.LEAF_VOXELS
+        self._dtype = None if self._is_index else GRID_TYPES[grid_type]
         if self._is_index:
-            self._dtype = None
-            self._bg = scalars.float32(0.0)
-            self._values = array(np.zeros(1, np.float32), dtype=scalars.float32, device=self.device)
-            index, self._index_count = topo.active_index(tiles, active_voxels)
-            self._voxel_index = array(index, dtype=scalars.int32, device=self.device)
+            self._bg, self._bg_np = scalars.float32(0.0), np.zeros(1, np.float32)
         else:
-            dtype = GRID_TYPES[grid_type]
-            self._dtype = dtype
+            dtype = self._dtype
             self._bg = dtype(*bg_value) if composites.is_composite(dtype) else dtype(bg_value)
-            np_scalar = (dtype._wp_scalar_type_ if composites.is_composite(dtype) else dtype)._np_dtype
-            shape = (max(n, 1),) + ((dtype._length_,) if composites.is_composite(dtype) else ())
-            fill = np.broadcast_to(np.asarray(bg_value, dtype=np_scalar), shape)
-            self._values = array(np.ascontiguousarray(fill), dtype=dtype, device=self.device)
-            self._voxel_index = array(np.zeros(1, np.int32), dtype=scalars.int32, device=self.device)
-            self._index_count = n
-        values = [v for _, v in constant_tiles] or [np.zeros(_width(self._dtype))]
-        scalar = _scalar(self._dtype)
-        self._tile_values = array(np.asarray(values, scalar._np_dtype).reshape(len(values), -1).squeeze(-1)
-                                  if _width(self._dtype) == 1 else np.asarray(values, scalar._np_dtype),
-                                  dtype=self._dtype or scalars.float32, device=self.device)
+            self._bg_np = np.asarray(bg_value, dtype=_scalar(dtype)._np_dtype).copy()
+        self._capacity = capacity
+        self._set_topology(tiles, active_voxels, constant_tiles)
         mat = np.asarray(transform, np.float32).reshape(3, 3)
         inv = np.linalg.inv(mat.astype(np.float64))
         self._mat, self._inv = mat, inv
@@ -199,6 +189,35 @@ class Volume:
         self._matd, self._invd, self._vecd = mat.astype(np.float64), inv, self._translation.astype(np.float64)
         self._voxel_size = None
         self.id = handles.register(self)
+
+    def _set_topology(self, tiles: np.ndarray, active_voxels: np.ndarray | None = None,
+                      constant_tiles: list | None = None) -> None:
+        """Buffers for ``tiles``: the tile map, background-filled values and voxel indices."""
+        self._tiles = tiles
+        constant_tiles = constant_tiles or []
+        self._constant = bool(constant_tiles)
+        slots, origin = topo.tile_map(tiles, constant_tiles=[o for o, _ in constant_tiles] or None)
+        self._tile_origin = origin
+        self._tile_map = array(slots, dtype=scalars.int32, device=self.device)
+        n = max(tiles.shape[0], self._capacity) * topo.LEAF_VOXELS
+        if self._is_index:
+            self._values = array(np.zeros(1, np.float32), dtype=scalars.float32, device=self.device)
+            index, self._index_count = topo.active_index(tiles, active_voxels)
+            if index.shape[0] < n:
+                index = np.concatenate([index, np.full(n - index.shape[0], -1, np.int32)])
+            self._voxel_index = array(index, dtype=scalars.int32, device=self.device)
+        else:
+            dtype = self._dtype
+            shape = (max(n, 1),) + ((dtype._length_,) if composites.is_composite(dtype) else ())
+            fill = np.broadcast_to(self._bg_np, shape)
+            self._values = array(np.ascontiguousarray(fill), dtype=dtype, device=self.device)
+            self._voxel_index = array(np.zeros(1, np.int32), dtype=scalars.int32, device=self.device)
+            self._index_count = tiles.shape[0] * topo.LEAF_VOXELS
+        values = [v for _, v in constant_tiles] or [np.zeros(_width(self._dtype))]
+        scalar = _scalar(self._dtype)
+        self._tile_values = array(np.asarray(values, scalar._np_dtype).reshape(len(values), -1).squeeze(-1)
+                                  if _width(self._dtype) == 1 else np.asarray(values, scalar._np_dtype),
+                                  dtype=self._dtype or scalars.float32, device=self.device)
 
     @classmethod
     def _new(cls) -> Volume:
@@ -275,21 +294,27 @@ class Volume:
         """A volume with the tiles that contain ``tile_points`` (integer: index space; float: world
         space). ``bg_value=None`` makes an index volume."""
         data, world = _points_numpy(tile_points, "tile_points")
-        if rebuildable or max_tiles is not None or max_lower_nodes is not None or max_upper_nodes is not None:
-            raise NotImplementedError("Volume.allocate_by_tiles(rebuildable=...): rebuildable volumes "
-                                      "(Volume.rebuild) are not supported by jwarp yet")
+        rebuildable = rebuildable or any(x is not None for x in (max_tiles, max_lower_nodes, max_upper_nodes))
         mat = cls._transform(voxel_size, transform)
+        device = get_device(device or tile_points.device)
+        status = rebuild.check_status(status, device) if rebuildable else None
+        caps = None
+        if rebuildable:
+            leaves = rebuild.capacity(max_tiles, data.shape[0], "max_tiles")
+            lower = rebuild.capacity(max_lower_nodes, leaves, "max_lower_nodes")
+            caps = (None, leaves, lower, rebuild.capacity(max_upper_nodes, lower, "max_upper_nodes"))
         data = _mask_points(data, point_mask)
         volume = cls._new()
         ijk = volume._to_index(data, mat, translation) if world else data.astype(np.int64)
         tiles = topo.order_tiles(topo.tile_origins(ijk))
-        if bg_value is None:
-            volume._build(device or getattr(tile_points, "device", None), tiles, "Index", None, mat, translation)
-        else:
-            t = _grid_type_of(bg_value)
-            volume._build(device or tile_points.device, tiles, _TYPE_NAMES[t], bg_value, mat, translation)
-        if status is not None:
-            status.zero_()
+        flags = 0
+        if caps is not None:
+            tiles, _, flags = rebuild.fit(tiles, None, caps)
+        grid_type = "Index" if bg_value is None else _TYPE_NAMES[_grid_type_of(bg_value)]
+        volume._build(device, tiles, grid_type, bg_value, mat, translation, capacity=caps[1] if caps else 0)
+        if caps is not None:
+            volume._rebuild_info = Volume.RebuildInfo("tiles", caps[1] * topo.LEAF_VOXELS, *caps[1:])
+            rebuild.write_status(status, flags)
         return volume
 
     @classmethod
@@ -301,18 +326,29 @@ class Volume:
         """An index volume whose active voxels are ``voxel_points`` (integer: index space; float:
         world space); ``volume_lookup_index`` numbers them in NanoVDB's order."""
         data, world = _points_numpy(voxel_points, "voxel_points")
-        if rebuildable or any(x is not None for x in (max_active_voxels, max_leaf_nodes, max_lower_nodes,
-                                                       max_upper_nodes)):
-            raise NotImplementedError("Volume.allocate_by_voxels(rebuildable=...): rebuildable volumes "
-                                      "(Volume.rebuild) are not supported by jwarp yet")
+        rebuildable = rebuildable or any(x is not None for x in (max_active_voxels, max_leaf_nodes, max_lower_nodes,
+                                                                 max_upper_nodes))
         mat = cls._transform(voxel_size, transform)
+        device = get_device(device or voxel_points.device)
+        status = rebuild.check_status(status, device) if rebuildable else None
+        caps = None
+        if rebuildable:
+            voxels = rebuild.capacity(max_active_voxels, data.shape[0], "max_active_voxels")
+            leaves = rebuild.capacity(max_leaf_nodes, voxels, "max_leaf_nodes")
+            lower = rebuild.capacity(max_lower_nodes, leaves, "max_lower_nodes")
+            caps = (voxels, leaves, lower, rebuild.capacity(max_upper_nodes, lower, "max_upper_nodes"))
         data = _mask_points(data, point_mask)
         volume = cls._new()
         ijk = volume._to_index(data, mat, translation) if world else data.astype(np.int64)
         tiles = topo.order_tiles(topo.tile_origins(ijk))
-        volume._build(device or voxel_points.device, tiles, "OnIndex", None, mat, translation, active_voxels=ijk)
-        if status is not None:
-            status.zero_()
+        flags = 0
+        if caps is not None:
+            tiles, ijk, flags = rebuild.fit(tiles, ijk, caps)
+        volume._build(device, tiles, "OnIndex", None, mat, translation, active_voxels=ijk,
+                      capacity=caps[1] if caps else 0)
+        if caps is not None:
+            volume._rebuild_info = Volume.RebuildInfo("voxels", *caps)
+            rebuild.write_status(status, flags)
         return volume
 
     @classmethod
@@ -363,8 +399,27 @@ class Volume:
             return None
         return Volume._from_grids(buffers, index, self.device)
 
-    def rebuild(self, points: array, status: array | None = None, point_mask: array | None = None) -> None:
-        raise RuntimeError("Volume.rebuild: this volume was not allocated as rebuildable")
+    def rebuild(self, points: array, status: array | None = None, point_mask: array | None = None) -> array | None:
+        """Replace the topology of a rebuildable volume with the tiles (or voxels, for
+        ``allocate_by_voxels`` volumes) of ``points``; values are reset to the background. Returns
+        ``status`` (Warp's ``REBUILD_*`` flags) when given."""
+        kind = self._rebuild_info.kind
+        if kind is None:
+            raise RuntimeError("Volume was not allocated as a rebuildable tile volume")
+        data, world = _points_numpy(points, "tile_points" if kind == "tiles" else "voxel_points")
+        status = rebuild.check_status(status, self.device)
+        if point_mask is not None and (not isinstance(point_mask, array) or point_mask.dtype != scalars.int32
+                                       or point_mask.ndim != 1 or point_mask.shape[0] < data.shape[0]):
+            raise RuntimeError("point_mask must be a contiguous 1D Warp array with dtype int32")
+        if point_mask is not None:
+            data = data[point_mask.numpy()[: data.shape[0]] != 0]
+        ijk = self._to_index(data, self._mat, self._translation) if world else data.astype(np.int64)
+        tiles = topo.order_tiles(topo.tile_origins(ijk))
+        caps = tuple(self._rebuild_info[1:]) if kind == "voxels" else (None, *self._rebuild_info[2:])
+        tiles, ijk, flags = rebuild.fit(tiles, ijk if kind == "voxels" else None, caps)
+        self._set_topology(tiles, ijk if kind == "voxels" else None)
+        rebuild.write_status(status, flags)
+        return status
 
     # ------------------------------------------------------------------ introspection
     def _check(self) -> None:
@@ -372,16 +427,25 @@ class Volume:
             raise RuntimeError("Invalid Volume")
 
     def get_tile_count(self) -> int:
-        """Number of tiles (NanoVDB leaf nodes)."""
+        """Number of tiles (NanoVDB leaf nodes; the reserved leaves of a rebuildable volume)."""
+        if self._rebuild_info.kind is not None:
+            return int(self._rebuild_info.max_leaf_node_count)
         return int(self._tiles.shape[0])
 
     def get_voxel_count(self) -> int:
-        """Number of allocated voxels (512 per tile; the active voxels of an ``allocate_by_voxels`` volume)."""
+        """Number of allocated voxels (512 per tile; the active voxels of an ``allocate_by_voxels``
+        volume; the reserved capacity of a rebuildable volume)."""
+        if self._rebuild_info.kind is not None:
+            return int(self._rebuild_info.max_voxel_count)
         return int(self._index_count)
 
-    def _coords_out(self, coords: np.ndarray, out: array | None, what: str) -> array:
+    def _coords_out(self, coords: np.ndarray, out: array | None, rows: int) -> array:
+        """``coords`` in ``out`` (or a new ``rows × 3`` array; rows past the coordinates are 0: the
+        reserved, inactive entries of a rebuildable volume)."""
         if out is None:
-            return array(coords.astype(np.int32).reshape(-1, 3), dtype=scalars.int32, device=self.device)
+            full = np.zeros((max(rows, coords.shape[0]), 3), np.int32)
+            full[: coords.shape[0]] = coords
+            return array(full, dtype=scalars.int32, device=self.device)
         if out.device != self.device or out.shape[0] < coords.shape[0]:
             raise RuntimeError(f"'out' array must an array with at least {coords.shape[0]} rows on device "
                                f"{self.device}")
@@ -397,7 +461,7 @@ class Volume:
     def get_tiles(self, out: array | None = None) -> array:
         """Origins of the allocated tiles (``tile_count × 3`` int32), in NanoVDB's leaf order."""
         self._check()
-        return self._coords_out(self._tiles, out, "tiles")
+        return self._coords_out(self._tiles, out, self.get_tile_count())
 
     def get_voxels(self, out: array | None = None) -> array:
         """Coordinates of the allocated voxels (``voxel_count × 3`` int32), in NanoVDB's order."""
@@ -405,14 +469,14 @@ class Volume:
         coords = topo.voxel_coords(self._tiles)
         if self._is_index and self._index_count != coords.shape[0]:
             coords = coords[self._voxel_index.numpy()[: coords.shape[0]] >= 0]
-        return self._coords_out(coords, out, "voxels")
+        return self._coords_out(coords, out, self.get_voxel_count())
 
     def get_active_stats(self) -> Volume.ActiveStats:
         """Active voxel, leaf, lower and upper node counts."""
         tiles = self._tiles.astype(np.int64)
         lower = len({tuple(t) for t in tiles >> 7})
         upper = len({tuple(t) for t in tiles >> 12})
-        return Volume.ActiveStats(self.get_voxel_count(), self.get_tile_count(), lower, upper)
+        return Volume.ActiveStats(int(self._index_count), int(tiles.shape[0]), lower, upper)
 
     def get_voxel_size(self) -> tuple[float, float, float]:
         """The world-space diagonal of a voxel (the transform applied to ``(1, 1, 1)``)."""
@@ -464,7 +528,7 @@ class Volume:
     def _launch_operands(self) -> handles.LaunchOperands:
         """The volume's buffers for a launch that receives its id (see :mod:`jwarp.runtime.handles`)."""
         static = (("grid_type", self._grid_type), ("tile_origin", self._tile_origin), ("constant", self._constant),
-                  ("leaf_count", self.get_tile_count()), ("active_count", int(self._index_count)))
+                  ("leaf_count", int(self._tiles.shape[0])), ("active_count", int(self._index_count)))
         mat33 = composites.matrix((3, 3), scalars.float32)
         mat33d = composites.matrix((3, 3), scalars.float64)
         vec3 = composites.vector(3, scalars.float32)

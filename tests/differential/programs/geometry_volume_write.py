@@ -3,7 +3,8 @@ at negative coordinates, world-space points, a point mask, vec3/int/float64/vec4
 stores then lookups (typed and generic, stores outside allocated tiles ignored), samples between stored
 voxels, two volumes in one launch (one id in a struct), index grids from allocate_by_voxels
 (volume_lookup_index, volume_voxel_count, volume_sample_index / _grad_index with gradients with respect
-to the voxel data, background and points), tile and voxel listings in NanoVDB order."""
+to the voxel data, background and points), tile and voxel listings in NanoVDB order; rebuildable volumes
+(capacities, rebuild with a mask resetting values to the background, overflow status flags)."""
 
 import numpy as np
 
@@ -188,6 +189,34 @@ def run():
     with tape:
         wp.launch(sample_index, 50, inputs=[iv.id, pts, data, 0.75, so, sg, total])
     tape.backward(total)
-    out.update(sidx=so.numpy().copy(), sidx_grad=sg.numpy().copy(), sidx_total=total.numpy().copy(), sidx_pts_grad=pts.grad.numpy().copy(),
-               sidx_data_grad=data.grad.numpy().copy())
+    out.update(sidx=so.numpy().copy(), sidx_grad=sg.numpy().copy(), sidx_total=total.numpy().copy(),
+               sidx_pts_grad=pts.grad.numpy().copy(), sidx_data_grad=data.grad.numpy().copy())
+
+    # rebuildable volumes: stores, then a rebuild (values back to the background), overflow flags
+    status = wp.zeros(1, dtype=wp.uint32)
+    rv = wp.Volume.allocate_by_tiles(wp.array([[0, 0, 0]], dtype=wp.vec3i), 0.5, bg_value=2.5, rebuildable=True,
+                                     max_tiles=4, status=status)
+    out["rb_info"] = np.array([*rv.get_rebuild_info()[1:], rv.get_voxel_count(), *rv.get_active_stats(),
+                               int(status.numpy()[0])])
+    rijk = wp.array(np.int32([[1, 2, 3], [9, 0, 0], [0, 17, 0], [-3, 0, 1]]), dtype=wp.vec3i)
+    wp.launch(store_f, 4, inputs=[rv.id, rijk])
+    rf = wp.zeros(4, dtype=float)
+    wp.launch(read_back, 4, inputs=[rv.id, vv.id, vi.id, rijk, rf, wp.zeros(4, dtype=wp.vec3), wp.zeros(4, dtype=int)])
+    out["rb_before"] = rf.numpy().copy()
+    rv.rebuild(wp.array(np.int32([[8, 0, 0], [0, 16, 0], [-8, 0, 0], [0, 0, 0]])), status=status,
+               point_mask=wp.array(np.int32([1, 1, 0, 1])))
+    wp.launch(store_f, 1, inputs=[rv.id, wp.array(np.int32([[9, 0, 0]]), dtype=wp.vec3i)])
+    wp.launch(read_back, 4, inputs=[rv.id, vv.id, vi.id, rijk, rf, wp.zeros(4, dtype=wp.vec3), wp.zeros(4, dtype=int)])
+    out["rb_after"] = rf.numpy().copy()
+    out["rb_tiles"] = rv.get_tiles().numpy().copy()[: rv.get_active_stats().leaf_node_count]
+    out["rb_counts"] = np.array([rv.get_tile_count(), rv.get_voxel_count(), rv.get_tiles().shape[0]])
+    out["rb_stats"] = np.array([*rv.get_active_stats(), int(status.numpy()[0])])
+    ov = wp.Volume.allocate_by_voxels(wp.array(np.int32([[0, 0, 0]])), 1.0, rebuildable=True, max_active_voxels=2,
+                                      max_leaf_nodes=1, max_lower_nodes=1, max_upper_nodes=1)
+    ov.rebuild(wp.array(np.int32([[1, 2, 3], [4, 5, 6]])), status=status)
+    ok = int(status.numpy()[0])
+    ov.rebuild(wp.array(np.int32([[1, 2, 3], [40, 5, 6], [7, 7, 7]])), status=status)
+    flags = int(status.numpy()[0])
+    out["rb_overflow"] = np.array([ok, flags & int(wp.Volume.REBUILD_VOXEL_CAPACITY_EXCEEDED) != 0,
+                                   flags & int(wp.Volume.REBUILD_LEAF_CAPACITY_EXCEEDED) != 0])
     return out
