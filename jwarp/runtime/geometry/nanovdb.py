@@ -33,6 +33,10 @@ _LAYOUT = {1: (28, 64, 8, 20, 32, 8256, 1088, 96), 2: (32, 96, 8, 24, 32, 8256, 
            10: (28, 64, 8, 20, 32, 8256, 1088, 96), 17: (28, 96, 16, 20, 64, 8288, 1120, 128),
            18: (32, 160, 32, 24, 64, 8320, 1152, 160), 19: (32, 96, 8, 24, 32, 8256, 1088, 80),
            20: (32, 96, 8, 24, 32, 8256, 1088, 80)}
+# NanoVDB's names of its GridType values (nanovdb::toStr)
+TYPE_NAMES = ("?", "float", "double", "int16", "int32", "int64", "Vec3f", "Vec3d", "Mask", "Half", "uint32", "bool",
+              "RGBA8", "Float4", "Float8", "Float16", "FloatN", "Vec4f", "Vec4d", "Index", "OnIndex", "IndexMask",
+              "OnIndexMask", "PointIndex", "Vec3u8", "Vec3u16", "uint8")
 _GRID_MAGICS = (0x304244566F6E614E, 0x314244566F6E614E)
 _FILE_MAGICS = (0x304244566F6E614E, 0x324244566F6E614E)
 
@@ -57,6 +61,7 @@ class Grid:
     invmatd: np.ndarray = None
     vecd: np.ndarray = None
     voxel_size: tuple = (1.0, 1.0, 1.0)
+    features: list = field(default_factory=list)  # (name, bytes, value_size, value_count, type_str) blind data
 
 
 def read_file(data: bytes) -> list[bytes]:
@@ -140,6 +145,7 @@ def parse_grid(buf: bytes) -> Grid:
                 invmatd=np.frombuffer(buf, np.float64, 9, m + 160).reshape(3, 3).copy(),
                 vecd=np.frombuffer(buf, np.float64, 3, m + 232).copy(),
                 voxel_size=tuple(float(x) for x in np.frombuffer(buf, np.float64, 3, 608)))
+    grid.features = _blind_data(buf, u64(640), u32(648))
     tree = 672
     leaf_base, root = tree + u64(tree), tree + u64(tree + 24)
     leaf_count = u32(tree + 32)
@@ -175,6 +181,27 @@ def parse_grid(buf: bytes) -> Grid:
     else:
         grid.voxel_index, grid.voxel_count = _index_values(buf, gtype, offsets, leaf_base, leaf_size, u64(tree + 56))
     return grid
+
+
+def _blind_data(buf: bytes, offset: int, count: int) -> list:
+    """(name, bytes, value size, value count, type name) of each blind data array (Warp's feature arrays)."""
+    out = []
+    for i in range(count):
+        meta = offset + i * 288
+        if meta + 288 > len(buf):
+            raise RuntimeError("Invalid NanoVDB grid structure")
+        data_offset, value_count, value_size = struct.unpack_from("<qQI", buf, meta)
+        data_type = struct.unpack_from("<I", buf, meta + 28)[0]
+        raw_name = buf[meta + 32: meta + 288]
+        if b"\0" not in raw_name:
+            raise RuntimeError("Invalid NanoVDB name")
+        start, size = meta + data_offset, value_count * value_size
+        if start < 0 or start + size > len(buf):
+            raise RuntimeError("Invalid NanoVDB grid structure")
+        type_str = TYPE_NAMES[data_type] if data_type < len(TYPE_NAMES) else "?"
+        out.append((raw_name.split(b"\0", 1)[0].decode("ascii", "replace"), bytes(buf[start: start + size]),
+                    int(value_size), int(value_count), type_str))
+    return out
 
 
 def _leaf_size(gtype: int) -> int:

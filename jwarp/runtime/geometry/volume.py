@@ -35,6 +35,9 @@ GRID_TYPES = {"float": scalars.float32, "double": scalars.float64, "int32": scal
               "Vec3d": composites.vector(3, scalars.float64), "Vec4f": composites.vector(4, scalars.float32),
               "Vec4d": composites.vector(4, scalars.float64)}
 _TYPE_NAMES = {t: n for n, t in GRID_TYPES.items()}
+_FEATURE_TYPES = {**GRID_TYPES, "int16": scalars.int16, "Half": scalars.float16, "bool": scalars.bool_,
+                  "uint8": scalars.uint8, "Vec3u8": composites.vector(3, scalars.uint8),
+                  "Vec3u16": composites.vector(3, scalars.uint16)}
 INDEX_TYPES = ("Index", "OnIndex", "IndexMask", "OnIndexMask")
 
 
@@ -380,6 +383,7 @@ class Volume:
         volume._voxel_size = grid.voxel_size
         volume._grid_meta = (grid.name, grid.size_in_bytes, index, len(buffers))
         volume._grid_buffers = buffers
+        volume._features = grid.features
         return volume
 
     @classmethod
@@ -512,12 +516,44 @@ class Volume:
     def get_rebuild_info(self) -> Volume.RebuildInfo:
         return self._rebuild_info
 
+    class FeatureArrayInfo(NamedTuple):
+        name: str
+        ptr: int
+        value_size: int
+        value_count: int
+        type_str: str
+
     def get_feature_array_count(self) -> int:
-        """Supplemental (NanoVDB blind data) arrays: jwarp volumes have none."""
-        return 0
+        """Number of supplemental (NanoVDB blind data) arrays of a volume loaded from a file."""
+        return len(getattr(self, "_features", ()))
+
+    def get_feature_array_info(self, feature_index: int) -> Volume.FeatureArrayInfo:
+        """Name, value size and count and type of feature array ``feature_index`` (``ptr`` is 0:
+        jwarp arrays have no addresses)."""
+        features = getattr(self, "_features", ())
+        if not 0 <= feature_index < len(features):
+            raise RuntimeError("Invalid feature array")
+        name, _, size, count, type_str = features[feature_index]
+        return Volume.FeatureArrayInfo(name, 0, size, count, type_str)
 
     def feature_array(self, feature_index: int, dtype: Any = None) -> array:
-        raise IndexError(f"Volume has no feature array {feature_index} (jwarp volumes hold no blind data)")
+        """Feature array ``feature_index`` as a ``wp.array`` of ``dtype`` (default: from its metadata;
+        byte arrays convert to and from any type, as in Warp)."""
+        info = self.get_feature_array_info(feature_index)
+        data = self._features[feature_index][1]
+        if dtype is None:
+            dtype = _FEATURE_TYPES.get(info.type_str, scalars.uint8)
+        item = np.dtype(_scalar(dtype)._np_dtype).itemsize * _width(dtype)
+        count, size = info.value_count, info.value_size
+        if item == 1:
+            count, size = count * size, 1
+        elif size == 1 and count % item == 0:
+            count, size = count // item, item
+        if item != size:
+            raise RuntimeError(f"Cannot cast feature data of size {size} to array dtype {getattr(dtype, '__name__', dtype)}")
+        raw = np.frombuffer(data, _scalar(dtype)._np_dtype)[: count * _width(dtype)]
+        shape = (count, _width(dtype)) if _width(dtype) > 1 else (count,)
+        return array(raw.reshape(shape).copy(), dtype=dtype, device=self.device)
 
     def array(self) -> array:
         """The volume's value storage as bytes (jwarp's leaf layout, not a NanoVDB buffer)."""
