@@ -80,7 +80,7 @@ def test_tiles_follow_nanovdb_order_and_ids_are_handles():
 def test_unsupported_inputs_raise_clear_errors():
     with pytest.raises(RuntimeError, match="NanoVDB signature not found"):
         wp.Volume.load_from_nvdb(b"\0" * 64)
-    with pytest.raises(NotImplementedError, match="NanoVDB"):
+    with pytest.raises(RuntimeError, match="Invalid NanoVDB grid structure"):
         wp.Volume(wp.zeros(16, dtype=wp.uint8))
     with pytest.raises(ValueError, match="max_tiles must be positive"):
         wp.Volume.allocate_by_tiles(wp.zeros(1, dtype=wp.vec3i), 1.0, rebuildable=True, max_tiles=0)
@@ -133,3 +133,8 @@ def test_nvdb_files_load_leaves_transform_and_next_grids():
     second = first.load_next_grid()
     assert first.is_index and second.get_grid_info().grid_index == 1 and second.load_next_grid() is None
     assert (first.get_voxel_count(), second.get_voxel_count()) == (16, 24)
+    # the raw buffer round-trips through wp.Volume(data); feature arrays (blind data) are read
+    again = wp.Volume(second.array())
+    assert again.get_voxel_count() == 24 and again.get_grid_info().name == "grid-1"
+    assert first.get_feature_array_count() == 1
+    assert first.feature_array(0, dtype=wp.uint64).numpy()[:4].tolist() == [3, 16, 2, 3]

@@ -61,6 +61,7 @@ class Grid:
     invmatd: np.ndarray = None
     vecd: np.ndarray = None
     voxel_size: tuple = (1.0, 1.0, 1.0)
+    breadth_first: bool = True
     features: list = field(default_factory=list)  # (name, bytes, value_size, value_count, type_str) blind data
 
 
@@ -102,6 +103,44 @@ def read_file(data: bytes) -> list[bytes]:
     return _split_grids(buffer)
 
 
+def split_grids(buffer: bytes) -> list[bytes]:
+    """The grids of a raw NanoVDB buffer (grids one after the other)."""
+    if len(buffer) < 672 or struct.unpack_from("<Q", buffer, 0)[0] not in _GRID_MAGICS:
+        raise RuntimeError("Invalid NanoVDB grid structure")
+    return _split_grids(buffer)
+
+
+def parse_all(buffers: list) -> list:
+    """Every grid of a file or buffer parsed (structure errors first, then Warp's layout check)."""
+    grids = [parse_grid(b) for b in buffers]
+    if not all(g.breadth_first for g in grids):
+        raise RuntimeError("Unsupported NanoVDB tree layout")
+    return grids
+
+
+def decode_name(raw: bytes) -> str:
+    """A NUL-terminated NanoVDB name field."""
+    end = raw.find(b"\0")
+    if end < 0:
+        raise RuntimeError("Invalid NanoVDB name")
+    return raw[:end].decode("ascii")
+
+
+def feature_values(feature: tuple, np_type: np.dtype, width: int, type_name: str) -> np.ndarray:
+    """A blind data array as values of ``np_type`` × ``width`` (Warp's conversions: any type to and
+    from bytes)."""
+    _, data, size, count, _ = feature
+    item = np.dtype(np_type).itemsize * width
+    if item == 1:
+        count, size = count * size, 1
+    elif size == 1 and count % item == 0:
+        count, size = count // item, item
+    if item != size:
+        raise RuntimeError(f"Cannot cast feature data of size {size} to array dtype {type_name}")
+    raw = np.frombuffer(data, np_type)[: count * width].copy()
+    return raw.reshape(count, width) if width > 1 else raw
+
+
 def _split_grids(buffer: bytes) -> list[bytes]:
     grids, offset = [], 0
     while offset + 672 <= len(buffer) and struct.unpack("<Q", buffer[offset: offset + 8])[0] in _GRID_MAGICS:
@@ -125,17 +164,27 @@ def _bits(buf: bytes, offset: int, count: int) -> np.ndarray:
 
 
 def parse_grid(buf: bytes) -> Grid:
-    """Leaves, constant tiles, background and transform of one grid buffer."""
+    """Leaves, constant tiles, background and transform of one grid buffer (a buffer whose offsets
+    or spans are out of range raises ``RuntimeError("Invalid NanoVDB grid structure")``)."""
+    try:
+        return _parse_grid(buf)
+    except (struct.error, IndexError, ValueError, OverflowError) as err:
+        raise RuntimeError("Invalid NanoVDB grid structure") from err
+
+
+def _parse_grid(buf: bytes) -> Grid:
     u32 = lambda o: struct.unpack_from("<I", buf, o)[0]  # noqa: E731
     u64 = lambda o: struct.unpack_from("<Q", buf, o)[0]  # noqa: E731
     i64 = lambda o: struct.unpack_from("<q", buf, o)[0]  # noqa: E731
     gtype = u32(636)
+    if gtype == 0 or gtype >= len(TYPE_NAMES):
+        raise RuntimeError("Invalid NanoVDB grid structure")
     if gtype not in _TYPES:
         raise NotImplementedError(f"wp.Volume: NanoVDB grid type {gtype} is not supported by jwarp (supported: "
                                   f"{', '.join(t[0] for t in _TYPES.values())})")
     type_str, np_type, comps = _TYPES[gtype]
     bg_off, root_size, stride, tile_val, tile_size, upper_table, lower_table, leaf_table = _LAYOUT[gtype]
-    name = buf[40:296].split(b"\0", 1)[0].decode("ascii", "replace")
+    name = decode_name(buf[40:296])
     m = 296
     grid = Grid(name, u64(32), type_str, None, None, None, None, 0,
                 matf=np.frombuffer(buf, np.float32, 9, m).reshape(3, 3).copy(),
@@ -149,7 +198,10 @@ def parse_grid(buf: bytes) -> Grid:
     tree = 672
     leaf_base, root = tree + u64(tree), tree + u64(tree + 24)
     leaf_count = u32(tree + 32)
-    leaf_size = (_leaf_size(gtype))
+    leaf_size = _leaf_size(gtype)
+    if leaf_base + leaf_count * leaf_size > len(buf) or not tree < root < len(buf):
+        raise RuntimeError("Invalid NanoVDB grid structure")
+    grid.breadth_first = bool(u32(20) & (1 << 5))
     read_value = (lambda o: np.frombuffer(buf, np_type, comps, o).copy()) if np_type is not None else (
         lambda o: np.zeros(1, np.float32))
     grid.background = read_value(root + bg_off)

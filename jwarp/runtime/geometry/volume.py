@@ -160,9 +160,16 @@ class Volume:
         self._rebuild_info = Volume.RebuildInfo(None, 0, 0, 0, 0)
         if data is None:
             return
-        raise NotImplementedError(
-            "wp.Volume(data): jwarp cannot read NanoVDB buffers; build volumes with Volume.load_from_numpy, "
-            "Volume.allocate, Volume.allocate_by_tiles or Volume.allocate_by_voxels")
+        raw = data.numpy().view(np.uint8).reshape(-1).tobytes() if isinstance(data, array) else bytes(data)
+        buffers = nanovdb.split_grids(raw)
+        loaded = Volume._from_grids(buffers, 0, getattr(data, "device", None), nanovdb.parse_all(buffers)[0])
+        self.__dict__.update({k: v for k, v in loaded.__dict__.items() if k != "id"})
+        self.id = handles.register(self)
+
+    @staticmethod
+    def _decode_nvdb_name(name: Any) -> str:
+        """A fixed-size NanoVDB name field (bytes) as a string."""
+        return nanovdb.decode_name(bytes(name))
 
     # ------------------------------------------------------------------ construction
     def _build(self, device: Any, tiles: np.ndarray, grid_type: str, bg_value: Any, transform: np.ndarray,
@@ -362,11 +369,12 @@ class Volume:
             data = file_or_buffer.read()
         except AttributeError:
             data = file_or_buffer
-        return cls._from_grids(nanovdb.read_file(data), 0, device)
+        buffers = nanovdb.read_file(data)
+        return cls._from_grids(buffers, 0, device, nanovdb.parse_all(buffers)[0])
 
     @classmethod
-    def _from_grids(cls, buffers: list, index: int, device: Any) -> Volume:
-        grid = nanovdb.parse_grid(buffers[index])
+    def _from_grids(cls, buffers: list, index: int, device: Any, grid: Any = None) -> Volume:
+        grid = grid or nanovdb.parse_grid(buffers[index])
         volume = cls._new()
         bg = grid.background
         bg_value = None if grid.leaf_values is None else (bg.tolist() if bg.size > 1 else bg[0])
@@ -540,23 +548,19 @@ class Volume:
         """Feature array ``feature_index`` as a ``wp.array`` of ``dtype`` (default: from its metadata;
         byte arrays convert to and from any type, as in Warp)."""
         info = self.get_feature_array_info(feature_index)
-        data = self._features[feature_index][1]
         if dtype is None:
             dtype = _FEATURE_TYPES.get(info.type_str, scalars.uint8)
-        item = np.dtype(_scalar(dtype)._np_dtype).itemsize * _width(dtype)
-        count, size = info.value_count, info.value_size
-        if item == 1:
-            count, size = count * size, 1
-        elif size == 1 and count % item == 0:
-            count, size = count // item, item
-        if item != size:
-            raise RuntimeError(f"Cannot cast feature data of size {size} to array dtype {getattr(dtype, '__name__', dtype)}")
-        raw = np.frombuffer(data, _scalar(dtype)._np_dtype)[: count * _width(dtype)]
-        shape = (count, _width(dtype)) if _width(dtype) > 1 else (count,)
-        return array(raw.reshape(shape).copy(), dtype=dtype, device=self.device)
+        raw = nanovdb.feature_values(self._features[feature_index], _scalar(dtype)._np_dtype, _width(dtype),
+                                     getattr(dtype, "__name__", str(dtype)))
+        return array(raw, dtype=dtype, device=self.device)
 
     def array(self) -> array:
-        """The volume's value storage as bytes (jwarp's leaf layout, not a NanoVDB buffer)."""
+        """The NanoVDB buffer of a volume loaded from one (this grid and the next ones); for other
+        volumes the value storage as bytes (jwarp's leaf layout, not a NanoVDB buffer)."""
+        buffers = getattr(self, "_grid_buffers", None)
+        if buffers is not None:
+            raw = np.frombuffer(b"".join(buffers[self._grid_meta[2]:]), np.uint8)
+            return array(raw.copy(), dtype=scalars.uint8, device=self.device)
         raw = np.ascontiguousarray(self._values.numpy()).view(np.uint8).reshape(-1)
         return array(raw, dtype=scalars.uint8, device=self.device)
 
