@@ -86,6 +86,26 @@ def loss(v: wp.uint64, pts: wp.array(dtype=wp.vec3), out: wp.array(dtype=float))
     wp.atomic_add(out, 0, s * s + s2 + wp.dot(g, wp.vec3(0.3, -0.2, 0.5)))
 
 
+@wp.kernel
+def store_field(v: wp.uint64):
+    i, j, k = wp.tid()
+    x = float(i) - 8.0
+    y = float(j) - 8.0
+    z = float(k) - 8.0
+    wp.volume_store(v, i - 8, j - 8, k - 8, 0.1 * x * x - 0.05 * y * z + 0.2 * z + 0.01 * x * y * z)
+
+
+@wp.kernel
+def sheared_loss(v: wp.uint64, pts: wp.array(dtype=wp.vec3), out: wp.array(dtype=float), w: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    uvw = wp.volume_world_to_index(v, pts[i])
+    s = wp.volume_sample_f(v, uvw, wp.Volume.LINEAR)
+    back = wp.volume_index_to_world(v, uvw * 0.5)
+    d = wp.volume_world_to_index_dir(v, pts[i]) + wp.volume_index_to_world_dir(v, pts[i])
+    w[i] = back + d
+    wp.atomic_add(out, 0, s + wp.dot(back, wp.vec3(0.3, -0.7, 0.2)) + wp.dot(d, wp.vec3(-0.1, 0.4, 0.9)))
+
+
 def _points(rng, n, lo, hi):
     return rng.uniform(lo, hi, (n, 3)).astype(np.float32)
 
@@ -170,4 +190,19 @@ def run():
     tape.backward(total)
     out["loss"] = total.numpy()
     out["loss_grad"] = gp.grad.numpy()
+
+    # a sheared, non-symmetric transform: float32 transform adjoints as Warp's (the matrix, untransposed)
+    shear = wp.mat33(0.5, 0.2, 0.0, 0.0, 0.4, 0.1, 0.3, 0.0, 0.6)
+    sv = wp.Volume.allocate_by_tiles(wp.array(np.int32([[x, y, z] for x in (-8, 0) for y in (-8, 0) for z in (-8, 0)]),
+                                              dtype=wp.vec3i), transform=shear, translation=(0.5, -1.0, 2.0), bg_value=0.0)
+    wp.launch(store_field, (16, 16, 16), inputs=[sv.id])
+    sp = wp.array(_points(rng, 30, -1.5, 2.5), dtype=wp.vec3, requires_grad=True)
+    st = wp.zeros(1, dtype=float, requires_grad=True)
+    sw = wp.zeros(30, dtype=wp.vec3, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(sheared_loss, 30, inputs=[sv.id, sp, st, sw])
+    tape.backward(st)
+    out.update(shear_loss=st.numpy(), shear_grad=sp.grad.numpy(), shear_w=sw.numpy(),
+               shear_size=np.array(sv.get_voxel_size()))
     return out
