@@ -33,7 +33,7 @@ from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import STATIC, is_const, leaves_of, to_device_leaf, value_from_leaves
 from jwarp.errors import WarpCodegenError
 from jwarp.lang import composites, scalars
-from jwarp.lang.arrays import ArrayType, type_name
+from jwarp.lang.arrays import type_name
 
 CLOSEST, LINEAR = 0, 1
 _OFFSETS = ((0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1), (1, 0, 0), (1, 0, 1), (1, 1, 0), (1, 1, 1))

@@ -62,6 +62,7 @@ class Grid:
     vecd: np.ndarray = None
     voxel_size: tuple = (1.0, 1.0, 1.0)
     breadth_first: bool = True
+    value_offsets: np.ndarray | None = None  # byte offset of each leaf's value table
     features: list = field(default_factory=list)  # (name, bytes, value_size, value_count, type_str) blind data
 
 
@@ -101,6 +102,49 @@ def read_file(data: bytes) -> list[bytes]:
     if struct.unpack("<Q", buffer[0:8])[0] not in _GRID_MAGICS:
         raise RuntimeError("NanoVDB signature not found on grid!")
     return _split_grids(buffer)
+
+
+def write_file(path: str, buffers: list, codec: str = "none") -> str:
+    """Serialize grid buffers as a ``.nvdb`` file (Warp's ``save_to_nvdb`` layout: file header, one
+    metadata record and name per grid, then each grid, compressed chunks prefixed by their size)."""
+    codecs = {"none": 0, "zip": 1, "blosc": 2}
+    if codec not in codecs:
+        raise RuntimeError(f"Unsupported codec requested: {codec}")
+    code = codecs[codec]
+    if code == 2:
+        try:
+            import blosc  # noqa: PLC0415  (optional dependency, as in Warp)
+        except ImportError as err:
+            raise RuntimeError(f"blosc compression was requested, but Python module could not be imported: {err}"
+                               ) from err
+    version = 32 << 21 | 3 << 10 | 3
+    records, payloads = [], []
+    for buf in buffers:
+        size = struct.unpack_from("<Q", buf, 32)[0]
+        data = bytes(buf[:size])
+        packed = zlib.compress(data) if code == 1 else blosc.compress(data) if code == 2 else data
+        name = buf[40:296].split(b"\0", 1)[0]
+        meta = struct.pack("<QQQQII", size, len(packed), 0, 0, struct.unpack_from("<I", buf, 636)[0],
+                           struct.unpack_from("<I", buf, 632)[0])
+        meta += bytes(buf[560:608]) + b"\0" * 24 + bytes(buf[608:632])  # world bbox, index bbox, voxel size
+        meta += struct.pack("<I", len(name) + 1) + b"\0" * 28 + struct.pack("<HHI", code, 0, version)
+        records.append(meta + name + b"\0")
+        payloads.append((struct.pack("<Q", len(packed)) if code else b"") + packed)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<QIHH", _GRID_MAGICS[0], version, len(buffers), code))
+        f.write(b"".join(records))
+        f.write(b"".join(payloads))
+    return path
+
+
+def patch_values(buf: bytes, offsets: np.ndarray, values: np.ndarray) -> bytes:
+    """``buf`` with each leaf's value table (at ``offsets``) replaced by ``values`` (leaves × 512 …)."""
+    out = bytearray(buf)
+    per_leaf = values.reshape(len(offsets), -1)
+    raw = np.ascontiguousarray(per_leaf).view(np.uint8).reshape(len(offsets), -1)
+    for o, row in zip(offsets, raw):
+        out[int(o): int(o) + row.shape[0]] = row.tobytes()
+    return bytes(out)
 
 
 def split_grids(buffer: bytes) -> list[bytes]:
@@ -224,6 +268,7 @@ def _parse_grid(buf: bytes) -> Grid:
         raise RuntimeError("Invalid NanoVDB grid structure")
     grid.leaf_origins = origins.astype(np.int32)
     offsets = np.arange(leaf_count, dtype=np.int64) * leaf_size + leaf_base + leaf_table
+    grid.value_offsets = offsets
     if np_type is not None:
         width = np.dtype(np_type).itemsize * comps * 512
         raw = b"".join(buf[o: o + width] for o in offsets)

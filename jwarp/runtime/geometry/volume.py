@@ -28,13 +28,11 @@ from jwarp.runtime.device import get_device
 from jwarp.runtime.geometry import nanovdb
 from jwarp.runtime.geometry import volume_rebuild as rebuild
 from jwarp.runtime.geometry import volume_topology as topo
+from jwarp.runtime.geometry.volume_args import (GRID_TYPES, VALUE_TYPES, grid_type_of, mask_points,
+                                                 normalize_voxel_size, points_numpy)
 
 # NanoVDB type names of the value types a volume may hold (Warp's _nvdb_type_to_dtype)
-GRID_TYPES = {"float": scalars.float32, "double": scalars.float64, "int32": scalars.int32, "int64": scalars.int64,
-              "uint32": scalars.uint32, "Vec3f": composites.vector(3, scalars.float32),
-              "Vec3d": composites.vector(3, scalars.float64), "Vec4f": composites.vector(4, scalars.float32),
-              "Vec4d": composites.vector(4, scalars.float64)}
-_TYPE_NAMES = {t: n for n, t in GRID_TYPES.items()}
+_TYPE_NAMES = VALUE_TYPES
 _FEATURE_TYPES = {**GRID_TYPES, "int16": scalars.int16, "Half": scalars.float16, "bool": scalars.bool_,
                   "uint8": scalars.uint8, "Vec3u8": composites.vector(3, scalars.uint8),
                   "Vec3u16": composites.vector(3, scalars.uint16)}
@@ -49,66 +47,6 @@ def _scalar(t: Any) -> Any:
     if t is None:
         return scalars.float32
     return t._wp_scalar_type_ if composites.is_composite(t) else t
-
-
-def _normalize_voxel_size(voxel_size: Any) -> tuple[float, float, float]:
-    """``voxel_size`` as three positive finite floats (a scalar means isotropic voxels)."""
-    if isinstance(voxel_size, (int, float, np.floating, np.integer)):
-        s = float(voxel_size)
-        voxel_size = (s, s, s)
-    elif isinstance(voxel_size, (list, tuple, np.ndarray)) or hasattr(voxel_size, "_length_"):
-        voxel_size = tuple(float(v) for v in voxel_size)
-        if len(voxel_size) != 3:
-            raise ValueError(f"voxel_size must be a scalar or a 3-element sequence, got length {len(voxel_size)}")
-    else:
-        raise TypeError(
-            f"voxel_size must be a numeric scalar or a sequence of 3 floats, got {type(voxel_size).__name__}")
-    if not all(math.isfinite(v) and v > 0.0 for v in voxel_size):
-        raise ValueError(f"All voxel_size components must be finite and positive, got {voxel_size}")
-    return voxel_size
-
-
-def _grid_type_of(bg_value: Any) -> Any:
-    """The value type a background value gives a volume (Warp's rules: Python float → float32,
-    int → int32, a plain sequence → vec3f/vec4f, a Warp scalar or vector → its type)."""
-    if isinstance(bg_value, bool):
-        t = scalars.bool_
-    elif isinstance(bg_value, int):
-        t = scalars.int32
-    elif isinstance(bg_value, float):
-        t = scalars.float32
-    elif isinstance(bg_value, np.generic):
-        t = scalars.canonical_scalar(bg_value.dtype.type)
-    elif scalars.is_scalar_type(type(bg_value)) or composites.is_composite(type(bg_value)):
-        t = type(bg_value)
-    elif hasattr(bg_value, "__len__"):
-        t = composites.vector(len(bg_value), scalars.float32)
-    else:
-        t = type(bg_value)
-    if t not in _TYPE_NAMES:
-        raise TypeError(f"Unsupported bg_value type for volume allocation {getattr(t, '__name__', t)}. "
-                        f"Supported volume types are {', '.join(GRID_TYPES)}.")
-    return t
-
-
-def _points_numpy(points: Any, what: str) -> tuple[np.ndarray, bool]:
-    """(N×3 points, in world space?) of a vec3i/vec3f or N×3 int32/float32 contiguous array."""
-    ok = isinstance(points, array) and points.is_contiguous and (
-        (points.ndim == 1 and points.dtype in (composites.vector(3, scalars.int32), composites.vec3))
-        or (points.ndim == 2 and points.shape[1] == 3 and points.dtype in (scalars.int32, scalars.float32)))
-    if not ok:
-        raise RuntimeError(f"{what} must be contiguous and either a 1D Warp array of vec3f or vec3i or a 2D n-by-3 "
-                           "array of int32 or float32.")
-    data = points.numpy().reshape(-1, 3)
-    return data, data.dtype == np.float32
-
-
-def _mask_points(data: np.ndarray, point_mask: Any) -> np.ndarray:
-    if point_mask is None:
-        return data
-    if not isinstance(point_mask, array) or point_mask.dtype != scalars.int32 or point_mask.size != data.shape[0]:
-        raise RuntimeError("point_mask must be a contiguous int32 array with one entry per point")
-    return data[point_mask.numpy().reshape(-1) != 0]
 
 
 class Volume:
@@ -238,7 +176,7 @@ class Volume:
         if transform is None:
             if voxel_size is None:
                 raise ValueError("Either 'voxel_size' or 'transform' must be provided")
-            return np.diag(np.asarray(_normalize_voxel_size(voxel_size), np.float32))
+            return np.diag(np.asarray(normalize_voxel_size(voxel_size), np.float32))
         if voxel_size is not None:
             raise ValueError("Only one of 'voxel_size' or 'transform' must be provided")
         return np.asarray(transform, np.float32).reshape(3, 3)
@@ -256,7 +194,7 @@ class Volume:
         """A volume holding a dense 3-d array (or 4-d with a last axis of 3 for a vec3 volume) whose
         voxel ``(0, 0, 0)`` sits at ``min_world``. A Python ``int`` ``bg_value`` makes an int32 volume,
         a sequence a vec3f volume, anything else a float32 volume."""
-        voxel_size = _normalize_voxel_size(voxel_size)
+        voxel_size = normalize_voxel_size(voxel_size)
         ndarray = np.asarray(ndarray)
         target = tuple(math.ceil(ndarray.shape[a] / 8) * 8 for a in range(3))
         if hasattr(bg_value, "__len__"):
@@ -283,7 +221,7 @@ class Volume:
                  points_in_world_space: bool = False, device: Any = None) -> Volume:
         """A volume with every tile that overlaps voxels ``min`` … ``max`` (inclusive; world
         coordinates when ``points_in_world_space``)."""
-        voxel_size = _normalize_voxel_size(voxel_size)
+        voxel_size = normalize_voxel_size(voxel_size)
         if points_in_world_space:
             vs = np.asarray(voxel_size, dtype=np.float32)
             min = np.around((np.array(min, dtype=np.float32) - translation) / vs)
@@ -303,7 +241,7 @@ class Volume:
                           point_mask: array | None = None) -> Volume:
         """A volume with the tiles that contain ``tile_points`` (integer: index space; float: world
         space). ``bg_value=None`` makes an index volume."""
-        data, world = _points_numpy(tile_points, "tile_points")
+        data, world = points_numpy(tile_points, "tile_points")
         rebuildable = rebuildable or any(x is not None for x in (max_tiles, max_lower_nodes, max_upper_nodes))
         mat = cls._transform(voxel_size, transform)
         device = get_device(device or tile_points.device)
@@ -313,14 +251,14 @@ class Volume:
             leaves = rebuild.capacity(max_tiles, data.shape[0], "max_tiles")
             lower = rebuild.capacity(max_lower_nodes, leaves, "max_lower_nodes")
             caps = (None, leaves, lower, rebuild.capacity(max_upper_nodes, lower, "max_upper_nodes"))
-        data = _mask_points(data, point_mask)
+        data = mask_points(data, point_mask)
         volume = cls._new()
         ijk = volume._to_index(data, mat, translation) if world else data.astype(np.int64)
         tiles = topo.order_tiles(topo.tile_origins(ijk))
         flags = 0
         if caps is not None:
             tiles, _, flags = rebuild.fit(tiles, None, caps)
-        grid_type = "Index" if bg_value is None else _TYPE_NAMES[_grid_type_of(bg_value)]
+        grid_type = "Index" if bg_value is None else _TYPE_NAMES[grid_type_of(bg_value)]
         volume._build(device, tiles, grid_type, bg_value, mat, translation, capacity=caps[1] if caps else 0)
         if caps is not None:
             volume._rebuild_info = Volume.RebuildInfo("tiles", caps[1] * topo.LEAF_VOXELS, *caps[1:])
@@ -335,7 +273,7 @@ class Volume:
                            status: array | None = None, point_mask: array | None = None) -> Volume:
         """An index volume whose active voxels are ``voxel_points`` (integer: index space; float:
         world space); ``volume_lookup_index`` numbers them in NanoVDB's order."""
-        data, world = _points_numpy(voxel_points, "voxel_points")
+        data, world = points_numpy(voxel_points, "voxel_points")
         rebuildable = rebuildable or any(x is not None for x in (max_active_voxels, max_leaf_nodes, max_lower_nodes,
                                                                  max_upper_nodes))
         mat = cls._transform(voxel_size, transform)
@@ -347,7 +285,7 @@ class Volume:
             leaves = rebuild.capacity(max_leaf_nodes, voxels, "max_leaf_nodes")
             lower = rebuild.capacity(max_lower_nodes, leaves, "max_lower_nodes")
             caps = (voxels, leaves, lower, rebuild.capacity(max_upper_nodes, lower, "max_upper_nodes"))
-        data = _mask_points(data, point_mask)
+        data = mask_points(data, point_mask)
         volume = cls._new()
         ijk = volume._to_index(data, mat, translation) if world else data.astype(np.int64)
         tiles = topo.order_tiles(topo.tile_origins(ijk))
@@ -392,6 +330,7 @@ class Volume:
         volume._grid_meta = (grid.name, grid.size_in_bytes, index, len(buffers))
         volume._grid_buffers = buffers
         volume._features = grid.features
+        volume._value_offsets = grid.value_offsets if grid.leaf_values is not None else None
         return volume
 
     @classmethod
@@ -399,9 +338,25 @@ class Volume:
         """Not supported: jwarp volumes are not NanoVDB buffers in memory."""
         raise NotImplementedError("Volume.load_from_address: jwarp cannot read NanoVDB buffers")
 
-    def save_to_nvdb(self, path: Any, codec: str = "none") -> None:
-        """Not supported: jwarp does not write NanoVDB files."""
-        raise NotImplementedError("Volume.save_to_nvdb: jwarp cannot write NanoVDB files")
+    def save_to_nvdb(self, path: Any, codec: str = "none") -> Any:
+        """Write a volume loaded from NanoVDB (with its current values) as a ``.nvdb`` file
+        (codecs "none", "zip", "blosc"); volumes built by jwarp have no NanoVDB buffer to write."""
+        if getattr(self, "_grid_buffers", None) is None:
+            raise NotImplementedError("Volume.save_to_nvdb: only volumes loaded from NanoVDB can be written by "
+                                      "jwarp (volumes built from numpy data or points have no NanoVDB buffer)")
+        if self._grid_meta[2] > 0:
+            raise RuntimeError("Saving of aliased Volumes is not supported. Use `save_to_nvdb` on the original "
+                               "volume, before any `load_next_grid` calls.")
+        return nanovdb.write_file(path, nanovdb.split_grids(self._nvdb_bytes()), codec)
+
+    def _nvdb_bytes(self) -> bytes:
+        """This grid's NanoVDB buffer with its current leaf values, followed by the file's next grids."""
+        buffers, index = self._grid_buffers, self._grid_meta[2]
+        current = buffers[index]
+        if self._value_offsets is not None and len(self._value_offsets):
+            n = len(self._value_offsets) * topo.LEAF_VOXELS
+            current = nanovdb.patch_values(current, self._value_offsets, self._values.numpy()[:n])
+        return b"".join([current, *buffers[index + 1:]])
 
     def load_next_grid(self) -> Volume | None:
         """The next grid of the NanoVDB file this volume was loaded from (None after the last)."""
@@ -418,7 +373,7 @@ class Volume:
         kind = self._rebuild_info.kind
         if kind is None:
             raise RuntimeError("Volume was not allocated as a rebuildable tile volume")
-        data, world = _points_numpy(points, "tile_points" if kind == "tiles" else "voxel_points")
+        data, world = points_numpy(points, "tile_points" if kind == "tiles" else "voxel_points")
         status = rebuild.check_status(status, self.device)
         if point_mask is not None and (not isinstance(point_mask, array) or point_mask.dtype != scalars.int32
                                        or point_mask.ndim != 1 or point_mask.shape[0] < data.shape[0]):
@@ -559,7 +514,7 @@ class Volume:
         volumes the value storage as bytes (jwarp's leaf layout, not a NanoVDB buffer)."""
         buffers = getattr(self, "_grid_buffers", None)
         if buffers is not None:
-            raw = np.frombuffer(b"".join(buffers[self._grid_meta[2]:]), np.uint8)
+            raw = np.frombuffer(self._nvdb_bytes(), np.uint8)
             return array(raw.copy(), dtype=scalars.uint8, device=self.device)
         raw = np.ascontiguousarray(self._values.numpy()).view(np.uint8).reshape(-1)
         return array(raw, dtype=scalars.uint8, device=self.device)
