@@ -46,7 +46,8 @@ def sample_i(v: wp.uint64, uvw: wp.array(dtype=wp.vec3), near: wp.array(dtype=in
              look: wp.array(dtype=int)):
     i = wp.tid()
     near[i] = wp.volume_sample(v, uvw[i], wp.Volume.CLOSEST, dtype=int)
-    typed[i] = wp.volume_sample_i(v, uvw[i])
+    # LINEAR on an int volume: Warp truncates the float weights to int (only exact voxels count)
+    typed[i] = wp.volume_sample_i(v, uvw[i]) + 1000 * wp.volume_sample(v, uvw[i], wp.Volume.LINEAR, dtype=int)
     p = uvw[i]
     look[i] = wp.volume_lookup_i(v, int(wp.floor(p[0])), int(wp.floor(p[1])), int(wp.floor(p[2])))
 
@@ -168,7 +169,8 @@ def run():
     # int volume (a Python int background)
     dense_i = rng.integers(-50, 50, (9, 3, 7)).astype(np.int32)
     vi = wp.Volume.load_from_numpy(dense_i, voxel_size=2.0, bg_value=7)
-    ui = wp.array(np.concatenate([_points(rng, 30, -3.0, 18.0) * np.float32([1.0, 0.3, 0.8]), np.float32([[0.5, 1.5, -0.5]])]), dtype=wp.vec3)
+    ui = wp.array(np.concatenate([_points(rng, 30, -3.0, 18.0) * np.float32([1.0, 0.3, 0.8]), np.float32(
+        [[0.5, 1.5, -0.5], [2.0, 1.0, 3.0], [4.0, 0.0, 6.0], [1.0, 2.0, 2.5]])]), dtype=wp.vec3)
     ni, ti, li = (wp.zeros(ui.shape[0], dtype=int) for _ in range(3))
     wp.launch(sample_i, ui.shape[0], inputs=[vi.id, ui, ni, ti, li])
     out.update(int_near=ni.numpy(), int_typed=ti.numpy(), int_look=li.numpy(),

@@ -80,6 +80,17 @@ def read_generic(vd: wp.uint64, vq: wp.uint64, uvw: wp.array(dtype=wp.vec3), d: 
 
 
 @wp.kernel
+def wide_ints(v64: wp.uint64, vu: wp.uint64, ijk: wp.array(dtype=wp.vec3i), a: wp.array(dtype=wp.int64),
+              b: wp.array(dtype=wp.uint32)):
+    i = wp.tid()
+    c = ijk[i]
+    wp.volume_store(v64, c[0], c[1], c[2], wp.int64(i) * wp.int64(3000000000))
+    wp.volume_store(vu, c[0], c[1], c[2], wp.uint32(i * 7 + 1))
+    a[i] = wp.volume_lookup(v64, c[0] + 1, c[1], c[2], dtype=wp.int64)
+    b[i] = wp.volume_sample(vu, wp.vec3(float(c[0]), float(c[1]), float(c[2])), wp.Volume.CLOSEST, dtype=wp.uint32)
+
+
+@wp.kernel
 def fill_index(v: wp.uint64, data: wp.array(dtype=float)):
     i, j, k = wp.tid()
     idx = wp.volume_lookup_index(v, i - 2, j - 2, k - 2)
@@ -164,6 +175,15 @@ def run():
     wp.launch(read_generic, 30, inputs=[vd.id, vq.id, wp.array(gi.numpy().astype(np.float32) + 0.3, dtype=wp.vec3),
                                         d, q])
     out.update(gen_sd=d.numpy().copy(), gen_sq=q.numpy().copy())
+
+    # int64 and uint32 volumes
+    v64 = wp.Volume.allocate(min=[-4, -4, -4], max=[4, 4, 4], voxel_size=1.0, bg_value=wp.int64(-5))
+    vu = wp.Volume.allocate(min=[0, 0, 0], max=[7, 7, 7], voxel_size=1.0, bg_value=wp.uint32(9))
+    wi = wp.array(rng.integers(-6, 9, (20, 3)).astype(np.int32), dtype=wp.vec3i)
+    a64, bu = wp.zeros(20, dtype=wp.int64), wp.zeros(20, dtype=wp.uint32)
+    wp.launch(wide_ints, 20, inputs=[v64.id, vu.id, wi, a64, bu])
+    out.update(int64_look=a64.numpy().copy(), uint32_sample=bu.numpy().copy(),
+               wide_types=np.array([v64.get_grid_info().type_str == "int64", vu.get_grid_info().type_str == "uint32"]))
 
     # index grid from voxels, including negative coordinates and duplicates
     vox = np.concatenate([rng.integers(-2, 9, (60, 3)), [[-2, -2, -2], [8, 8, 8], [0, 0, 0], [0, 0, 0]]])
