@@ -21,6 +21,7 @@ _EXPORTS = {
     "jwarp.builtins.mesh_point_queries": ["MeshQueryPoint"],
     "jwarp.builtins.mesh_ray_queries": ["MeshQueryRay"],
     "jwarp.runtime.geometry.bvh": ["Bvh"],
+    "jwarp.runtime.geometry.volume": ["Volume"],
     "jwarp.builtins.bvh_queries": ["BvhQuery", "MeshQuery", "MeshQueryAABB"],
     "jwarp.builtins.tile_geometry_queries": ["BvhQueryTiled", "MeshQueryAABBTiled"],
     "jwarp.autograd": [],  # importing it makes ``wp.autograd`` available

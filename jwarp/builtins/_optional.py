@@ -4,7 +4,7 @@ import importlib
 
 for _name in ("vector_math", "quaternion", "transform", "spatial", "random", "noise", "hash_grid", "geometry_primitives",
               "mesh_point_queries", "mesh_ray_queries", "bvh_queries",
-              "tile_geometry_queries"):
+              "tile_geometry_queries", "volume", "volume_index"):
     try:
         importlib.import_module(f"jwarp.builtins.{_name}")
     except ModuleNotFoundError as exc:  # a group not written yet

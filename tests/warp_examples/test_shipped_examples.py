@@ -30,6 +30,7 @@ CASES = [
     ("core/example_fluid.py", {}, ["step"], 1e-3, 1e-3),
     ("core/example_graph_capture.py", {}, ["step", "step"], 1e-4, 1e-5),
     ("core/example_sample_mesh.py", {"stage_path": None}, ["step", "step"], 1e-5, 1e-5),
+    ("core/example_nvdb.py", {"stage_path": None}, ["step", "step"], 1e-3, 1e-3),
 ]
 
 
