@@ -124,18 +124,23 @@ def _annotation_token(annotation: Any) -> str | None:
 
 def _type_token(t: Any) -> str:
     from jwarp.lang.arrays import ArrayType, _Generic
+    from jwarp.lang.struct import StructType
 
     if isinstance(t, ArrayType):
         return f"array({_type_token(t.dtype)},{t.ndim})"
     if isinstance(t, _Generic):
         return f"generic:{t!r}"
+    if isinstance(t, StructType):  # by content: a struct redefined identically hashes the same (Warp's rule)
+        fields = ",".join(f"{name}:{_type_token(var.type)}" for name, var in t.vars.items())
+        return f"struct:{t.__module__}.{t.key}({fields})"
     return f"type:{getattr(t, '__module__', '')}.{getattr(t, '__qualname__', repr(t))}#{id(t)}"
 
 
 def _digest_value(h: Any, value: Any, seen: set[int], found: set | None) -> None:
     from jwarp.lang.arrays import ArrayType, _Generic
+    from jwarp.lang.struct import StructType
 
-    if isinstance(value, (ArrayType, _Generic)):
+    if isinstance(value, (ArrayType, _Generic, StructType)):
         h.update(_type_token(value).encode())
         return
     if getattr(value, "_jwarp_function", False):
