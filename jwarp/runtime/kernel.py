@@ -175,6 +175,9 @@ class Kernel:
             pass  # no source: the launch reports it
         self._digest = digest
         self._seen_version = version
+        # as Warp's launch loads the module: hash it (cached until the next change), which also
+        # links the modules of the functions its kernels reach (``references``/``dependents``)
+        self.module.get_module_hash()
 
     def note_overload(self, signature: str) -> None:
         """Record an instantiated signature of a generic kernel (Warp's ``kernel.overloads``)."""
