@@ -398,6 +398,7 @@ def _inline_body(lw: FunctionLowerer, fn: Any, overload: Any, bound: dict[str, V
     site = (code.co_filename, code.co_firstlineno, node.lineno, node.col_offset)
     child = FunctionLowerer(lw.ctx, source, bound, lw.active, frame, lw.call_stack + (site,))
     child.parent = lw
+    child.ref_params = {name: strip_reference(t) for name, t, _ in overload.params if name in overload.ref_params}
     entry = dict(bound)
     try:
         child.run()
