@@ -174,6 +174,18 @@ _lane_values = tiles.to_lanes  # (used by tile_fused, tile_stack)
 class TileBuiltin(Builtin):
     """``wp.tile``: the builtin, and ``wp.tile[dtype, M, N]`` as a function parameter annotation."""
 
+    _jwarp_tile_type_builtin = True  # wp.types.type_is_tile(wp.tile) is True, as in Warp
+
+    def __call__(self, *args: object, **kwargs: object) -> object:
+        """At Python scope, ``wp.tile(dtype=..., shape=(M, N), storage=...)`` describes a tile type
+        (Warp's tile class); in kernels ``wp.tile(x)`` is the builtin."""
+        if not args and "dtype" in kwargs:
+            shape = kwargs.get("shape", Any)
+            if shape is not Any:
+                shape = tuple(_tile_extent(d) for d in (shape if isinstance(shape, tuple) else (shape,)))
+            return TileType(resolve_dtype(kwargs["dtype"]), shape, str(kwargs.get("storage", "register")))
+        return super().__call__(*args, **kwargs)
+
     def __getitem__(self, params: object) -> TileType:
         params = params if isinstance(params, tuple) else (params,)
         if not params:

@@ -25,6 +25,7 @@ from jwarp.compiler.values import Affine, TupleType, leaves_of, scalar_value, se
 from jwarp.lang import composites, scalars
 from jwarp.lang.tile_types import TileType
 from jwarp.lang.arrays import ArrayType, type_name
+from jwarp.lang.struct import StructType
 
 
 @builtin("tid", group="Utility", kernel_only=True)
@@ -181,11 +182,22 @@ def print_(call: Call, *args: Value) -> None:
         return " ".join(texts) + "\n"
 
     del statics
+    unprintable = [v for v in values if _unprintable(v.type)]
+    if unprintable:  # Warp: arrays and structs print as a placeholder, and only on their own
+        if len(args) > 1:
+            raise call.no_overload(*args)
+        _host_print(call, lambda parts: "<type without print implementation>\n", [])
+        return None
     if any(isinstance(v.type, TileType) for v in values):
         _print_tiles(call, args)
         return None
     _host_print(call, render, values)
     return None
+
+
+def _unprintable(t) -> bool:
+    """Types Warp's ``print`` has no text for (arrays, structs)."""
+    return isinstance(t, (ArrayType, StructType))
 
 
 # a C conversion with a length modifier (``%lld``, ``%hu``, ``%zu``): Python's % takes none

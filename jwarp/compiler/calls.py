@@ -316,6 +316,7 @@ def inline_function(lw: FunctionLowerer, fn: Any, args: list[Value], kwargs: dic
             f"Couldn't find function overload for '{fn.key}' that matched inputs with types: [{types}]"
         )
     bound = _bind(fn.key, overload, args, kwargs)
+    _check_function_targets(fn.key, overload, bound)
     if overload.ref_params:
         targets = refs.check_call(lw, fn.key, overload, node)
         value_refs = [n for n in targets if not isinstance(bound[n].type, ArrayType)]
@@ -329,6 +330,34 @@ def inline_function(lw: FunctionLowerer, fn: Any, args: list[Value], kwargs: dic
 
         return lower_custom_grad(lw, fn.key, overload, bound, lambda: _inline_body(lw, fn, overload, bound, node))
     return _inline_body(lw, fn, overload, bound, node)
+
+
+# Builtins a ``wp.Function`` parameter refuses as its target (as Warp does): variadic ones and
+# those with side effects or special dispatch (printing, atomics, tile operations)
+_IRREGULAR_TARGET_PREFIXES = ("atomic_", "tile")
+_IRREGULAR_TARGETS = frozenset({"printf", "print", "tid", "untile", "expect_eq", "expect_neq", "expect_near"})
+
+
+def _check_function_targets(key: str, overload: Any, bound: dict[str, Value]) -> None:
+    """Refuse what Warp refuses for ``wp.Function`` parameters: a builtin target that is not a
+    plain function (``printf``, atomics, tiles), and a function with a custom gradient or replay."""
+
+    targets = [name for name, t, _ in overload.params if t is FUNCTION and bound[name].type is STATIC]
+    for name in targets:
+        target = bound[name].data
+        if isinstance(target, Builtin) and (
+            target.name in _IRREGULAR_TARGETS or target.name.startswith(_IRREGULAR_TARGET_PREFIXES)
+        ):
+            raise WarpCodegenError(
+                "wp.Function parameters support user-defined Warp functions and simple built-in Warp functions "
+                "such as wp.sin() and wp.min(), "
+                f"but parameter '{name}' of '{key}' received unsupported built-in function '{target.name}'."
+            )
+    if targets and (overload.custom_grad is not None or overload.custom_replay is not None):
+        raise WarpCodegenError(
+            "wp.Function parameters are not supported on functions with custom gradients or replay functions: "
+            f"'{key}'"
+        )
 
 
 def _copy_out_shared_tiles(lw: FunctionLowerer, overload: Any, node: ast.Call, child: Any) -> None:
@@ -369,6 +398,7 @@ def _inline_body(lw: FunctionLowerer, fn: Any, overload: Any, bound: dict[str, V
     site = (code.co_filename, code.co_firstlineno, node.lineno, node.col_offset)
     child = FunctionLowerer(lw.ctx, source, bound, lw.active, frame, lw.call_stack + (site,))
     child.parent = lw
+    child.ref_params = {name: strip_reference(t) for name, t, _ in overload.params if name in overload.ref_params}
     entry = dict(bound)
     try:
         child.run()

@@ -53,11 +53,9 @@ def function_digest(function: Any) -> bytes:
 def outside_names(func: Callable) -> Iterator[tuple[str, Any]]:
     """(name, value) of each name ``func``'s body reads from its closure or globals, in order of
     first use. An empty closure cell falls back to the global of that name, as kernel lookup does."""
-    tree = _tree_of(func)
-    if tree is None:
+    names = _static_parts(func)[1]
+    if names is None:
         return
-    params = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
-    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     cells = {}
     if func.__closure__:
         for name, cell in zip(func.__code__.co_freevars, func.__closure__):
@@ -65,14 +63,67 @@ def outside_names(func: Callable) -> Iterator[tuple[str, Any]]:
                 cells[name] = cell.cell_contents
             except ValueError:  # empty cell: assigned later in the enclosing function
                 pass
-    done = set(params) | stored
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in done:
-            done.add(node.id)
-            if node.id in cells:
-                yield node.id, cells[node.id]
-            elif node.id in func.__globals__:
-                yield node.id, func.__globals__[node.id]
+    for name in names:
+        root, _, rest = name.partition(".")
+        if root in cells:
+            value = cells[root]
+        elif root in func.__globals__:
+            value = func.__globals__[root]
+        else:
+            continue
+        if rest:  # ``module.attr``: what a kernel reads through another Python module
+            if not isinstance(value, types.ModuleType) or value.__name__.split(".")[0] == "jwarp":
+                continue
+            try:
+                for part in rest.split("."):
+                    value = getattr(value, part)
+            except AttributeError:
+                continue
+        yield name, value
+
+
+# code object -> (digest of the body's syntax tree, names read from outside in order of first use);
+# both depend only on the source, shared by every function a factory makes from one code object
+_STATIC: dict[Any, tuple[bytes, list[str] | None]] = {}
+
+
+def _static_parts(func: Callable) -> tuple[bytes, list[str] | None]:
+    code = getattr(func, "__code__", None)
+    cached = _STATIC.get(code)
+    if cached is not None:
+        return cached
+    tree = _tree_of(func)
+    if tree is None:
+        result = (hashlib.sha256(func.__code__.co_code + repr(func.__code__.co_consts).encode()).digest(), None)
+    else:
+        params = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
+        stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        done = set(params) | stored
+        names = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in done:
+                done.add(node.id)
+                names.append(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                dotted = _dotted(node)
+                if dotted is not None and dotted.split(".")[0] not in params | stored and dotted not in done:
+                    done.add(dotted)
+                    names.append(dotted)
+        result = (hashlib.sha256(ast.dump(tree).encode()).digest(), names)
+    if code is not None:
+        _STATIC[code] = result
+    return result
+
+
+def _dotted(node: ast.Attribute) -> str | None:
+    """``a.b.c`` of an attribute chain rooted at a plain name (None otherwise)."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
 
 
 def _tree_of(func: Callable) -> ast.FunctionDef | None:
@@ -85,12 +136,7 @@ def _tree_of(func: Callable) -> ast.FunctionDef | None:
 
 
 def _digest_callable(h: Any, func: Callable, seen: set[int], found: set | None) -> None:
-    tree = _tree_of(func)
-    if tree is None:
-        h.update(func.__code__.co_code)
-        h.update(repr(func.__code__.co_consts).encode())
-    else:
-        h.update(ast.dump(tree).encode())
+    h.update(_static_parts(func)[0])
     annotations = getattr(func, "__annotations__", {})
     for name in sorted(annotations):
         h.update(name.encode())
@@ -124,18 +170,23 @@ def _annotation_token(annotation: Any) -> str | None:
 
 def _type_token(t: Any) -> str:
     from jwarp.lang.arrays import ArrayType, _Generic
+    from jwarp.lang.struct import StructType
 
     if isinstance(t, ArrayType):
         return f"array({_type_token(t.dtype)},{t.ndim})"
     if isinstance(t, _Generic):
         return f"generic:{t!r}"
+    if isinstance(t, StructType):  # by content: a struct redefined identically hashes the same (Warp's rule)
+        fields = ",".join(f"{name}:{_type_token(var.type)}" for name, var in t.vars.items())
+        return f"struct:{t.__module__}.{t.key}({fields})"
     return f"type:{getattr(t, '__module__', '')}.{getattr(t, '__qualname__', repr(t))}#{id(t)}"
 
 
 def _digest_value(h: Any, value: Any, seen: set[int], found: set | None) -> None:
     from jwarp.lang.arrays import ArrayType, _Generic
+    from jwarp.lang.struct import StructType
 
-    if isinstance(value, (ArrayType, _Generic)):
+    if isinstance(value, (ArrayType, _Generic, StructType)):
         h.update(_type_token(value).encode())
         return
     if getattr(value, "_jwarp_function", False):
@@ -148,6 +199,9 @@ def _digest_value(h: Any, value: Any, seen: set[int], found: set | None) -> None
         h.update(f"func:{value.key}".encode())
         for overload in value.overloads:
             _digest_callable(h, overload.func, seen, found)
+            for name, default in sorted(getattr(overload, "defaults", {}).items()):
+                h.update(b"\x01" + name.encode() + b"=")  # a mutable default (wp.Function target) counts
+                _digest_value(h, default, seen, found)
             for extra in (overload.custom_grad, overload.custom_replay):
                 if extra is not None:
                     _digest_callable(h, extra, seen, found)

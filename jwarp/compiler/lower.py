@@ -327,10 +327,11 @@ def _is_literal(node: ast.expr) -> bool:
 
 
 def _is_function(obj: Any) -> bool:
-    """A @wp.func or builtin: may be bound to a local (``f = g``) and called through it."""
+    """A @wp.func, builtin or ``wp.grad(f)``: may be bound to a local (``f = g``) and called through it."""
+    from jwarp.compiler.grad_call import GradOf
     from jwarp.compiler.registry import Builtin
 
-    return getattr(obj, "_jwarp_function", False) or isinstance(obj, Builtin)
+    return getattr(obj, "_jwarp_function", False) or isinstance(obj, (Builtin, GradOf))
 
 
 def lift_python(obj: Any, name: str = "") -> Value:

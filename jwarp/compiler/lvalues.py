@@ -403,6 +403,12 @@ def aug_assign(lw: FunctionLowerer, node: ast.AugAssign) -> None:
     rhs = lw.eval(node.value)
     if isinstance(target, ast.Name):
         new = binary(lw, type(node.op), lw.lookup(target.id), rhs)
+        declared = getattr(lw, "ref_params", {}).get(target.id)
+        if declared is not None and new.type != declared and new.type is not STATIC:
+            raise WarpCodegenTypeError(
+                f"Error, augmented assignment to ref parameter `{target.id}` ({type_name(declared)}) "
+                f"produces different type ({type_name(new.type)})"
+            )
         if is_tile_type(new.type) and target.id in lw.env:  # in place, as Warp's tile += (also through views)
             tile_views.write(lw, target.id, new)
         else:

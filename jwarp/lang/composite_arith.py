@@ -39,18 +39,52 @@ class CompositeArithmetic:
             return x.value
         return x
 
+    def _check(self, other: Any, name: str, reverse: bool = False) -> None:
+        """Warp's Python-scope operand rule: both sides have one scalar type (a Python ``float``
+        is ``float32``, an ``int`` is ``int32``); lists, tuples and numpy arrays are refused."""
+        mine = self._wp_scalar_type_
+        if isinstance(other, CompositeArithmetic):
+            vec_vec = name == "mul" and self._wp_type_kind_ == other._wp_type_kind_ == "vector"
+            if other._wp_scalar_type_ is not mine or vec_vec:
+                names = (type(other).__name__, type(self).__name__) if reverse else \
+                    (type(self).__name__, type(other).__name__)
+                raise RuntimeError(f"Couldn't find a function '{name}' compatible with the arguments '{', '.join(names)}'")
+            return
+        if isinstance(other, (list, tuple, np.ndarray)):
+            raise TypeError(
+                "Built-in functions cannot be called with non-Warp array types, such as lists, tuples, and NumPy "
+                "arrays. Use a Warp type such as `wp.vec`, `wp.mat`, `wp.quat`, or `wp.transform`."
+            )
+        from jwarp.lang.scalar_arith import _operand_type
+
+        t, other_name = _operand_type(other)
+        if t is None or t is mine:
+            return
+        if isinstance(other, np.generic):
+            own_name = type(self).__name__
+        else:
+            own_name = {scalars.float32: "float", scalars.int32: "int"}.get(mine, getattr(mine, "__name__", str(mine)))
+        names = (other_name, own_name) if reverse else (own_name, other_name)
+        raise RuntimeError(f"Couldn't find a function '{name}' compatible with the arguments '{', '.join(names)}'")
+
     def __add__(self, y):
+        self._check(y, "add")
         return self._wrap(self._v + self._operand(y))
 
-    __radd__ = __add__
+    def __radd__(self, x):
+        self._check(x, "add", reverse=True)
+        return self._wrap(self._operand(x) + self._v)
 
     def __sub__(self, y):
+        self._check(y, "sub")
         return self._wrap(self._v - self._operand(y))
 
     def __rsub__(self, y):
+        self._check(y, "sub", reverse=True)
         return self._wrap(self._operand(y) - self._v)
 
     def __mul__(self, y):
+        self._check(y, "mul")
         if isinstance(y, CompositeArithmetic):
             product = _PRODUCTS.get((self._wp_type_kind_, y._wp_type_kind_))
             if product is not None:
@@ -61,20 +95,25 @@ class CompositeArithmetic:
     def __rmul__(self, x):
         if isinstance(x, CompositeArithmetic):
             return x.__mul__(self)
+        self._check(x, "mul", reverse=True)
         return self._wrap(self._operand(x) * self._v)
 
     def __mod__(self, y):
+        self._check(y, "mod")
         with np.errstate(all="ignore"):  # C's fmod: the sign follows the dividend
             return self._wrap(np.fmod(self._v, self._operand(y)))
 
     def __rmod__(self, x):
+        self._check(x, "mod", reverse=True)
         with np.errstate(all="ignore"):
             return self._wrap(np.fmod(self._operand(x), self._v))
 
     def __truediv__(self, y):
+        self._check(y, "div")
         return self._wrap(self._v / self._operand(y))
 
     def __rtruediv__(self, x):
+        self._check(x, "div", reverse=True)
         return self._wrap(self._operand(x) / self._v)
 
     def __neg__(self):
@@ -84,6 +123,8 @@ class CompositeArithmetic:
         return self
 
     def __matmul__(self, y):
+        if isinstance(y, CompositeArithmetic):
+            self._check(y, "mul")
         result = self._v @ self._operand(y)
         if np.ndim(result) == 0:
             return result.item()
@@ -101,8 +142,9 @@ def _quat_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    conj = np.concatenate([-q[:3], q[3:]])
-    return _quat_product(_quat_product(q, np.concatenate([v, [0]]).astype(q.dtype)), conj)[:3]
+    """Warp's ``quat_rotate`` formula (also for a non-unit ``q``): v(2w^2-1) + 2w(q_v x v) + 2q_v(q_v.v)."""
+    qv, w = q[:3], q[3]
+    return (v * (2 * w * w - 1) + np.cross(qv, v) * w * 2 + qv * (qv @ v) * 2).astype(q.dtype)
 
 
 def _transform_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -268,7 +268,11 @@ def type_is_array(t: Any) -> builtins.bool:
 
 
 def type_is_tile(t: Any) -> builtins.bool:
-    return isinstance(t, type) and getattr(t, "_jwarp_tile_class", False)
+    """Whether ``t`` is the tile type: ``wp.tile`` itself (the kernel builtin doubles as the type,
+    as Warp's ``wp.tile`` class does)."""
+    if getattr(type(t), "_jwarp_tile_type_builtin", False):
+        return True
+    return isinstance(t, type) and builtins.bool(getattr(t, "_jwarp_tile_class", False))
 
 
 # ----------------------------------------------------------------------------------------------

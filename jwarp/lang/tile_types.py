@@ -27,6 +27,8 @@ class TileType:
     shape: tuple[int, ...]
     storage: str = field(default="register", compare=False)
 
+    _jwarp_tile_class = True  # wp.tile[float] annotations are tiles to wp.types.is_tile (as in Warp)
+
     @property
     def ndim(self) -> int:
         return len(self.shape)

@@ -74,6 +74,13 @@ class ArgumentPacker:
     def pack_array(self, name: str, t: ArrayType, value: Any) -> Any:
         if value is None:
             return NoneArraySpec(t.dtype, t.ndim)
+        if getattr(value, "_jwarp_fixed", False) and t.is_generic:
+            raise TypeError(
+                f"Error launching kernel '{self.kernel.key}': Unable to infer the type of argument '{name}', "
+                "got a wp.fixedarray, a compiler-only type for stack arrays inside kernels"
+            )
+        if t.kind == "array" and _external_host_array(value, self.device):
+            value = np.asarray(value)  # an __array_interface__ provider (even one posing as wp.array)
         if isinstance(value, jax.Array) and t.kind == "array":
             value = array(value)
         elif isinstance(value, np.ndarray) and t.kind == "array" and value.dtype.names is None:
@@ -179,6 +186,16 @@ class ArgumentPacker:
             self.values.append(device_constant(convert_value(self.kernel.key, f"{name}.{key}", t, v), self.device))
             values.append((key, ValueSpec(t, len(self.values) - 1)))
         self.handles.append(HandleSpec(operands.kind, id_index, tuple(operands.static), arrays, tuple(values)))
+
+
+def _external_host_array(value: Any, device: Device) -> bool:
+    """Whether ``value`` is a foreign object exposing NumPy's ``__array_interface__`` that a CPU
+    launch takes as an array (as Warp does); its true class is checked, not ``__class__``."""
+    if not device.is_cpu or isinstance(value, (np.ndarray, jax.Array)):
+        return False
+    if getattr(type(value), "_jwarp_array", False):
+        return False
+    return hasattr(value, "__array_interface__")
 
 
 def array_kind(value: Any) -> str | None:

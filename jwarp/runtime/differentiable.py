@@ -27,6 +27,7 @@ from jax import lax
 from jwarp.compiler.kernel_compile import CompiledKernel, compile_kernel
 from jwarp.errors import _Located, clean_error
 from jwarp.lang import scalars
+from jwarp.lang.struct import StructType
 from jwarp.runtime import storage
 
 _LOOP_PRIMITIVES = ("while",)
@@ -139,12 +140,19 @@ def stored_mask(apply: Callable, bufs: list, values: list, index: int) -> Any:
 
 
 def is_float_array(a: Any) -> bool:
-    """Whether gradients can flow through ``a`` (a float scalar/vector/matrix dtype)."""
+    """Whether gradients can flow through ``a``: a float scalar/vector/matrix dtype, or a struct
+    whose fields are all such values (its gradient is a struct array of the field gradients)."""
+    return _float_dtype(a.dtype)
+
+
+def _float_dtype(dtype: Any) -> bool:
+    if isinstance(dtype, StructType):
+        return bool(dtype.vars) and all(_float_dtype(var.type) for var in dtype.vars.values())
     try:
-        scalar = storage.scalar_of(a.dtype)
+        scalar = storage.scalar_of(dtype)
+        return scalars.is_float(scalar)
     except Exception:
         return False
-    return scalars.is_float(scalar)
 
 
 def x64_scope(needed: bool) -> Any:

@@ -35,6 +35,7 @@ from jwarp.lang import array_annotations
 from jwarp.lang.arrays import ArrayType, resolve_dtype, type_name
 from jwarp.runtime import addresses, storage
 from jwarp.runtime.array import array
+from jwarp.runtime.array_ops import ArrayArithmetic
 from jwarp.runtime.device import get_device
 from jwarp.runtime.indexed import check_index_array, indexedarray
 
@@ -140,9 +141,12 @@ def _as_flat(root: array, dtype: Any, attrib: str) -> array:
         ) from None
 
 
-class _FabricBase:
+class _FabricBase(ArrayArithmetic):
     """Python-side behaviour shared by both Fabric array kinds: everything goes through the
-    indexed view ``self._view()`` of the jwarp array holding the buckets."""
+    indexed view ``self._view()`` of the jwarp array holding the buckets (operators included)."""
+
+    def _make_result(self, buf: Any, dtype: Any) -> array:
+        return array(buf, dtype=dtype, device=self.device)
 
     _jwarp_array = True
     _jwarp_array_class = True

@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import inspect
 import types
 import typing
@@ -62,13 +63,35 @@ class FunctionOverload:
 
     def __init__(self, func: Callable):
         self.func = func
-        self.params = _param_types(func, "Function", require=False)
+        params = _param_types(func, "Function", require=False)
+        self._params = [(name, t) for name, t, _ in params]
+        # Warp's ``overload.defaults``: a mutable dict; kernels compiled later (and the module
+        # hash) see changes to it
+        self.defaults: dict[str, Any] = {name: d for name, _, d in params if d is not _NO_DEFAULT}
         hints = function_annotations(func)
         ret = hints.get("return")
         self.return_type = resolve_annotation(ret) if ret is not None else None
-        self.ref_params = frozenset(name for name, t, _ in self.params if is_reference(t))
+        self.ref_params = frozenset(name for name, t in self._params if is_reference(t))
         self.custom_grad: Callable | None = None
         self.custom_replay: Callable | None = None
+
+    @property
+    def params(self) -> list[tuple[str, Any, Any]]:
+        """(name, type, default or ``NO_DEFAULT``) of each parameter, in order."""
+        return [(name, t, self.defaults.get(name, _NO_DEFAULT)) for name, t in self._params]
+
+    @property
+    def input_types(self) -> dict[str, Any]:
+        """Warp's ``input_types``: parameter name -> annotated type (``None`` when unannotated)."""
+        return {name: t for name, t in self._params}
+
+    def instantiate(self, arg_types: list) -> FunctionOverload:
+        """A record of this generic overload used with concrete ``arg_types`` (Warp keeps one per
+        signature in ``user_overloads``; it holds types only, never the call's values)."""
+        out = copy.copy(self)
+        out._params = [(name, at) for (name, _), at in zip(self._params, arg_types)] + self._params[len(arg_types):]
+        out.generic_parent = self
+        return out
 
     @property
     def concrete_types(self) -> tuple:
@@ -112,6 +135,7 @@ class Function:
         self.module = module  # the wp.Module it is registered in
         self.overloads: list[FunctionOverload] = []
         self.native_snippet: str | None = None  # set by @wp.func_native (not runnable in jwarp)
+        self._instantiations: dict[str, FunctionOverload] = {}  # generic overloads used with concrete types
         self.__name__ = python_function.__name__ if python_function is not None else key
         if python_function is not None:
             self.__qualname__ = python_function.__qualname__
@@ -138,16 +162,115 @@ class Function:
             return exact[-1]
         for o in reversed(self.overloads):
             if o.matches(arg_types, kw_types):
+                if o.is_generic and not kw_types and all(t is not None and not _is_generic_type(t) for t in arg_types):
+                    key = _signature_key(arg_types)
+                    if key not in self._instantiations:
+                        self._instantiations[key] = o.instantiate(arg_types)
                 return o
         return None
 
+    # -- Warp's Python-side API ------------------------------------------------------------------
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """Default argument values of the primary overload (a mutable dict, as in Warp)."""
+        return self.overloads[0].defaults
+
+    @defaults.setter
+    def defaults(self, value: dict[str, Any]) -> None:
+        self.overloads[0].defaults = value
+
+    @property
+    def input_types(self) -> dict[str, Any]:
+        """Parameter name -> annotated type of the primary overload."""
+        return self.overloads[0].input_types
+
+    @property
+    def user_overloads(self) -> dict[str, FunctionOverload]:
+        """Warp's ``user_overloads``: the concrete overloads by signature, with the
+        instantiations of generic overloads made so far (by kernels or Python-scope calls)."""
+        out = {_signature_key(o.concrete_types): o for o in self.overloads if not o.is_generic}
+        out.update(self._instantiations)
+        return out
+
+    @property
+    def user_templates(self) -> dict[str, FunctionOverload]:
+        """Warp's ``user_templates``: the generic overloads by signature."""
+        return {_signature_key(o.concrete_types): o for o in self.overloads if o.is_generic}
+
+    def get_overload(self, arg_types: Any, kwarg_types: dict) -> FunctionOverload | None:
+        """The overload a call with arguments of ``arg_types`` (Warp types, Python ``int``/``float``/
+        ``bool``, or ``wp.Function`` values for function-valued parameters) resolves to, or None."""
+        types_ = [_as_call_type(t) for t in arg_types]
+        kw = {k: _as_call_type(t) for k, t in kwarg_types.items()}
+        return self.select_overload(types_, kw)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Python-scope call: runs the Python function (builtins it uses work in Python too)."""
-        return self.overloads[-1].func(*args, **kwargs)
+        """Python-scope call, as in Warp: a function with concrete overloads runs the one the
+        arguments' types select (``RuntimeError`` when none does); a generic-only function runs as
+        plain Python (the builtins it uses work in Python too)."""
+        if not self.user_overloads:
+            return self.overloads[-1].func(*args, **kwargs)
+        signature = inspect.signature(self.overloads[0].func)
+        given = signature.bind(*args, **kwargs).arguments
+        defaults = self.defaults
+        arguments = tuple(given[n] if n in given else defaults[n] for n in signature.parameters
+                          if n in given or n in defaults)
+        overload = self.get_overload(tuple(_value_type(a) for a in arguments), {})
+        if overload is None:
+            raise RuntimeError(f"Error calling function '{self.key}', no overload found for arguments {args}")
+        if len(arguments) != len(overload.input_types):
+            raise RuntimeError(
+                f"Invalid number of arguments for function '{self.key}', "
+                f"expected {len(overload.input_types)}, got {len(arguments)}"
+            )
+        return overload.func(*arguments)
 
     def __repr__(self) -> str:
         sigs = ["(" + ", ".join(f"{n}: {type_name(t)}" for n, t, _ in o.params) + ")" for o in self.overloads]
         return f"<jwarp func {self.key} {' | '.join(sigs)}>"
+
+
+def _is_generic_type(t: Any) -> bool:
+    from jwarp.lang.arrays import ArrayType, _Generic
+
+    return isinstance(t, _Generic) or (isinstance(t, ArrayType) and t.is_generic)
+
+
+def _signature_key(types_: Any) -> str:
+    return ",".join(type_name(t) for t in types_)
+
+
+def _as_call_type(t: Any) -> Any:
+    """A type as given to :meth:`Function.get_overload` -> the compiler's type for matching."""
+    from jwarp.compiler.values import STATIC
+    from jwarp.lang.introspection import type_to_warp
+
+    if _is_callable_target(t):
+        return STATIC  # a function value passed to a ``wp.Function`` parameter
+    return type_to_warp(t)
+
+
+def _is_callable_target(value: Any) -> bool:
+    from jwarp.compiler.registry import Builtin
+
+    return getattr(value, "_jwarp_function", False) or isinstance(value, Builtin)
+
+
+def _value_type(value: Any) -> Any:
+    """The type a Python-scope argument has for overload selection (Warp's rule: a Python
+    ``float`` is ``float32``, an ``int`` is ``int32``; arrays by dtype and rank)."""
+    from jwarp.compiler.values import python_to_value
+    from jwarp.lang.struct import StructInstance
+
+    if _is_callable_target(value):
+        return value
+    if isinstance(value, StructInstance):
+        return value._cls
+    if getattr(value, "_jwarp_array", False) and not isinstance(value, type) and hasattr(value, "array_type"):
+        return value.array_type
+    lifted = python_to_value(value)
+    return lifted.type if lifted is not None else type(value)
 
 
 def qualified_key(fn: Callable) -> str:
@@ -168,6 +291,20 @@ def resolve_module(module: Any, fn: Callable) -> Any:
     if isinstance(module, str):
         return get_module(module)
     raise TypeError(f"module must be a wp.Module, a module name or \"unique\", got {type(module).__name__}")
+
+
+_P = typing.ParamSpec("_P")
+_R = typing.TypeVar("_R")
+
+
+@typing.overload
+def func(f: Callable[_P, _R]) -> Callable[_P, _R]: ...
+
+
+@typing.overload
+def func(
+    f: None = None, *, name: str | None = None, module: Any = None, inline: bool | None = None
+) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]: ...
 
 
 def func(f: Callable | None = None, *, name: str | None = None, module: Any = None, inline: bool | None = None):

@@ -32,6 +32,7 @@ from jwarp.lang.arrays import INDEXED, ArrayType, resolve_dtype, type_name
 from jwarp.lang.struct import StructType
 from jwarp.runtime import storage
 from jwarp.runtime.array import array
+from jwarp.runtime.array_ops import ArrayArithmetic
 from jwarp.runtime.device import get_device
 from jwarp.runtime.creation import clone
 from jwarp.runtime.copying import copy_elements
@@ -49,8 +50,9 @@ def check_index_array(indices: Any, device: Any) -> None:
         raise ValueError(f"Index array device ({indices.device} does not match data array device ({device}))")
 
 
-class indexedarray:
-    """A view of the elements of ``data`` selected by per-dimension index arrays (module docstring)."""
+class indexedarray(ArrayArithmetic):
+    """A view of the elements of ``data`` selected by per-dimension index arrays (module docstring).
+    Python operators (``ia - 2.0``, ``ia += 1.0``) work on the selected elements, as in Warp."""
 
     _jwarp_array = True
     _jwarp_array_class = True
@@ -205,6 +207,10 @@ class indexedarray:
         return f"indexedarray{type_name(self.dtype)}" if self.device is None else str(self.numpy())
 
     # -- in-place ops ----------------------------------------------------------------------------
+    def _make_result(self, buf: Any, dtype: Any) -> array:
+        """An operator's result: a new contiguous array on this view's device."""
+        return array(buf, dtype=dtype, device=self.device)
+
     def assign(self, src: Any) -> None:
         """Copy ``src`` (array, indexed array, numpy, list) into the selected elements."""
         if not isinstance(src, (array, indexedarray)):

@@ -176,6 +176,9 @@ class Kernel:
             pass  # no source: the launch reports it
         self._digest = digest
         self._seen_version = version
+        # as Warp's launch loads the module: hash it (cached until the next change), which also
+        # links the modules of the functions its kernels reach (``references``/``dependents``)
+        self.module.get_module_hash()
 
     def note_overload(self, signature: str) -> None:
         """Record an instantiated signature of a generic kernel (Warp's ``kernel.overloads``)."""
@@ -333,7 +336,10 @@ def _dedupe_unique(k: Kernel) -> Kernel:
     module = k.module
     module.name = f"{k.key}_{module.get_module_hash().hex()[:8]}"
     existing = find_module(module.name)
-    if existing is not None and existing.kernels.get(k.key) is not None:
+    earlier = existing.kernels.get(k.key) if existing is not None else None
+    # struct types hash by content; the earlier kernel is reused only with the very same types
+    if earlier is not None and len(earlier.arg_types) == len(k.arg_types) and all(
+            a == b for a, b in zip(earlier.arg_types, k.arg_types)):
         module._detach_references()
         _KERNELS.discard(k)
         return existing.kernels[k.key]

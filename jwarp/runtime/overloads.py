@@ -109,6 +109,12 @@ def _add_overload(kernel: Kernel, arg_list: list) -> Kernel:
             f"Kernel {kernel.key} takes {len(kernel.arg_types)} arguments but the overload gives {len(arg_list)} types"
         )
     resolved = []
+    for name, t in zip(kernel.arg_names, arg_list):
+        if getattr(t, "_jwarp_fixed", False):
+            raise TypeError(
+                f"Kernel '{kernel.key}', argument '{name}': Cannot use wp.fixedarray as a host argument or kernel "
+                "overload type; it is a compiler-only stack array"
+            )
     for name, template, t in zip(kernel.arg_names, kernel.arg_types, arg_list):
         concrete = resolve_annotation(t)
         if concrete is None:

@@ -87,3 +87,18 @@ def test_ref_to_a_literal_local_suggests_a_typed_constructor(tmp_path):
     message = launch_error(tmp_path, "x = 1.0\n    bump(x)", prelude=_NO_BACKWARD + _PRELUDE)
     assert "constant local 'x'" in message and "x = wp.float32(1.0)" in message
     assert body_line(tmp_path) in message
+
+
+def test_ref_augassign_changing_type_names_the_ref_parameter(tmp_path):
+    """A user ``add`` operator returning another type: Warp's message for ``x += ...`` on a ref."""
+    prelude = _NO_BACKWARD + '''
+@wp.func
+def add(x: wp.float32, y: wp.float32) -> wp.int32:
+    return wp.int32(1)
+
+@wp.func
+def bump_user(x: wp.ref[wp.float32]):
+    x += wp.float32(1.0)
+'''
+    message = launch_error(tmp_path, "x = wp.float32(0.0)\n    bump_user(x)", prelude=prelude)
+    assert "augmented assignment to ref parameter `x`" in message

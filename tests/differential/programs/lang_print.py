@@ -23,6 +23,18 @@ def talk(data: wp.array(dtype=float)):
     show(wp.vec3(float(i), 1.5, -2.0), i)
 
 
+@wp.struct
+class Pair:
+    x: float
+    y: float
+
+
+@wp.kernel
+def show_unprintable(a: wp.array(dtype=float), s: Pair):
+    print(a)  # arrays and structs print a placeholder, as in Warp
+    print(s)
+
+
 def _captured(fn):
     sys.stdout.flush()
     saved, saved_stream = os.dup(1), sys.stdout
@@ -46,4 +58,6 @@ def run():
     data = wp.array(np.array([0.5, -1.25, 3.0], np.float32))
     wp.load_module(device="cpu")  # compile before capturing (Warp may log the module load)
     text = _captured(lambda: wp.launch(talk, dim=3, inputs=[data]))
-    return {"lines": np.array(text.splitlines())}
+    pair = Pair()
+    other = _captured(lambda: wp.launch(show_unprintable, dim=2, inputs=[data, pair]))
+    return {"lines": np.array(text.splitlines()), "unprintable": np.array(other.splitlines())}
