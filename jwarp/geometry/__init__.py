@@ -1,9 +1,9 @@
 """``warp.geometry``: isosurface extraction and geometry processing.
 
 :class:`IsoSurfaceMarchingCubes` (dense-field marching cubes, Warp's output order, differentiable
-from the field to the vertices) and its interface :class:`IsoSurfaceBase`. Warp's other names in
-this module (surface nets, sparse marching cubes, swept volumes, Delaunay edge flips) are
-stand-ins that raise :class:`NotImplementedError` when used.
+from the field to the vertices) and its interface :class:`IsoSurfaceBase`; :func:`tri_tri_adjacency`
+and :func:`delaunay_edge_flip`. Warp's other names in this module (surface nets, sparse marching
+cubes, swept volumes) are stand-ins that raise :class:`NotImplementedError` when used.
 
 Example:
     >>> import numpy as np, jwarp as wp
@@ -17,15 +17,17 @@ Example:
 
 from __future__ import annotations
 
+from jwarp.runtime.geometry.delaunay import delaunay_edge_flip as delaunay_edge_flip
+from jwarp.runtime.geometry.delaunay import tri_tri_adjacency as tri_tri_adjacency
 from jwarp.runtime.geometry.iso_surface import IsoSurfaceBase as IsoSurfaceBase
 from jwarp.runtime.geometry.iso_surface import IsoSurfaceMarchingCubes as IsoSurfaceMarchingCubes
 from jwarp.unavailable import missing
 
 _MISSING = (
     "IsoSurfaceNets", "lipschitz_octree", "sparse_marching_cubes", "sparse_marching_cubes_from_cells",
-    "SweptVolumeSignMode", "delaunay_edge_flip", "swept_volume_bounds", "swept_volume_field", "swept_volume_mesh",
-    "tri_tri_adjacency", "find_triangle_neighbor_edge_index", "swept_volume_sdf",
+    "SweptVolumeSignMode", "swept_volume_bounds", "swept_volume_field", "swept_volume_mesh",
+    "find_triangle_neighbor_edge_index", "swept_volume_sdf",
 )
 globals().update({name: missing(f"warp.geometry.{name}") for name in _MISSING})
 
-__all__ = ["IsoSurfaceBase", "IsoSurfaceMarchingCubes", *_MISSING]
+__all__ = ["IsoSurfaceBase", "IsoSurfaceMarchingCubes", "delaunay_edge_flip", "tri_tri_adjacency", *_MISSING]
