@@ -29,6 +29,7 @@ from jwarp.runtime import tape_state
 from jwarp.runtime.array import array
 from jwarp.runtime.geometry import marching_cubes as mc
 from jwarp.runtime.geometry import marching_cubes_tables as tables
+from jwarp.runtime.geometry import surface_nets as sn
 
 
 def validate_field(field: array) -> None:
@@ -107,7 +108,9 @@ def _legacy_bound(value: Any, legacy: Any, name: str, legacy_name: str) -> Any:
     return value if legacy is None else legacy
 
 
-def _record_backward(field: array, verts: array, edges: Any, threshold: Any, lower: Any, delta: Any) -> None:
+def _record_backward(field: array, verts: array, where: Any, threshold: Any, lower: Any, delta: Any,
+                     vjp: Any = mc.positions_vjp) -> None:
+    """Record ``verts.grad -> field.grad`` on the active tape (``where``: the vertices' edges or cells)."""
     tape = tape_state.active_tape()
     if tape is None or not field.requires_grad or verts.grad is None or field.grad is None:
         return
@@ -115,7 +118,7 @@ def _record_backward(field: array, verts: array, edges: Any, threshold: Any, low
 
     def backward() -> None:
         grad = verts.grad.buffer.reshape(-1, 3)
-        g = mc.positions_vjp(values, edges, threshold, lower, delta, grad)
+        g = vjp(values, where, threshold, lower, delta, grad)
         field.grad._set_buffer((field.grad.buffer.reshape(field.shape) + g).reshape(field.grad.buffer.shape))
         verts.grad.zero_()  # consumed, as the adjoint of Warp's array store leaves it
 
@@ -208,4 +211,58 @@ class IsoSurfaceMarchingCubes(IsoSurfaceBase):
                                                upper=domain_bounds_upper_corner)
 
 
-__all__ = ["IsoSurfaceBase", "IsoSurfaceMarchingCubes", "resolve_domain_bounds", "validate_field"]
+_TOPOLOGIES = ("triangle", "quad")
+
+
+def _check_topology(topology: str) -> str:
+    if topology not in _TOPOLOGIES:
+        raise ValueError(f"topology must be 'triangle' or 'quad', got {topology!r}")
+    return topology
+
+
+class IsoSurfaceNets(IsoSurfaceBase):
+    """Surface nets over a dense ``wp.float32`` field (:mod:`jwarp.runtime.geometry.surface_nets`).
+
+    One vertex per cell the surface passes through, at the mean of the crossing points on the
+    cell's edges; one quad per interior crossing edge, wound counter-clockwise seen from outside
+    (negative inside), split into triangles ``(0, 1, 2), (0, 2, 3)`` unless ``topology="quad"``.
+    Differentiable from ``field`` to ``verts`` inside a ``wp.Tape``. Unlike Warp, a cell crossed by
+    two sheets of the surface gets one vertex, not two.
+
+    Args:
+        nx, ny, nz, lower, upper: see :class:`IsoSurfaceBase`.
+        topology: ``"triangle"`` (default) or ``"quad"``.
+    """
+
+    def __init__(self, nx: int, ny: int, nz: int, *, lower: Any = None, upper: Any = None,
+                 topology: str = "triangle"):
+        self.topology = _check_topology(topology)
+        super().__init__(nx, ny, nz, lower=lower, upper=upper)
+
+    def surface(self, field: array, threshold: float) -> None:
+        """Extract the ``threshold`` isosurface of ``field`` into :attr:`verts` and :attr:`indices`."""
+        self._check_field_shape(field)
+        self.verts, self.indices = self.extract(field, float(np.float32(threshold)), lower=self.lower,
+                                                upper=self.upper, topology=self.topology)
+
+    @classmethod
+    def extract(cls, field: array, threshold: float = 0.0, *, lower: Any = None, upper: Any = None,
+                topology: str = "triangle") -> tuple:
+        """Extract the ``threshold`` isosurface of ``field``: ``(vertices, indices)`` with three
+        indices per triangle, or four per quad with ``topology="quad"``."""
+        _check_topology(topology)
+        validate_field(field)
+        lo, delta = resolve_domain_bounds(field.shape, lower, upper)
+        thr = jnp.float32(threshold)
+        verts_data, cells, quads = sn.extract_buffers(field.buffer.reshape(field.shape), thr, lo, delta)
+        faces = quads if topology == "quad" else quads[:, jnp.array([0, 1, 2, 0, 2, 3])]
+        if verts_data.shape[0] == 0:
+            verts = array(shape=(0,), dtype=composites.vec3, device=field.device, requires_grad=field.requires_grad)
+        else:
+            verts = array(verts_data, dtype=composites.vec3, device=field.device, requires_grad=field.requires_grad)
+        indices = array(faces.reshape(-1).astype(jnp.int32), dtype=scalars.int32, device=field.device)
+        _record_backward(field, verts, cells, thr, jnp.asarray(lo), jnp.asarray(delta), sn.positions_vjp)
+        return verts, indices
+
+
+__all__ = ["IsoSurfaceBase", "IsoSurfaceMarchingCubes", "IsoSurfaceNets", "resolve_domain_bounds", "validate_field"]
