@@ -149,3 +149,16 @@ globals().update(_ALIASES)
 _PYTHON_SIDE = ("vector", "matrix", "zeros", "tuple", "float", "int")  # names whose Python-scope meaning differs
 globals().update({name: b for name, b in _BUILTINS.items() if not name.startswith("_") and name not in _PYTHON_SIDE})
 _extensions.export(globals())
+
+
+def __getattr__(name: str):
+    # ``wp.MarchingCubes``: Warp's deprecated alias of ``wp.geometry.IsoSurfaceMarchingCubes``,
+    # resolved lazily so that the warning is raised on access, as in Warp
+    if name == "MarchingCubes":
+        from jwarp.logger import log_warning
+        from jwarp.runtime.geometry.iso_surface import IsoSurfaceMarchingCubes
+
+        log_warning("wp.MarchingCubes is deprecated and will be removed in a future version of Warp. "
+                    "Use wp.geometry.IsoSurfaceMarchingCubes instead.", category=DeprecationWarning, stacklevel=2)
+        return IsoSurfaceMarchingCubes
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,7 +3,7 @@
 import importlib
 
 for _name in ("vector_math", "quaternion", "transform", "spatial", "random", "noise", "hash_grid", "geometry_primitives",
-              "mesh_point_queries", "mesh_ray_queries", "bvh_queries",
+              "mesh_point_queries", "mesh_ray_queries", "bvh_queries", "bvh_groups",
               "tile_geometry_queries", "volume", "volume_index"):
     try:
         importlib.import_module(f"jwarp.builtins.{_name}")

@@ -29,7 +29,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from jwarp.builtins import triangle_math as tm
-from jwarp.builtins.bvh_walk import Tree, walk
+from jwarp.builtins.bvh_walk import Tree, subtree, walk
 from jwarp.builtins.common import Call, Value
 from jwarp.builtins.mesh_common import MeshView, active, check_vec3, full, vec3_leaves, write_back
 from jwarp.compiler.registry import builtin
@@ -39,12 +39,12 @@ from jwarp.lang import scalars
 from jwarp.lang.struct import StructType
 
 AABB, SPHERE, RAY, CAPSULE = 0, 1, 2, 3
-_FIELDS = ("owner", "kind", "ax", "ay", "az", "bx", "by", "bz", "radius_sq", "node", "index")
+_FIELDS = ("owner", "kind", "ax", "ay", "az", "bx", "by", "bz", "radius_sq", "node", "index", "root")
 
 
 def _query_type(name: str, next_builtin: str) -> StructType:
     fields = {"owner": scalars.uint64, "kind": scalars.int32, **{f: scalars.float32 for f in _FIELDS[2:9]},
-              "node": scalars.int32, "index": scalars.int32}
+              "node": scalars.int32, "index": scalars.int32, "root": scalars.int32}
     cls = type(name, (), {"__annotations__": fields})
     cls.__module__ = __name__
     t = StructType(cls)
@@ -72,11 +72,13 @@ def _bound(call: Call, owner: Any, kinds: tuple, what: str) -> list:
     return [(h, ident == h.id_leaf) for h in found]
 
 
-def _start(call: Call, qtype: StructType, owner: Value, kind: int, a: tuple, b: tuple, radius: Any) -> Value:
+def _start(call: Call, qtype: StructType, owner: Value, kind: int, a: tuple, b: tuple, radius: Any,
+           root: Value | None = None) -> Value:
     shape = tuple(call.ctx.grid)
     r = jnp.maximum(full(call, radius, jnp.float32), 0.0)
+    top = jnp.full(shape, -1, jnp.int32) if root is None else full(call, root.data, jnp.int32)
     fields = [full(call, owner.data, jnp.uint64), jnp.full(shape, kind, jnp.int32), *a, *b, r * r,
-              jnp.zeros(shape, jnp.int32), jnp.full(shape, -1, jnp.int32)]
+              jnp.maximum(top, 0), jnp.full(shape, -1, jnp.int32), top]
     return value_from_leaves(qtype, fields)
 
 
@@ -87,11 +89,12 @@ def _root_ok(call: Call, root: Value | None) -> None:
 
 @builtin("bvh_query_aabb", group="Geometry", kernel_only=True)
 def bvh_query_aabb(call: Call, id: Value, low: Value, high: Value, root: Value | None = None) -> Value:
-    """Start a query of the boxes overlapping ``[low, high]`` (``root``: the global root only)."""
+    """Start a query of the boxes overlapping ``[low, high]`` (``root``: a subtree to search, e.g.
+    from :func:`bvh_get_group_root`; -1 for the whole tree)."""
     if not (scalars.is_int(id.type) and check_vec3(low) and check_vec3(high)):
         raise call.no_overload(id, low, high)
     _root_ok(call, root)
-    return _start(call, BvhQuery, id, AABB, vec3_leaves(call, low), vec3_leaves(call, high), 0.0)
+    return _start(call, BvhQuery, id, AABB, vec3_leaves(call, low), vec3_leaves(call, high), 0.0, root)
 
 
 @builtin("bvh_query_sphere", group="Geometry", kernel_only=True)
@@ -101,12 +104,13 @@ def bvh_query_sphere(call: Call, id: Value, center: Value, radius: Value, root: 
         raise call.no_overload(id, center, radius)
     _root_ok(call, root)
     c = vec3_leaves(call, center)
-    return _start(call, BvhQuery, id, SPHERE, c, c, radius.data)
+    return _start(call, BvhQuery, id, SPHERE, c, c, radius.data, root)
 
 
-def _ray_start(call: Call, id: Value, start: Value, dir: Value, kind: int, radius: Any) -> Value:
+def _ray_start(call: Call, id: Value, start: Value, dir: Value, kind: int, radius: Any,
+               root: Value | None) -> Value:
     d = vec3_leaves(call, dir)
-    return _start(call, BvhQuery, id, kind, vec3_leaves(call, start), tuple(1.0 / x for x in d), radius)
+    return _start(call, BvhQuery, id, kind, vec3_leaves(call, start), tuple(1.0 / x for x in d), radius, root)
 
 
 @builtin("bvh_query_ray", group="Geometry", kernel_only=True)
@@ -115,7 +119,7 @@ def bvh_query_ray(call: Call, id: Value, start: Value, dir: Value, root: Value |
     if not (scalars.is_int(id.type) and check_vec3(start) and check_vec3(dir)):
         raise call.no_overload(id, start, dir)
     _root_ok(call, root)
-    return _ray_start(call, id, start, dir, RAY, 0.0)
+    return _ray_start(call, id, start, dir, RAY, 0.0, root)
 
 
 @builtin("bvh_query_capsule", group="Geometry", kernel_only=True)
@@ -125,7 +129,7 @@ def bvh_query_capsule(call: Call, id: Value, start: Value, dir: Value, radius: V
     if not (scalars.is_int(id.type) and check_vec3(start) and check_vec3(dir) and scalars.is_float(radius.type)):
         raise call.no_overload(id, start, dir, radius)
     _root_ok(call, root)
-    return _ray_start(call, id, start, dir, CAPSULE, radius.data)
+    return _ray_start(call, id, start, dir, CAPSULE, radius.data, root)
 
 
 @builtin("mesh_query_aabb", group="Geometry", kernel_only=True)
@@ -213,6 +217,7 @@ def advance(call: Call, q: dict, run0: Any, mesh_kind: bool, limit: Any, need: A
             return s, last_one
 
         state = {k: q[k] for k in _FIELDS if k != "owner"}
+        state["end"] = subtree(tree, q["root"])[1]
         state["limit"] = limit
         state["need"] = jnp.ones_like(q["node"]) if need is None else need
         s = walk(tree, state, run, enter, leaf, stop_on_accept=True)

@@ -76,7 +76,8 @@ def walk(tree: Tree, state: dict, active: Any, enter: Enter, leaf: Leaf, stop_on
     ``enter(state, lower, upper)`` says which lanes enter a node; ``leaf(state, prim, take)``
     processes the primitive of an entered leaf on lanes ``take`` and returns ``(state, accepted)``.
     With ``stop_on_accept``, a lane stops after its first accepted primitive, standing on the node
-    to resume from, and ``state["found"]`` says which lanes stopped so."""
+    to resume from, and ``state["found"]`` says which lanes stopped so. An ``end`` entry in
+    ``state`` stops a lane at that node (see :func:`subtree`)."""
     shape = active.shape
     flat = {k: jnp.broadcast_to(v, shape).reshape(-1) for k, v in state.items()}
     flat.setdefault("found", jnp.zeros(flat["node"].shape, bool))
@@ -85,6 +86,8 @@ def walk(tree: Tree, state: dict, active: Any, enter: Enter, leaf: Leaf, stop_on
 
     def running(s: dict) -> Any:
         go = s["__active"] & (s["node"] < tree.count)
+        if "end" in s:
+            go = go & (s["node"] < s["end"])
         return go & ~s["found"] if stop_on_accept else go
 
     def body(s: dict) -> dict:
@@ -134,6 +137,15 @@ def walk(tree: Tree, state: dict, active: Any, enter: Enter, leaf: Leaf, stop_on
     return {k: v.reshape(shape) for k, v in flat.items()}
 
 
+def subtree(tree: Tree, root: Any) -> tuple[Any, Any]:
+    """The node range ``[start, end)`` of each lane's subtree rooted at ``root`` (pre-order: a
+    subtree ends at its root's skip index); a negative root means the whole tree (Warp's -1)."""
+    root = jnp.asarray(root, jnp.int32)
+    whole = root < 0
+    end = gather_rows(tree.links, jnp.maximum(root, 0))[..., 0]
+    return jnp.where(whole, 0, root), jnp.where(whole, tree.count, end)
+
+
 def descend(tree: Tree, state: dict, nearer: Callable[[dict, tuple, tuple, tuple, tuple], Any]) -> Any:
     """The leaf each lane reaches going down from the root into the child ``nearer(state, left_lower,
     left_upper, right_lower, right_upper)`` picks (True: left); a cheap first guess for queries
@@ -155,4 +167,4 @@ def descend(tree: Tree, state: dict, nearer: Callable[[dict, tuple, tuple, tuple
     return lax.while_loop(lambda n: jnp.any(internal(n)), body, node0)
 
 
-__all__ = ["Tree", "descend", "gather_rows", "table", "walk"]
+__all__ = ["Tree", "descend", "gather_rows", "subtree", "table", "walk"]

@@ -23,7 +23,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from jwarp.builtins import triangle_math as tm
-from jwarp.builtins.bvh_walk import walk
+from jwarp.builtins.bvh_walk import subtree, walk
 from jwarp.builtins.common import Call, Value
 from jwarp.builtins.mesh_common import (MeshView, active, check_vec3, full, per_mesh, stop, vec3_leaves,
                                         write_back)
@@ -68,15 +68,25 @@ def _hit(s: dict, a: tuple, b: tuple, c: tuple) -> tuple:
     return tm.intersect_ray_triangle(start, direction, a, b, c, tuple(s[k] for k in _SETUP_KEYS))
 
 
-def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run: Any, robust: Any = None) -> dict:
-    """The nearest hit per lane with ``0 <= t < max_t``: keys hit, t, face, sign."""
+def _from_root(view: MeshView, root: Any, shape: tuple) -> dict:
+    """The walk's start node and end (the subtree of ``root``; the whole tree without one)."""
+    if root is None:
+        return {"node": jnp.zeros(shape, jnp.int32)}
+    start, end = subtree(view.tree, jnp.broadcast_to(root, shape))
+    return {"node": start, "end": end}
+
+
+def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run: Any, robust: Any = None,
+                root: Any = None) -> dict:
+    """The nearest hit per lane with ``0 <= t < max_t`` (within the subtree ``root``): keys hit, t,
+    face, sign."""
     shape = run.shape
     rcp = _safe_rcp(direction) if robust is None else tuple(1.0 / d for d in direction)
     if robust is None:
         robust = (direction[0] == 0) | (direction[1] == 0) | (direction[2] == 0)
     else:
         robust = jnp.full(shape, bool(robust))
-    state = {"node": jnp.zeros(shape, jnp.int32), "t": max_t, "face": jnp.zeros(shape, jnp.int32),
+    state = {**_from_root(view, root, shape), "t": max_t, "face": jnp.zeros(shape, jnp.int32),
              "sign": jnp.ones(shape, jnp.float32), "hit": jnp.zeros(shape, bool), **_ray_state(start, direction, rcp),
              "robust": robust}
 
@@ -105,6 +115,7 @@ def mesh_query_ray(call: Call, mesh: Value, start: Value, dir: Value, max_t: Val
     outs = list(rest[:6]) if len(rest) >= 6 else []
     if len(rest) not in (0, 1, 6, 7):
         raise call.no_overload(mesh, start, dir, max_t, *rest)
+    root = _root(call, rest[-1] if len(rest) in (1, 7) else None)
     s_grad, d_grad = vec3_leaves(call, start), vec3_leaves(call, dir)
     s0, d0 = tuple(stop(x) for x in s_grad), tuple(stop(x) for x in d_grad)
     limit = stop(full(call, max_t.data, jnp.float32))
@@ -112,7 +123,7 @@ def mesh_query_ray(call: Call, mesh: Value, start: Value, dir: Value, max_t: Val
 
     def query(view: MeshView, selected: Any) -> list:
         run = run0 if selected is None else run0 & selected
-        s = closest_hit(view, s0, d0, limit, run)
+        s = closest_hit(view, s0, d0, limit, run, root=root)
         found = run & s["hit"]
         a, b, c = (tuple(stop(x) for x in corner) for corner in view.corners(s["face"]))
         _, t, u, v, sign = tm.intersect_ray_triangle(s_grad, d_grad, a, b, c)
@@ -130,8 +141,9 @@ def mesh_query_ray(call: Call, mesh: Value, start: Value, dir: Value, max_t: Val
     return Value(scalars.bool_, found)
 
 
-def count_hits(view: MeshView, start: tuple, direction: tuple, run: Any) -> Any:
-    """Number of faces each lane's ray meets at ``t >= 0`` (Warp's robust box test, ``rcp = 1 / dir``)."""
+def count_hits(view: MeshView, start: tuple, direction: tuple, run: Any, root: Any = None) -> Any:
+    """Number of faces each lane's ray meets at ``t >= 0`` (Warp's robust box test, ``rcp = 1 / dir``),
+    within the subtree ``root``."""
     shape = run.shape
     rcp = tuple(1.0 / d for d in direction)
     robust = True
@@ -145,9 +157,18 @@ def count_hits(view: MeshView, start: tuple, direction: tuple, run: Any) -> Any:
         counted = take & hit & (t >= 0)
         return dict(s, count=s["count"] + counted.astype(jnp.int32)), counted
 
-    state = {"node": jnp.zeros(shape, jnp.int32), "count": jnp.zeros(shape, jnp.int32),
+    state = {**_from_root(view, root, shape), "count": jnp.zeros(shape, jnp.int32),
              **_ray_state(start, direction, rcp)}
     return walk(view.tree, state, run, enter, leaf)["count"]
+
+
+def _root(call: Call, root: Value | None) -> Any:
+    """The lanes' ``root`` node (None: the whole tree)."""
+    if root is None:
+        return None
+    if not scalars.is_int(root.type):
+        raise call.no_overload(root)
+    return full(call, root.data, jnp.int32)
 
 
 def _ray_args(call: Call, mesh: Value, start: Value, dir: Value, *scalars_: Value) -> tuple:
@@ -162,9 +183,10 @@ def mesh_query_ray_count_intersections(call: Call, mesh: Value, start: Value, di
     """How many faces the ray ``start + t dir`` (``t >= 0``) crosses."""
     s0, d0 = _ray_args(call, mesh, start, dir)
     run0 = active(call)
+    top = _root(call, root)
 
     def query(view: MeshView, selected: Any) -> list:
-        return [count_hits(view, s0, d0, run0 if selected is None else run0 & selected)]
+        return [count_hits(view, s0, d0, run0 if selected is None else run0 & selected, top)]
 
     return Value(scalars.int32, per_mesh(call, mesh, query)[0])
 
@@ -178,6 +200,7 @@ def mesh_query_ray_anyhit(call: Call, mesh: Value, start: Value, dir: Value, max
     run0 = active(call)
     rcp = _safe_rcp(d0)
     robust = (d0[0] == 0) | (d0[1] == 0) | (d0[2] == 0)
+    top = _root(call, root)
 
     def query(view: MeshView, selected: Any) -> list:
         def enter(s: dict, lower: tuple, upper: tuple) -> Any:
@@ -190,7 +213,7 @@ def mesh_query_ray_anyhit(call: Call, mesh: Value, start: Value, dir: Value, max
             return s, take & hit & (t < s["limit"]) & (t >= 0)
 
         run = run0 if selected is None else run0 & selected
-        state = {"node": jnp.zeros(run.shape, jnp.int32), "limit": limit, "robust": robust,
+        state = {**_from_root(view, top, run.shape), "limit": limit, "robust": robust,
                  **_ray_state(s0, d0, rcp)}
         s = walk(view.tree, state, run, enter, leaf, stop_on_accept=True)
         return [s["found"]]

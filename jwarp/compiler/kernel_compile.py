@@ -205,7 +205,9 @@ def serialise_on_stall(ctx: KernelContext, entry_planes: list, sig: Signature, m
 
     def serial(_: Any) -> tuple:
         slots = [SlotState(slot.dtype, slot.shape, list(planes)) for slot, planes in zip(ctx.slots, entry_planes)]
-        serial_ctx = lower_chunked(slots, sig.grid, sig.kernel_dim, 1, sig.debug,
+        # one thread at a time; a thread block (tile kernels) stays whole, its threads together
+        blocks = sig.block_dim > 1 and bool(sig.grid) and sig.grid[-1] == sig.block_dim
+        serial_ctx = lower_chunked(slots, sig.grid, sig.kernel_dim, sig.block_dim if blocks else 1, sig.debug,
                                    lambda grid, s: make_context(grid, s, serial=True), run_body)
         accs = serial_ctx.accumulators
         out = {k: jnp.asarray(accs[k], lockstep[1][k].dtype) if k in accs else lockstep[1][k] for k in keys}

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jwarp import config
-from jwarp.compiler import calls, control, lvalues, operators
+from jwarp.compiler import calls, control, lvalues, operators, tiles
 from jwarp.compiler.context import KernelContext
 from jwarp.compiler.masks import Mask
 from jwarp.compiler.names import warp_namespace_lookup
@@ -46,6 +46,7 @@ from jwarp.errors import (
 )
 from jwarp.lang import scalars
 from jwarp.lang.arrays import ArrayType, type_name
+from jwarp.lang.tile_types import TileType
 
 
 @dataclass
@@ -181,6 +182,9 @@ class FunctionLowerer:
                 f"Variable '{name}' has type {type_name(old.type)} but is assigned a value of type "
                 f"{type_name(value.type)} under a condition; declare it with the new type before the branch"
             )
+        if isinstance(value.type, TileType):
+            self.env[name] = tiles.select_tile(self.ctx, self.active, value, old)
+            return
         self.env[name] = select_value(self.active, value, old)
 
     def assign_to_node(self, target: ast.expr, value: Value) -> None:

@@ -113,6 +113,19 @@ def from_lanes(ctx: Any, x: Any) -> Any:
     return jnp.moveaxis(jnp.squeeze(x, axis), -1, axis)
 
 
+
+def select_tile(ctx: Any, mask: Any, new: Value, old: Value) -> Value:
+    """``new`` where the block has a running thread under ``mask``, else ``old``: a tile is one value
+    per block, so an assignment under a lane condition keeps the block's tile whole."""
+    if mask is None or (is_const(mask) and bool(mask)):
+        return new
+    if is_const(mask):
+        return old
+    block = jnp.any(lane_mask(ctx, mask), axis=-1)  # (*block_grid)
+    own = new.data.ndim - len(ctx.grid)
+    keep = block.reshape(block.shape + (1,) * own)
+    return Value(new.type, jnp.where(keep, new.data, old.data))
+
 def lane_mask(ctx: Any, mask: Any) -> Any:
     """The active mask as ``(*block_grid, block_dim)`` booleans (all true for None)."""
     bd = ctx.block_dim if lane_axis(ctx) is not None else 1

@@ -139,6 +139,11 @@ def deferred(device: Device, step: Callable[[], None], arrays: Iterable[Any]) ->
     return True
 
 
+def saveable() -> bool:
+    """True while the open capture was begun with ``apic=True`` (a graph meant to be saved)."""
+    return recording() and bool(getattr(_capture, "apic", False))
+
+
 def refuse(what: str) -> None:
     """Raise if a capture is open: ``what`` cannot be recorded into a graph."""
     if recording():
@@ -152,13 +157,15 @@ def capture_begin(device: Any = None, stream: Any = None, force_module_load: boo
                   external: bool = False, apic: bool = False, capture_mode: Any = None) -> None:
     """Start recording operations on ``device`` (or ``stream``'s device) into a graph.
 
-    ``force_module_load``, ``external``, ``apic`` and ``capture_mode`` are accepted for
-    compatibility and have no effect (XLA compiles the graph at :func:`capture_end`)."""
+    ``force_module_load``, ``external`` and ``capture_mode`` are accepted for compatibility and
+    have no effect (XLA compiles the graph at :func:`capture_end`); ``apic=True`` (Warp's saveable
+    graphs) is remembered so that operations that cannot be serialised refuse it (:func:`saveable`)."""
     global _capture
     if _capture is not None:
         raise RuntimeError("Graph capture already in progress")
     dev = stream.device if stream is not None else get_device(device)
     _capture = Graph(dev)
+    _capture.apic = bool(apic)
 
 
 def capture_end(device: Any = None, stream: Any = None) -> Graph:
@@ -343,11 +350,12 @@ class ScopedCapture:
         self.stream = stream
         self.force_module_load = force_module_load
         self.external = external
+        self.apic = apic
         self.active = False
         self.graph: Graph | None = None
 
     def __enter__(self) -> ScopedCapture:
-        capture_begin(self.device, self.stream, self.force_module_load, self.external)
+        capture_begin(self.device, self.stream, self.force_module_load, self.external, self.apic)
         self.active = True
         return self
 
@@ -364,4 +372,4 @@ class ScopedCapture:
 
 __all__ = ["CaptureMode", "Graph", "ScopedCapture", "capture_begin", "capture_debug_dot_print", "capture_end",
            "capture_if", "capture_launch", "capture_while", "deferred", "is_conditional_graph_supported", "record",
-           "recording", "refuse"]
+           "recording", "refuse", "saveable"]

@@ -22,7 +22,7 @@ from jwarp.lang import composites, scalars
 from jwarp.runtime import handles
 from jwarp.runtime.array import array
 from jwarp.runtime.geometry import bvh_build
-from jwarp.runtime.geometry.mesh import check_constructor
+from jwarp.runtime.geometry.mesh import assign_group_tables, check_constructor, group_tables
 
 
 class Bvh:
@@ -32,7 +32,8 @@ class Bvh:
         lowers, uppers: ``wp.vec3`` arrays of the boxes' corners, on one device.
         constructor: ``"sah"``, ``"median"``, ``"lbvh"``, ``"cubql"`` or None (accepted for
             compatibility; query results do not depend on it).
-        groups: per-box group ids (``wp.int32``); grouped traversal roots are not supported yet.
+        groups: per-box group ids (``wp.int32``): each group becomes one subtree, whose root
+            ``wp.bvh_get_group_root`` returns for the queries' ``root`` argument.
         leaf_size: accepted for compatibility (jwarp's leaves hold one box).
 
     Attributes:
@@ -78,10 +79,14 @@ class Bvh:
         return (self.lowers.numpy().reshape(-1, 3).astype(np.float32),
                 self.uppers.numpy().reshape(-1, 3).astype(np.float32))
 
+    def _group_ids(self) -> np.ndarray | None:
+        return None if self.groups is None else self.groups.numpy()
+
     def _build(self) -> None:
-        self._tree = bvh_build.build(*self._boxes())
+        self._tree = bvh_build.build(*self._boxes(), self._group_ids())
         self._node_bounds = array(self._tree.bounds, dtype=scalars.float32, device=self.device)
         self._node_links = array(self._tree.links, dtype=scalars.int32, device=self.device)
+        self._groups = group_tables(self._tree, self.device)
 
     def refit(self) -> None:
         """Recompute the node boxes from the current ``lowers`` / ``uppers`` (same tree)."""
@@ -92,14 +97,15 @@ class Bvh:
         """Build the tree anew from the current ``lowers`` / ``uppers``."""
         if constructor is not None:
             self._constructor = check_constructor(constructor)
-        tree = bvh_build.build(*self._boxes())
+        tree = bvh_build.build(*self._boxes(), self._group_ids())
         self._tree = tree
         self._node_bounds.assign(tree.bounds)
         self._node_links.assign(tree.links)
+        self._groups = assign_group_tables(self._groups, tree, self.device)
 
     def _launch_operands(self) -> handles.LaunchOperands:
         """The BVH's buffers for a launch that receives its id (see :mod:`jwarp.runtime.handles`)."""
-        arrays = {"node_bounds": self._node_bounds, "node_links": self._node_links}
+        arrays = {"node_bounds": self._node_bounds, "node_links": self._node_links, **self._groups}
         return handles.LaunchOperands("bvh", (("nodes", self._tree.node_count),), arrays, {})
 
     def __del__(self) -> None:

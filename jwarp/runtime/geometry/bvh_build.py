@@ -7,10 +7,17 @@ index: the node that follows its whole subtree. A traversal then needs one integ
 lane (the current node): descend to ``node + 1`` when the node is entered, jump to ``skip`` when it
 is rejected or is a leaf; the walk ends at ``skip == node_count``.
 
+Grouped trees (Warp's ``groups=``): primitives are ordered by group first, and a node whose range
+spans several groups splits at the boundary of its median group (Warp's group-level split), so every
+group is one subtree; ``group_keys`` (sorted group ids) and ``group_roots`` (their subtree roots)
+answer ``bvh_get_group_root``. A tree without groups has one group, 0, rooted at node 0.
+Since nodes are in pre-order, the subtree of node ``r`` is the node range ``[r, skip[r])``.
+
 Layout (``FlatTree``):
     bounds: float32 ``(nodes, 6)``: lower xyz, upper xyz of each node.
     links: int32 ``(nodes, 2)``: skip index, primitive index (-1 for an internal node).
     first, last: int32 ``(nodes,)``: the node's primitives are ``order[first:last]`` (for refits).
+    group_keys, group_roots: int32 ``(groups,)``: each group id and its subtree's root node.
 
 Example:
     >>> import numpy as np
@@ -35,6 +42,8 @@ class FlatTree:
     last: np.ndarray
     order: np.ndarray
     depth: int
+    group_keys: np.ndarray
+    group_roots: np.ndarray
 
     @property
     def node_count(self) -> int:
@@ -53,21 +62,27 @@ def _morton_order(centers: np.ndarray) -> np.ndarray:
     return np.argsort(codes, kind="stable")
 
 
-def build(lowers: np.ndarray, uppers: np.ndarray) -> FlatTree:
+def build(lowers: np.ndarray, uppers: np.ndarray, groups: np.ndarray | None = None) -> FlatTree:
     """A tree over the boxes ``[lowers[i], uppers[i]]`` (arrays ``(n, 3)``); ``n == 0`` gives one
-    empty leaf that no query enters.
+    empty leaf that no query enters. ``groups``: optional int group id per box.
 
     Primitives are sorted along a Morton curve of their centroids and every node splits its range
-    of that order in half, so the tree's shape depends on ``n`` only and is built level by level
-    with array operations (no per-node Python work)."""
+    of that order in half (without groups, the tree's shape depends on ``n`` only); the tree is
+    built level by level with array operations (no per-node Python work)."""
     lowers = np.asarray(lowers, np.float32).reshape(-1, 3)
     uppers = np.asarray(uppers, np.float32).reshape(-1, 3)
     n = lowers.shape[0]
     if n == 0:
         empty = np.array([[np.inf] * 3 + [-np.inf] * 3], np.float32)
         return FlatTree(empty, np.array([[1, -1]], np.int32), np.zeros(1, np.int32), np.zeros(1, np.int32),
-                        np.zeros(0, np.int32), 1)
+                        np.zeros(0, np.int32), 1, np.zeros(1, np.int32), np.full(1, -1, np.int32))
     order = _morton_order((lowers.astype(np.float64) + uppers) * 0.5)
+    if groups is not None:
+        groups = np.asarray(groups, np.int64).reshape(-1)
+        order = order[np.argsort(groups[order], kind="stable")]
+        keys, group_starts = np.unique(groups[order], return_index=True)
+        group_of = np.searchsorted(group_starts, np.arange(n), side="right") - 1  # group number by position
+        group_bounds = np.append(group_starts, n)
     count = 2 * n - 1
     first = np.zeros(count, np.int32)
     last = np.zeros(count, np.int32)
@@ -84,14 +99,25 @@ def build(lowers: np.ndarray, uppers: np.ndarray) -> FlatTree:
         prim[slot[leaf]] = order[start[leaf]]
         inner = ~leaf
         s, b, e = slot[inner], start[inner], end[inner]
-        half = (e - b) // 2
-        left, right = s + 1, s + 2 * half  # a subtree over k primitives has 2k - 1 nodes
+        mid = b + (e - b) // 2
+        if groups is not None:  # ranges over several groups split at their median group's start
+            ga, gb = group_of[b], group_of[e - 1]
+            mid = np.where(ga != gb, group_bounds[ga + (gb - ga + 1) // 2], mid)
+        left, right = s + 1, s + 2 * (mid - b)  # a subtree over k primitives has 2k - 1 nodes
         slot = np.concatenate([left, right])
-        start = np.concatenate([b, b + half])
-        end = np.concatenate([b + half, e])
+        start = np.concatenate([b, mid])
+        end = np.concatenate([mid, e])
     skip = np.arange(count, dtype=np.int64) + 2 * (last.astype(np.int64) - first) - 1
     links = np.stack([skip, prim], axis=1).astype(np.int32)
-    tree = FlatTree(np.zeros((count, 6), np.float32), links, first, last, order.astype(np.int32), depth)
+    if groups is None:
+        keys, roots = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    else:  # a group's root is the one node whose range is exactly the group's
+        span = first.astype(np.int64) * (n + 1) + last
+        by_span = np.argsort(span, kind="stable")
+        wanted = group_bounds[:-1] * (n + 1) + group_bounds[1:]
+        roots = by_span[np.searchsorted(span[by_span], wanted)].astype(np.int32)
+    tree = FlatTree(np.zeros((count, 6), np.float32), links, first, last, order.astype(np.int32), depth,
+                    np.asarray(keys, np.int32), roots)
     refit(tree, lowers, uppers)
     return tree
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from jwarp.builtins.hash_grid import cell_coord, cell_index
 from jwarp.lang import composites, scalars
-from jwarp.runtime import handles, storage
+from jwarp.runtime import capture, handles, storage
 from jwarp.runtime.array import array
 from jwarp.runtime.device import get_device
 
@@ -104,6 +104,9 @@ class HashGrid:
 
     def reserve(self, num_points: int, with_groups: bool = False) -> None:
         """Make room for ``num_points`` points, so later builds up to that size keep the buffers."""
+        if capture.recording(self.device):
+            raise NotImplementedError(
+                "HashGrid.reserve() cannot be called during CPU graph capture; reserve before capture")
         self._reserve(int(num_points))
         self._built = True
         self.reserved = True
@@ -122,7 +125,6 @@ class HashGrid:
             raise ValueError(f"Hash grid cell width must be positive, got {radius}")
         if points.device is not self.device:
             raise RuntimeError("points must live on the same device as this HashGrid")
-        group_data = None
         if groups is not None:
             if groups.dtype != scalars.int32:
                 raise RuntimeError("groups should be an array of type wp.int32")
@@ -130,23 +132,33 @@ class HashGrid:
                 raise RuntimeError("groups must live on the same device as this HashGrid")
             if groups.size != points.size:
                 raise RuntimeError("groups must have the same length as points")
-            group_data = groups.buffer.reshape(-1)
+        if capture.saveable():
+            raise NotImplementedError(
+                "HashGrid serialization is not yet supported; use apic=False or build outside capture")
         np_float = self.dtype._np_dtype.type
         inv = np_float(1) / np_float(radius)
+        self._reserve(points.size)  # at record time inside a capture: the replays keep these buffers
+        self._grouped = groups is not None
+        self.groups = groups
+        self._cell_width_inv = inv
+        self._built = True
+        self.reserved = True
+        written = [self._point_ids, self._point_groups, self._cell_starts, self._cell_ends]
+        if not capture.deferred(self.device, lambda: self._bucket(points, groups, inv),
+                                [points, *written, *([groups] if groups is not None else [])]):
+            self._bucket(points, groups, inv)
+
+    def _bucket(self, points: array, groups: array | None, inv: Any) -> None:
+        """Sort the points into cells (run now, or at each replay of a captured build)."""
+        group_data = None if groups is None else groups.buffer.reshape(-1)
         data = points.buffer.reshape(-1, 3)
-        self._reserve(data.shape[0])
         with storage.x64():
             point_ids, starts, ends, sorted_groups = _build(data, jnp.asarray(inv), group_data, self._dims,
                                                             self._capacity)
         self._point_ids._set_buffer(point_ids)
         self._point_groups._set_buffer(sorted_groups)
-        self._grouped = groups is not None
-        self.groups = groups
         self._cell_starts._set_buffer(starts)
         self._cell_ends._set_buffer(ends)
-        self._cell_width_inv = inv
-        self._built = True
-        self.reserved = True
 
     def _launch_operands(self) -> handles.LaunchOperands:
         """The grid's buffers for a launch that receives its id (see :mod:`jwarp.runtime.handles`)."""

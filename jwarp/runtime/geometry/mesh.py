@@ -44,6 +44,21 @@ def check_constructor(constructor: Any) -> str:
     return name
 
 
+def group_tables(tree: bvh_build.FlatTree, device: Any) -> dict:
+    """A tree's group ids and their subtree roots as launch arrays (for ``*_get_group_root``)."""
+    return {"group_keys": array(tree.group_keys, dtype=scalars.int32, device=device),
+            "group_roots": array(tree.group_roots, dtype=scalars.int32, device=device)}
+
+
+def assign_group_tables(tables: dict, tree: bvh_build.FlatTree, device: Any) -> dict:
+    """``tables`` updated in place for a rebuilt tree (new arrays when the group count changed)."""
+    if tables["group_keys"].shape[0] != tree.group_keys.shape[0]:
+        return group_tables(tree, device)
+    tables["group_keys"].assign(tree.group_keys)
+    tables["group_roots"].assign(tree.group_roots)
+    return tables
+
+
 def _vec3_array(a: Any, what: str) -> None:
     if not isinstance(a, array) or a.dtype != composites.vec3 or not a.is_contiguous:
         raise RuntimeError(f"Mesh {what} should be a contiguous array of type wp.vec3")
@@ -110,9 +125,10 @@ class Mesh:
         self._tris = array(tris if tris.size else np.zeros((1, 3), np.int32), dtype=scalars.int32, device=self.device)
         self._no_velocities = array(np.zeros((1, 3), np.float32), dtype=composites.vec3, device=self.device)
         lowers, uppers = self._face_bounds()
-        self._tree = bvh_build.build(lowers, uppers)
+        self._tree = bvh_build.build(lowers, uppers, None if groups is None else groups.numpy())
         self._node_bounds = array(self._tree.bounds, dtype=scalars.float32, device=self.device)
         self._node_links = array(self._tree.links, dtype=scalars.int32, device=self.device)
+        self._groups = group_tables(self._tree, self.device)
         self.id = handles.register(self)
 
     def _face_bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -172,7 +188,7 @@ class Mesh:
                   ("velocities", self._velocities is not None), ("winding", self.support_winding_number))
         arrays = {"points": self._points, "indices": self.indices, "tris": self._tris,
                   "velocities": self._velocities if self._velocities is not None else self._no_velocities,
-                  "node_bounds": self._node_bounds, "node_links": self._node_links}
+                  "node_bounds": self._node_bounds, "node_links": self._node_links, **self._groups}
         values = {"average_edge_length": (scalars.float32, self._average_edge_length)}
         return handles.LaunchOperands("mesh", static, arrays, values)
 

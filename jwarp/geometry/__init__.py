@@ -1,0 +1,36 @@
+"""``warp.geometry``: isosurface extraction and geometry processing.
+
+:class:`IsoSurfaceMarchingCubes` (dense-field marching cubes, Warp's output order, differentiable
+from the field to the vertices) and its interface :class:`IsoSurfaceBase`; :func:`tri_tri_adjacency`
+and :func:`delaunay_edge_flip`; :class:`IsoSurfaceNets` (surface nets, one vertex per cell).
+Warp's other names in this module (sparse marching cubes, swept volumes) are stand-ins that raise
+:class:`NotImplementedError` when used.
+
+Example:
+    >>> import numpy as np, jwarp as wp
+    >>> import jwarp.geometry
+    >>> field = wp.array(np.random.rand(4, 4, 4).astype(np.float32), dtype=float)
+    >>> iso = wp.geometry.IsoSurfaceMarchingCubes(4, 4, 4)
+    >>> iso.surface(field, 0.5)
+    >>> iso.indices.dtype is wp.int32
+    True
+"""
+
+from __future__ import annotations
+
+from jwarp.runtime.geometry.delaunay import delaunay_edge_flip as delaunay_edge_flip
+from jwarp.runtime.geometry.delaunay import tri_tri_adjacency as tri_tri_adjacency
+from jwarp.runtime.geometry.iso_surface import IsoSurfaceBase as IsoSurfaceBase
+from jwarp.runtime.geometry.iso_surface import IsoSurfaceMarchingCubes as IsoSurfaceMarchingCubes
+from jwarp.runtime.geometry.iso_surface import IsoSurfaceNets as IsoSurfaceNets
+from jwarp.unavailable import missing
+
+_MISSING = (
+    "lipschitz_octree", "sparse_marching_cubes", "sparse_marching_cubes_from_cells",
+    "SweptVolumeSignMode", "swept_volume_bounds", "swept_volume_field", "swept_volume_mesh",
+    "find_triangle_neighbor_edge_index", "swept_volume_sdf",
+)
+globals().update({name: missing(f"warp.geometry.{name}") for name in _MISSING})
+
+__all__ = ["IsoSurfaceBase", "IsoSurfaceMarchingCubes", "IsoSurfaceNets", "delaunay_edge_flip", "tri_tri_adjacency",
+           *_MISSING]
