@@ -2,8 +2,9 @@
 
 :class:`IsoSurfaceMarchingCubes` (dense-field marching cubes, Warp's output order, differentiable
 from the field to the vertices) and its interface :class:`IsoSurfaceBase`; :func:`tri_tri_adjacency`
-and :func:`delaunay_edge_flip`; :class:`IsoSurfaceNets` (surface nets, one vertex per cell).
-Warp's other names in this module (sparse marching cubes, swept volumes) are stand-ins that raise
+and :func:`delaunay_edge_flip`; :class:`IsoSurfaceNets` (surface nets, one vertex per cell);
+swept volumes (``swept_volume_field`` / ``_mesh`` / ``_bounds``). Warp's other names in this module
+(sparse marching cubes, the kernel-side ``swept_volume_sdf``) are stand-ins that raise
 :class:`NotImplementedError` when used.
 
 Example:
@@ -23,14 +24,17 @@ from jwarp.runtime.geometry.delaunay import tri_tri_adjacency as tri_tri_adjacen
 from jwarp.runtime.geometry.iso_surface import IsoSurfaceBase as IsoSurfaceBase
 from jwarp.runtime.geometry.iso_surface import IsoSurfaceMarchingCubes as IsoSurfaceMarchingCubes
 from jwarp.runtime.geometry.iso_surface import IsoSurfaceNets as IsoSurfaceNets
+from jwarp.geometry.swept_volume import SweptVolumeSignMode as SweptVolumeSignMode
+from jwarp.geometry.swept_volume import swept_volume_bounds as swept_volume_bounds
+from jwarp.geometry.swept_volume import swept_volume_field as swept_volume_field
+from jwarp.geometry.swept_volume import swept_volume_mesh as swept_volume_mesh
 from jwarp.unavailable import missing
 
 _MISSING = (
     "lipschitz_octree", "sparse_marching_cubes", "sparse_marching_cubes_from_cells",
-    "SweptVolumeSignMode", "swept_volume_bounds", "swept_volume_field", "swept_volume_mesh",
     "find_triangle_neighbor_edge_index", "swept_volume_sdf",
 )
 globals().update({name: missing(f"warp.geometry.{name}") for name in _MISSING})
 
-__all__ = ["IsoSurfaceBase", "IsoSurfaceMarchingCubes", "IsoSurfaceNets", "delaunay_edge_flip", "tri_tri_adjacency",
-           *_MISSING]
+__all__ = ["IsoSurfaceBase", "IsoSurfaceMarchingCubes", "IsoSurfaceNets", "SweptVolumeSignMode", "delaunay_edge_flip",
+           "swept_volume_bounds", "swept_volume_field", "swept_volume_mesh", "tri_tri_adjacency", *_MISSING]
