@@ -2,6 +2,7 @@
 installed, with real ``warp`` on the CPU) and once as hand-written jitted jnp code.
 
     python benchmarks/run.py [--quick] [--only NAME[,NAME...]] [--json out.json] [--device cpu|cuda]
+                             [--max-repeats N] [--max-warmup N]
 
 Workloads (``--only`` names): saxpy, launch, stencil, nbody, cloth, tape, first_launch, tile_gemm.
 Each case first checks that the implementations agree (PASS/FAIL), then times them interleaved
@@ -29,6 +30,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--no-warp", action="store_true", help="leave real Warp out even when it is installed")
+    parser.add_argument("--max-repeats", type=int, metavar="N",
+                        help="at most N timed repeats per case (a smoke run: figures are not meaningful)")
+    parser.add_argument("--max-warmup", type=int, metavar="N", help="at most N warm-up rounds per case")
     return parser.parse_args(argv)
 
 
@@ -97,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     for name in selected:
         t0 = time.perf_counter()
         for case in WORKLOADS[name].cases(ctx):
+            if args.max_repeats is not None:
+                case.repeats = max(1, min(case.repeats, args.max_repeats))
+            if args.max_warmup is not None:
+                case.warmup = max(0, min(case.warmup, args.max_warmup))
             result = measure(case)
             results.append(result)
             medians = ", ".join(f"{k} {s.median:.4g}" for k, s in result.stats.items())

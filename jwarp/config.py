@@ -94,6 +94,11 @@ donate_buffers: bool = True
 """jwarp extension: a repeated launch that is the only holder of an output array's buffer lets XLA
 write the result in place (buffer donation) instead of allocating a new buffer. A buffer that anything
 else still references (``wp.to_jax``, a numpy view from ``.numpy()``, a Tape) is never donated."""
+defer_launch_replays: bool = True
+"""jwarp extension: ``Launch.launch()`` (``record_cmd=True``) of a kernel that only rewrites arrays runs
+when its results could be observed (any array read, another launch, ``wp.synchronize()``), and
+back-to-back replays of one Launch run as one executable call; results are the same as running each
+at once. ``False``: every ``Launch.launch()`` runs immediately. See ``jwarp/runtime/deferred.py``."""
 kernel_cache_dir = None
 """Where the on-disk cache lives (default ``$JWARP_CACHE_PATH`` or ``~/.cache/jwarp/xla``)."""
 enable_backward: bool = True

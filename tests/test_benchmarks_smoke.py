@@ -18,7 +18,7 @@ def test_quick_suite_passes(tmp_path):
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--only", SMALL_WORKLOADS,
-         "--json", str(out_json)],
+         "--max-repeats", "1", "--max-warmup", "0", "--json", str(out_json)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=180,
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]

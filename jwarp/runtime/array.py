@@ -32,7 +32,7 @@ from jwarp.lang import composites, scalars
 from jwarp.lang import array_annotations
 from jwarp.lang.arrays import ANY, ArrayType, _Generic, parse_subscript, resolve_dtype, type_name
 from jwarp.lang.struct import StructType
-from jwarp.runtime import addresses, capture, storage
+from jwarp.runtime import addresses, capture, deferred, storage
 from jwarp.runtime.array_ops import ArrayArithmetic
 from jwarp.runtime.view_layout import chain_is_contiguous, view_probe
 from jwarp.runtime.device import Device, get_device
@@ -51,6 +51,20 @@ class array(ArrayArithmetic, ReadFlags):
     _jwarp_array_class = True
     _default_ndim = 1
     _host_mirror: np.ndarray | None = None  # a numpy array passed to a launch: writes land in it
+    _buf: Any = None
+
+    @property
+    def _buffer(self) -> Any:
+        """The root array's storage (None for a view); runs deferred Launch replays first (deferred.py)."""
+        if deferred.pending is not None:
+            deferred.flush()
+        return self._buf
+
+    @_buffer.setter
+    def _buffer(self, value: Any) -> None:
+        if deferred.pending is not None:
+            deferred.flush()
+        self._buf = value
 
     def __init__(
         self,
@@ -205,7 +219,9 @@ class array(ArrayArithmetic, ReadFlags):
         """:meth:`_set_buffer` for a caller that already holds ``state_lock`` (the execution core,
         which takes it once per launch)."""
         if self._base is None:
-            self._buffer = new
+            if deferred.pending is not None:
+                deferred.flush()
+            self._buf = new
             self._version += 1
             if self._host_mirror is not None and not isinstance(new, jax.core.Tracer):
                 np.copyto(self._host_mirror, np.asarray(new).reshape(self._host_mirror.shape))
@@ -434,7 +450,7 @@ class array(ArrayArithmetic, ReadFlags):
     def _view(self, ops: tuple, shape: tuple, dtype: Any = None) -> array:
         v = array.__new__(type(self))
         v.__dict__.update(
-            _id=next(_ids), _base=self.root, _chain=self._chain + tuple(ops), _buffer=None, _grad=None,
+            _id=next(_ids), _base=self.root, _chain=self._chain + tuple(ops), _buf=None, _grad=None,
             _requires_grad=self._requires_grad, _retain_grad=False, _version=0, pinned=self.pinned, deleter=None,
             dtype=dtype if dtype is not None else self.dtype, shape=tuple(shape), ndim=len(shape),
             device=self.device, _ref=self, _is_read=self._is_read,

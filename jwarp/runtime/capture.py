@@ -38,6 +38,7 @@ import jax
 
 from jwarp.lang import scalars
 from jwarp.runtime import storage
+from jwarp.runtime.deferred import flush as run_deferred_launches
 from jwarp.runtime.device import Device, get_device
 from jwarp.runtime.locking import exclusive
 
@@ -164,6 +165,7 @@ def capture_begin(device: Any = None, stream: Any = None, force_module_load: boo
     if _capture is not None:
         raise RuntimeError("Graph capture already in progress")
     dev = stream.device if stream is not None else get_device(device)
+    run_deferred_launches()  # deferred Launch replays run before the capture, not into it
     _capture = Graph(dev)
     _capture.apic = bool(apic)
 

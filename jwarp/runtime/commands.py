@@ -4,7 +4,9 @@ ready to be dispatched again with the lowest overhead jwarp offers.
 A Launch holds the resolved executable, the arrays whose buffers it reads (re-read at every
 ``launch()``: launches rebind arrays to new buffers) and the scalar arguments already converted
 to device constants. ``launch()`` is then one jitted call plus the rebinding of the written
-arrays. Setters validate the new value at once, with Warp's errors; a value of the same kind
+arrays — or, for a kernel whose only effect is rewriting arrays, a deferred launch: back-to-back
+replays of one Launch run together, as one call of a loop program, when anything could observe
+their results (:mod:`jwarp.runtime.deferred`; ``wp.config.defer_launch_replays``). Setters validate the new value at once, with Warp's errors; a value of the same kind
 (a scalar of the same type, an array of the same dtype, shape and device) is swapped in place,
 anything else makes the next ``launch()`` re-bind and look the executable up again.
 
@@ -29,13 +31,15 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Sequence
 
+from jax.extend import core as jax_core
+
 from jwarp import config
 from jwarp.builtins.utility import TID_EXTENT_LIMIT
 from jwarp.compiler.signature import ArraySpec, ValueSpec
 from jwarp.lang import composites
 from jwarp.lang.arrays import ArrayType
 from jwarp.lang.struct import StructInstance, StructType
-from jwarp.runtime import capture, fastpath
+from jwarp.runtime import capture, deferred, fastpath
 from jwarp.runtime.adjoint import adjoint_launch
 from jwarp.runtime.binding import ArgumentPacker
 from jwarp.runtime.device import Device, get_device
@@ -74,6 +78,7 @@ class Launch:
                                                                             else [])
         self._prepared = prepared
         self._program = None  # fast state, built from _prepared by _build()
+        self._deferrable = False  # whether launch() may defer (see _can_defer)
         if prepared is not None:
             self._build()
 
@@ -89,12 +94,21 @@ class Launch:
 
     # -- running ----------------------------------------------------------------------------------
     def launch(self, stream: Any = None) -> None:
-        """Run the kernel with the current parameters (on ``stream``'s device, which must be the Launch's)."""
+        """Run the kernel with the current parameters (on ``stream``'s device, which must be the Launch's).
+
+        A Launch whose kernel only rewrites arrays (no host callbacks, no numpy-backed outputs) is
+        *deferred*: it runs when anything could observe its results — a read of any array, another
+        launch, ``wp.synchronize()`` — and back-to-back replays of one Launch run as one executable
+        call (``jwarp/runtime/deferred.py``). Results are those of running each launch at once."""
         if stream is not None and getattr(stream, "device", None) is not self.device:
             raise RuntimeError(
                 f"Stream from device {getattr(stream, 'device', stream)} cannot be used on device {self.device}"
             )
         with state_lock:
+            batch = deferred.pending
+            if batch is not None and batch[0] is self:
+                batch[1] += 1
+                return
             if capture.recording(self.device):
                 self._record_in_capture()
                 return
@@ -107,15 +121,52 @@ class Launch:
             if program is None:
                 self._slow_launch()
                 return
-            roots = self._roots
-            bufs = [r._buffer for r in roots]
-            try:
-                out = program.run(bufs, self._values, True)
-            except Exception:
-                self._invalidate()
-                self._slow_launch()  # a freed or traced buffer: the full path reports it
+            if self._deferrable and config.defer_launch_replays and self._buffers_alive():
+                deferred.defer(self)
                 return
-            rebind(roots, self._written, out)
+            self._fast_launch(program)
+
+    def _fast_launch(self, program: Any) -> None:
+        """One launch from the fast state (the caller holds ``state_lock``)."""
+        roots = self._roots
+        bufs = [r._buffer for r in roots]
+        try:
+            out = program.run(bufs, self._values, True)
+        except Exception:
+            self._invalidate()
+            self._slow_launch()  # a freed or traced buffer: the full path reports it
+            return
+        rebind(roots, self._written, out)
+
+    def _buffers_alive(self) -> bool:
+        """Whether every root still has storage (else the launch runs now, to raise the full path's error)."""
+        for root in self._roots:
+            buf = root._buf
+            if buf is None or (type(buf) is not tuple and buf.is_deleted()):
+                return False
+        return True
+
+    def run_deferred(self, count: int) -> None:
+        """Run ``count`` deferred launches (called by :func:`jwarp.runtime.deferred.flush`, holding
+        ``state_lock``): as one loop program where the program has one, else one by one."""
+        program = self._program
+        if program is not None and count > 1:
+            roots = self._roots
+            bases = None
+            try:
+                bases = program.run_repeated([r._buffer for r in roots], self._values, count)
+            except Exception:  # a freed buffer: the launches below report it
+                bases = None
+            if bases is not None:
+                for _, b in self._written:
+                    roots[b]._store(bases[b])
+                return
+        for _ in range(count):
+            program = self._program
+            if program is None:
+                self._slow_launch()
+            else:
+                self._fast_launch(program)
 
     def _record_in_capture(self) -> None:
         """Record this launch, with its current parameters, into the open graph capture."""
@@ -152,14 +203,26 @@ class Launch:
         self._program = prepared.program
         self._written = prepared.program.written
         self._holds_struct = any(isinstance(a, StructInstance) for a in self.fwd_args)
+        self._deferrable = self._can_defer(prepared)
+
+    def _can_defer(self, prepared: Any) -> bool:
+        """Whether replays of this launch may be deferred: its only effect is rewriting device
+        arrays (no host callbacks such as ``print``, no numpy array that mirrors an output)."""
+        if self._holds_struct or not self._written:
+            return False
+        if any(self._roots[b]._host_mirror is not None for _, b in self._written):
+            return False
+        return not _has_callbacks(prepared.compiled.closed_jaxpr.jaxpr)
 
     def _invalidate(self) -> None:
         self._prepared = None
         self._program = None
+        self._deferrable = False
 
     # -- parameters ---------------------------------------------------------------------------------
     def set_dim(self, dim: int | Sequence[int]) -> None:
         """Set the launch dimensions (Warp's rules; ``ValueError`` for bad dimensions)."""
+        deferred.flush()  # launches deferred so far run with the old parameters
         new, total = normalize_dim(dim)
         if new == self._dim:
             return
@@ -172,6 +235,7 @@ class Launch:
 
     def set_param_at_index(self, index: int, value: Any, adjoint: bool = False) -> None:
         """Set parameter ``index`` (validated now, with the errors ``wp.launch`` would raise)."""
+        deferred.flush()  # launches deferred so far run with the old parameters
         n = len(self.kernel.arg_names)
         if not 0 <= index < n:
             raise IndexError(f"Parameter index {index} is out of range for kernel '{self.kernel.key}' ({n} parameters)")
@@ -209,6 +273,7 @@ class Launch:
         if shared != 1 or any(r is root for i, r in enumerate(self._roots) if i != old.base):
             return False  # the aliasing between arguments changes: re-bind
         self._roots[old.base] = root
+        self._deferrable = self._deferrable and root._host_mirror is None
         self._prepared = None  # re-bound from fwd_args if the full path is ever needed
         return True
 
@@ -262,6 +327,17 @@ def _default(t: Any) -> Any:
     if composites.is_composite(t):
         return t(0)  # zeros (a transform's no-argument constructor is the identity)
     return 0
+
+
+def _has_callbacks(jaxpr: Any) -> bool:
+    """Whether ``jaxpr`` (or a jaxpr nested in it) calls back into Python (``print``, host callbacks)."""
+    for eqn in jaxpr.eqns:
+        if "callback" in eqn.primitive.name:
+            return True
+        for sub in jax_core.jaxprs_in_params(eqn.params):
+            if _has_callbacks(sub):
+                return True
+    return False
 
 
 def _verify_fp() -> bool:

@@ -49,6 +49,12 @@ from jwarp.runtime.locking import state_lock
 # built too (a launch pattern that can rarely donate pays one compile instead of a copy per run).
 PLAIN_AFTER = 16
 
+# Deferred Launch replays (runtime/deferred.py): a program runs a batch of replays as one loop program
+# once it has been replayed REPEAT_AFTER times (the loop program costs one more compile) and for
+# batches of at least REPEAT_MIN replays; smaller batches run launch by launch.
+REPEAT_AFTER = 1024
+REPEAT_MIN = 8
+
 # A written buffer referenced only by its array (root._buffer), the launch's buffer list and
 # getrefcount's own argument can be donated: nothing else can observe the old contents.
 _SOLE_OWNER_REFS = 3
@@ -97,7 +103,7 @@ def traced_launch(*args: Any) -> Any:
 class Program:
     """The executable of one compiled kernel and the rules for calling it (see module docstring)."""
 
-    __slots__ = ("compiled", "written", "x64", "exe", "donates", "copied_runs")
+    __slots__ = ("compiled", "written", "x64", "exe", "donates", "copied_runs", "replays", "repeat")
 
     def __init__(self, compiled: Any):
         self.compiled = compiled
@@ -107,6 +113,8 @@ class Program:
         self.exe: Callable | None = None
         self.donates = False
         self.copied_runs = 0
+        self.replays = 0  # deferred replays seen (run_repeated)
+        self.repeat: Any = None  # the loop program: None (not built yet), False (not available)
 
     def _choose(self, operands: list, may_donate: bool) -> Callable:
         compiled = self.compiled
@@ -144,6 +152,49 @@ class Program:
             for _, b in self.written:
                 copies[b] = jax.device_put(buffers[b], may_alias=False)
         return self.exe, copies
+
+
+    def run_repeated(self, buffers: list, values: list, count: int) -> tuple | None:
+        """The base buffers after running the kernel ``count`` times in a row (each run reading the
+        bases the previous one wrote), as one call of a loop program; None where that program is not
+        used (small batches, until :data:`REPEAT_AFTER` replays, or a kernel it cannot run): the
+        caller then runs the launches one by one. Never donates."""
+        self.replays += count
+        loop = self.repeat
+        if count < REPEAT_MIN or loop is False or (loop is None and self.replays < REPEAT_AFTER):
+            return None
+        if loop is None:
+            loop = self.repeat = self._build_repeat(buffers, values)
+            if loop is False:
+                return None
+        try:
+            return loop(np.int32(count), tuple(buffers), tuple(values))
+        except TypeError:  # operands of other types than the loop was compiled for: nothing ran
+            return None
+
+    def _build_repeat(self, buffers: list, values: list) -> Any:
+        """The loop program (ahead-of-time compiled), or False when the kernel has no cached trace
+        or its outputs cannot be fed back as its inputs."""
+        inner = self.compiled._traced_fn
+        if inner is None:
+            return False
+        written = self.written
+
+        def loop(count: Any, bases: tuple, vals: tuple) -> tuple:
+            def step(_: Any, current: tuple) -> tuple:
+                out = inner(*current, *vals)
+                new = list(current)
+                for i, b in written:
+                    new[b] = out[i] if type(i) is int else tuple(out[j] for j in i)
+                return tuple(new)
+
+            return jax.lax.fori_loop(0, count, step, bases)
+
+        try:
+            with jax.enable_x64(True):  # the cached trace was made with 64-bit types on
+                return jax.jit(loop).lower(np.int32(0), tuple(buffers), tuple(values)).compile()
+        except (TypeError, ValueError):  # e.g. an output whose type differs from its input's
+            return False
 
 
 def program_of(compiled: Any) -> Program:

@@ -29,6 +29,7 @@ import numpy as np
 from jwarp import config
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, ValueSpec
 from jwarp.lang import composites
+from jwarp.runtime import deferred
 from jwarp.runtime.array import array
 from jwarp.runtime.binding import convert_value, device_constant
 from jwarp.runtime.differentiable import has_dynamic_loops
@@ -142,10 +143,12 @@ class Plan:
         """(root arrays, their current buffers), or None if a buffer is not a concrete jax array."""
         roots, bufs = [], []
         impl = self._array_impl
+        if deferred.pending is not None:
+            deferred.flush()  # (then the buffers can be read without the check of array._buffer)
         for p in self.base_pos:
             a = args[p]
             root = a._base if a._base is not None else a
-            buf = root._buffer
+            buf = root._buf
             if type(buf) is not impl and not _concrete_tuple(buf, impl):
                 return None
             roots.append(root)

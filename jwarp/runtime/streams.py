@@ -28,6 +28,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from jwarp.runtime import deferred
 from jwarp.runtime.device import Device, DeviceLike, ScopedDevice, get_device, register_stream_type, registry
 
 _handles = itertools.count(1)
@@ -207,6 +208,7 @@ _tick = None
 def _barrier(device: Device) -> bool:
     """Dispatch a tiny computation to ``device`` and wait for it (and so for everything before it)."""
     global _tick
+    deferred.flush()  # deferred Launch replays are work dispatched before this point
     token = _tokens.get(device.jax_device)
     if token is None:
         token = _tokens[device.jax_device] = jax.device_put(np.int32(0), device.jax_device)

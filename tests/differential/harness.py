@@ -15,8 +15,10 @@ long, see :func:`run_isolated`: a program that could hang fails instead).
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import pickle
+import select
 import subprocess
 import sys
 import types
@@ -42,6 +44,68 @@ def real_warp():
         warp.init()
         _warp = warp
     return _warp
+
+
+def warp_installed() -> bool:
+    """Whether warp-lang can be imported (without importing it)."""
+    return importlib.util.find_spec("warp") is not None
+
+
+class WarpWorker:
+    """Real Warp's side of the differential programs, in a child interpreter
+    (``tests/differential/warp_worker.py``): :meth:`submit` a program, run jwarp's side, then
+    :meth:`result` (the child's results, or its exception re-raised)."""
+
+    def __init__(self) -> None:
+        root = Path(__file__).resolve().parents[2]
+        self.proc = subprocess.Popen([sys.executable, "-m", "tests.differential.warp_worker"], cwd=root,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def submit(self, path: Path) -> None:
+        from tests.differential.warp_worker import send
+
+        send(self.proc.stdin, str(path))
+
+    def result(self, timeout: float) -> Any:
+        from tests.differential.warp_worker import receive
+
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not ready:
+            self.close()
+            raise TimeoutError(f"real Warp's run did not finish within {timeout} s (worker killed)")
+        ok, value = receive(self.proc.stdout)
+        if not ok:
+            raise value
+        return value
+
+    def close(self) -> None:
+        if self.alive():
+            self.proc.kill()
+        self.proc.wait()
+
+
+_worker: WarpWorker | None = None
+
+
+def warp_worker() -> WarpWorker:
+    """The session's :class:`WarpWorker` (started anew if it is not running)."""
+    global _worker
+    if _worker is None or not _worker.alive():
+        _worker = WarpWorker()
+    return _worker
+
+
+@atexit.register
+def _stop_worker() -> None:
+    if _worker is not None and _worker.alive():
+        _worker.proc.stdin.close()  # the worker ends at end of input
+        try:
+            _worker.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            _worker.close()
 
 
 def load_program(path: Path, wp: Any, tag: str) -> types.ModuleType:

@@ -144,6 +144,7 @@ def test_a_kernel_compiles_once(donate, use_command):
     kernel = _make_compile_once()
     x = wp.zeros(333, dtype=wp.vec3)
     wp.launch(_saxpy, 4, [2.0, wp.ones(4), wp.zeros(4)])  # jwarp's own one-time jax work
+    wp.synchronize()
     builds: list = []  # an XLA compilation, or an executable loaded from the on-disk cache
 
     def listener(event, duration, **kwargs):
@@ -158,6 +159,7 @@ def test_a_kernel_compiles_once(donate, use_command):
                 cmd.launch()
             else:
                 wp.launch(kernel, 333, [x, 2.0])
+        wp.synchronize()  # deferred Launch replays run here
     finally:
         jax.monitoring.unregister_event_duration_listener(listener)
     expected = np.zeros((333, 3), np.float32)

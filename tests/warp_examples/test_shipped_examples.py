@@ -8,6 +8,7 @@ Skipped where warp-lang is not installed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -34,18 +35,44 @@ CASES = [
 ]
 
 
-def _run(impl: str, example: str, kwargs: dict, calls: list[str], out: Path) -> None:
+def _start(impl: str, example: str, kwargs: dict, calls: list[str], out: Path) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "tests.warp_examples.driver", impl, str(EXAMPLES / example), str(out),
            json.dumps(calls), json.dumps(kwargs)]
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, f"{example} with {impl} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@contextlib.contextmanager
+def _reaped(*procs: subprocess.Popen):
+    """Kill the children still running when the block is left (a failure in one of them)."""
+    try:
+        yield
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+
+
+def _finish(proc: subprocess.Popen, what: str) -> str:
+    """Wait for ``proc`` (killed after 600 s); its stdout, after checking that it exited 0."""
+    try:
+        stdout, stderr = proc.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        stdout, stderr = proc.communicate()
+        raise AssertionError(f"{what} timed out:\n{stdout[-2000:]}\n{stderr[-4000:]}") from None
+    assert proc.returncode == 0, f"{what} failed:\n{stdout[-2000:]}\n{stderr[-4000:]}"
+    return stdout
 
 
 @pytest.mark.parametrize("example,kwargs,calls,rtol,atol", CASES, ids=[c[0] for c in CASES])
 def test_example_matches_warp(tmp_path, example, kwargs, calls, rtol, atol):
-    _run("warp", example, kwargs, calls, tmp_path / "warp.npz")
-    _run("jwarp", example, kwargs, calls, tmp_path / "jwarp.npz")
+    # the two interpreters run side by side (each is mostly one busy thread)
+    procs = {impl: _start(impl, example, kwargs, calls, tmp_path / f"{impl}.npz") for impl in ("warp", "jwarp")}
+    with _reaped(*procs.values()):
+        for impl, proc in procs.items():
+            _finish(proc, f"{example} with {impl}")
     expected, got = np.load(tmp_path / "warp.npz"), np.load(tmp_path / "jwarp.npz")
     assert sorted(got.files) == sorted(expected.files)
     assert expected.files, f"{example} keeps no arrays to compare"
@@ -70,18 +97,19 @@ def _assert_image_close(got: np.ndarray, expected: np.ndarray, atol: float, what
 SCRIPTS = ["interop/example_jax_kernel.py", "interop/example_jax_callable.py"]
 
 
-def _script_output(args: list[str]) -> str:
-    proc = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          env=dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")))
-    assert proc.returncode == 0, f"{args} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
-    return proc.stdout
+def _start_script(args: list[str]) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.Popen([sys.executable, *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
 
 
 @pytest.mark.parametrize("example", SCRIPTS)
 def test_example_script_prints_what_warp_prints(example):
     path = str(EXAMPLES / example)
-    expected = _script_output([path])
-    got = _script_output(["-m", "jwarp.as_warp", path])
+    warp_proc, jwarp_proc = _start_script([path]), _start_script(["-m", "jwarp.as_warp", path])  # side by side
+    with _reaped(warp_proc, jwarp_proc):
+        expected = _finish(warp_proc, f"{example} with warp")
+        got = _finish(jwarp_proc, f"{example} with jwarp")
     expected, got = _results_part(expected), _results_part(got)
     assert expected, f"{example} printed no results under Warp"
     assert re.sub(_NUMBER, "#", got).split() == re.sub(_NUMBER, "#", expected).split()
