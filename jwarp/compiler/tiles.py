@@ -297,12 +297,35 @@ def expand_mask(mask: Any, ndim: int) -> Any:
 
 
 def block_mask(ctx: Any, mask: Any) -> Any:
-    """The active mask as a block-uniform array of ``len(grid)`` axes (lane 0's), or None."""
+    """The active mask as a block-uniform array of ``len(grid)`` axes, or None: a block runs a
+    tile operation when any of its threads does (the threads that left it, by a ``return`` or a
+    partial last block, do not take part, as in Warp)."""
     if mask is None:
         return None
     if is_const(mask):
         return None if bool(mask) else jnp.zeros((1,) * len(ctx.grid), bool)
-    return lead_leaf(ctx, mask)
+    axis = lane_axis(ctx)
+    x = jnp.asarray(mask)
+    if axis is None or x.ndim == 0 or x.shape[axis] == 1:
+        return lead_leaf(ctx, x)
+    return jnp.any(x, axis=axis, keepdims=True)
+
+
+def owner_active(ctx: Any, mask: Any, shape: tuple[int, ...]) -> Any:
+    """Whether the thread owning each element of a tile of ``shape`` is running, as booleans
+    ``(*block_grid, *shape)``, or None when every thread is. Warp spreads a tile's elements over
+    the threads of its block: element ``e`` of the row-major tile belongs to thread
+    ``e % block_dim``. Cooperative operations skip the elements of threads that are not running
+    (a partial last block, a thread that returned): stores drop them, reductions and scans leave
+    them out."""
+    if mask is None or (is_const(mask) and bool(mask)):
+        return None
+    lanes = lane_mask(ctx, mask)  # (*block_grid, bd)
+    size = 1
+    for d in shape:
+        size *= d
+    owner = np.arange(size) % lanes.shape[-1]
+    return jnp.take(lanes, owner, axis=-1).reshape(lanes.shape[:-1] + tuple(shape))
 
 
 __all__ = [
@@ -315,4 +338,5 @@ __all__ = [
     "lane_axis",
     "lead_leaf",
     "make_tile",
+    "owner_active",
 ]

@@ -93,3 +93,30 @@ def test_tile_plus_scalar_is_rejected_at_the_kernel_line():
     a = wp.zeros(T, dtype=float)
     with pytest.raises(wp.errors.WarpCodegenError, match="add"):
         wp.launch_tiled(_bad_add, dim=1, inputs=[a], block_dim=1)
+
+
+@wp.func
+def _times(a: float, b: float):
+    return a * b
+
+
+@wp.kernel
+def _empty_custom_rows(x: wp.array2d(dtype=float), out: wp.array(dtype=float)):
+    t = wp.tile_load(x, shape=(8, 4), storage="shared")
+    wp.tile_store(out, wp.tile_reduce(_times, t, axis=1))
+
+
+def test_custom_axis_reduce_over_rows_of_missing_threads_raises():
+    """A partial block whose missing threads own whole rows: a user operator has no identity for
+    them (Warp asserts); a full block reduces normally."""
+    saved = wp.config.enable_cpu_blocks
+    wp.config.enable_cpu_blocks = True
+    try:
+        x = wp.full((8, 4), 2.0, dtype=float)
+        out = wp.zeros(8, dtype=float)
+        wp.launch(_empty_custom_rows, dim=16, inputs=[x, out], block_dim=16)
+        np.testing.assert_array_equal(out.numpy(), np.full(8, 16.0))
+        with pytest.raises(RuntimeError, match="no declared identity"):
+            wp.launch(_empty_custom_rows, dim=8, inputs=[x, out], block_dim=16)
+    finally:
+        wp.config.enable_cpu_blocks = saved
