@@ -46,6 +46,7 @@ from jwarp.errors import (
 )
 from jwarp.lang import scalars
 from jwarp.lang.arrays import ArrayType, type_name
+from jwarp.lang.tile_types import TileType
 
 
 @dataclass
@@ -181,6 +182,14 @@ class FunctionLowerer:
                 f"Variable '{name}' has type {type_name(old.type)} but is assigned a value of type "
                 f"{type_name(value.type)} under a condition; declare it with the new type before the branch"
             )
+        if isinstance(value.type, TileType):  # block-uniform: a block keeps its new tile when any thread runs
+            from dataclasses import replace
+
+            from jwarp.compiler import tile_views
+
+            kept = tile_views.block_select(self, value, old)
+            self.env[name] = replace(value, data=kept.data) if kept is not value else value
+            return
         self.env[name] = select_value(self.active, value, old)
 
     def assign_to_node(self, target: ast.expr, value: Value) -> None:
