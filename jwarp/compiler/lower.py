@@ -248,10 +248,11 @@ class FunctionLowerer:
     def expr_Constant(self, node: ast.Constant) -> Value:
         v = node.value
         if isinstance(v, (bool, int, float)):
-            lifted = python_to_value(v)
             if isinstance(v, int) and not isinstance(v, bool) and not -(2**31) <= v < 2**31:
-                lifted = scalar_value(scalars.int64, v)
-            return lifted
+                if not -(2**63) <= v < 2**64:  # wider than any Warp integer: builtins that take it decide
+                    return Value(STATIC, v)
+                return scalar_value(scalars.int64 if v < 2**63 else scalars.uint64, v)
+            return python_to_value(v)
         if isinstance(v, str) or v is None:
             return Value(STATIC, v)
         raise WarpCodegenError(f"Constant {v!r} of type {type(v).__name__} is not supported in kernels")

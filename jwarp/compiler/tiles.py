@@ -203,12 +203,28 @@ def jnp_dtype(t: Any) -> Any:
 def make_tile(ctx: Any, dtype: Any, shape: tuple[int, ...], data: Any, storage: str = "register") -> Value:
     """A tile Value, checking the data layout ``(*lead, *shape, *dtype_shape)``."""
     t = TileType(dtype, tuple(shape), storage)
+    if storage == "shared":
+        check_shared_size(ctx, t)
     n = len(ctx.grid)
     data = jnp.asarray(data, jnp_dtype(dtype))
     expected = n + len(shape) + len(t.dtype_shape)
     if data.ndim != expected:
         raise AssertionError(f"tile data of rank {data.ndim}, expected {expected}")
     return Value(t, data)
+
+
+SHARED_ARENA_BYTES = 256 * 1024
+"""The block-shared memory of Warp's CPU tile kernels (GPUs have less per block)."""
+
+
+def check_shared_size(ctx: Any, t: TileType) -> None:
+    """Reject a shared tile larger than Warp's CPU shared-memory arena (no device holds it)."""
+    nbytes = t.size * int(np.prod(t.dtype_shape, dtype=np.int64)) * jnp.dtype(jnp_dtype(t.dtype)).itemsize
+    if nbytes > SHARED_ARENA_BYTES:
+        raise WarpCodegenError(
+            f"Warp CPU tile shared-memory allocation exceeds the 256 KiB arena: kernel '{ctx.kernel_name}' makes a "
+            f"shared tile of shape {t.shape} and dtype {type_name(t.dtype)} ({nbytes} bytes)"
+        )
 
 
 def elements(ctx: Any, tile: Value) -> Value:

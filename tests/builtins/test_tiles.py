@@ -120,3 +120,25 @@ def test_custom_axis_reduce_over_rows_of_missing_threads_raises():
             wp.launch(_empty_custom_rows, dim=8, inputs=[x, out], block_dim=16)
     finally:
         wp.config.enable_cpu_blocks = saved
+
+
+@wp.kernel
+def _wide_bound(out: wp.array(dtype=float)):
+    values = wp.tile_arange(0, 1180591620717411303424, 18446744073709551616, dtype=wp.float32)
+    wp.tile_store(out, values)
+
+
+def test_tile_arange_integer_bound_wider_than_uint64_is_rejected():
+    with pytest.raises(ValueError, match="too wide to use as an integer bound"):
+        wp.launch_tiled(_wide_bound, dim=1, inputs=[wp.zeros(64, dtype=float)], block_dim=64)
+
+
+@wp.kernel
+def _huge_shared(out: wp.array(dtype=float)):
+    t = wp.tile_zeros(shape=65537, dtype=float, storage="shared")
+    out[0] = t[0]
+
+
+def test_shared_tile_past_the_cpu_arena_is_rejected():
+    with pytest.raises(Exception, match="exceeds the 256 KiB arena"):
+        wp.launch_tiled(_huge_shared, dim=1, inputs=[wp.zeros(1, dtype=float)], block_dim=1)
