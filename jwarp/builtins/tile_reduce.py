@@ -23,7 +23,10 @@ from jwarp.compiler import tiles
 from jwarp.compiler.registry import BUILTINS
 from jwarp.compiler.values import is_const, leaves_of, value_from_leaves
 from jwarp.compiler.registry import builtin
-from jwarp.errors import WarpCodegenError
+from jwarp.errors import WarpCodegenError, WarpCodegenTypeError
+from jwarp.lang.arrays import type_name
+from jwarp.lang.struct import StructType
+from jwarp.lang.tile_types import ACCUMULATED_SCALARS, struct_planes
 from jwarp.lang import composites, scalars
 
 
@@ -78,13 +81,29 @@ def _reduce_planes(call: Call, a: Value, axis: int | None, reducer, kind: str | 
     axes = tuple(range(n, n + a.type.ndim)) if axis is None else (n + axis,)
     shape = _result_shape(a.type.shape, axis)
     active = owned(call, a) if kind is not None else None
+    carried = _carried_fields(a.type.dtype)
     planes = []
-    for x in leaves_of(element):
+    for x, carry in zip(leaves_of(element), carried):
+        lead = x.shape[:n]
+        if carry:  # a struct field with no addition: the first element's value rides along
+            first = jnp.take(x.reshape(lead + (-1,)), 0, axis=-1)
+            planes.append(jnp.broadcast_to(first.reshape(lead + (1,) * len(shape)), lead + shape))
+            continue
         if active is not None:
             x = jnp.where(active, x, identity(kind, x.dtype))
-        lead = x.shape[:n]
         planes.append(reducer(x, axes).reshape(lead + shape))
     return tiles.from_elements(ctx, value_from_leaves(element.type, planes), shape, a.type.storage)
+
+
+def _carried_fields(dtype: Any) -> list:
+    """Per element leaf: whether a sum carries it instead of adding it (struct fields without an
+    atomic addition, see ``ACCUMULATED_SCALARS``)."""
+    if isinstance(dtype, StructType):
+        return [s not in ACCUMULATED_SCALARS for s in struct_planes(dtype)]
+    n = 1
+    for d in (dtype._shape_ if composites.is_composite(dtype) else ()):
+        n *= d
+    return [False] * n
 
 
 def block_lead(a: Value) -> tuple:
@@ -100,6 +119,8 @@ def tile_sum(call: Call, a: Value, axis: Value | None = None) -> Value:
 
 def _require_scalar(call: Call, a: Value) -> None:
     require_tile(call, a)
+    if isinstance(a.type.dtype, StructType):
+        raise WarpCodegenTypeError(f"{call.name}() does not support Warp struct tile elements")
     if not scalars.is_scalar_type(a.type.dtype):
         raise WarpCodegenError(f"wp.{call.name}(): the tile must have a scalar dtype")
 
@@ -159,6 +180,9 @@ def tile_reduce(call: Call, op: Value, a: Value, axis: Value | None = None) -> V
     k = _axis(call, a, axis)
     fn = op.data if op.type is STATIC else None
     name = getattr(fn, "name", None) if fn is BUILTINS.get(getattr(fn, "name", "")) else None
+    if name is not None and isinstance(a.type.dtype, StructType):
+        raise WarpCodegenTypeError(f"tile_reduce() operator {name} has no overload accepting Warp struct tile "
+                                   f"element type {type_name(a.type.dtype)}")
     if name in _JNP_REDUCERS:
         reducer = _JNP_REDUCERS[name]
         if name in ("min", "max") and composites.is_composite(a.type.dtype):
@@ -198,7 +222,12 @@ def _tree_reduce(call: Call, op: Value, a: Value, axis: int | None) -> Value:
         tshape_half = tuple(half if i == ax - n else d for i, d in enumerate(tshape))
         lt = tiles.make_tile(ctx, t.dtype, tshape_half, left)
         rt = tiles.make_tile(ctx, t.dtype, tshape_half, right)
-        combined = tiles.elementwise(ctx, lambda x, y: apply_op(call, op, [x, y]), [lt, rt]).data.astype(data.dtype)
+        combined_tile = tiles.elementwise(ctx, lambda x, y: apply_op(call, op, [x, y]), [lt, rt])
+        if isinstance(t.dtype, StructType) and combined_tile.type.dtype != t.dtype:
+            raise WarpCodegenTypeError(f"tile_reduce() operator {getattr(op.data, '__name__', op.data)} must return "
+                                       f"the tile element type {type_name(t.dtype)}, got "
+                                       f"{type_name(combined_tile.type.dtype)}")
+        combined = combined_tile.data.astype(data.dtype)
         if valid is not None:
             lv = jnp.take(valid, jnp.arange(half), axis=ax)
             rv = jnp.take(valid, jnp.arange(half, 2 * half), axis=ax)

@@ -35,7 +35,8 @@ from jwarp.compiler.values import Value, is_const, leaves_of, value_from_leaves
 from jwarp.errors import WarpCodegenError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import type_name
-from jwarp.lang.tile_types import STORAGE_KINDS, TileType, is_tile_type
+from jwarp.lang.struct import StructType
+from jwarp.lang.tile_types import STORAGE_KINDS, TileType, is_tile_struct, is_tile_type, struct_planes
 
 # ----------------------------------------------------------------------------------------------
 # block geometry
@@ -169,6 +170,10 @@ def static_dtype(v: Value | None, default: Any = scalars.float32) -> Any:
     if v.type is not STATIC:
         raise WarpCodegenError("'dtype' must be a type")
     t = v.data
+    if isinstance(t, StructType):
+        if not is_tile_struct(t):
+            raise WarpCodegenError(f"Tiles of struct {type_name(t)} are not supported: it has array fields")
+        return t
     scalar = scalars.canonical_scalar(t) if not composites.is_composite(t) else None
     t = scalar or t
     if not (scalars.is_scalar_type(t) or composites.is_composite(t)):
@@ -196,6 +201,8 @@ def static_bool(v: Value | None, default: bool) -> bool:
 
 
 def jnp_dtype(t: Any) -> Any:
+    if isinstance(t, StructType):  # struct components are held as float64 (see lang.tile_types)
+        return jnp.dtype(jnp.float64)
     scalar = t._wp_scalar_type_ if composites.is_composite(t) else t
     return jnp.dtype(scalar._np_dtype)
 
@@ -235,19 +242,30 @@ def elements(ctx: Any, tile: Value) -> Value:
         return Value(t.dtype, data)
     lead = data.shape[: data.ndim - len(t.dtype_shape)]
     flat = data.reshape(lead + (-1,))
+    if isinstance(t.dtype, StructType):
+        return value_from_leaves(t.dtype, [_from_f64(flat[..., k], s) for k, s in enumerate(struct_planes(t.dtype))])
     return value_from_leaves(t.dtype, [flat[..., k] for k in range(flat.shape[-1])])
+
+
+def _from_f64(x: Any, scalar: Any) -> Any:
+    dtype = jnp.dtype(scalar._np_dtype)
+    if dtype == jnp.bool_:
+        return x != 0
+    return x.astype(dtype)
 
 
 def from_elements(ctx: Any, element: Value, shape: tuple[int, ...], storage: str = "register") -> Value:
     """Inverse of :func:`elements`: leaves broadcast to a common ``(*lead, *shape)`` and stacked."""
     t = element.type
-    if not (scalars.is_scalar_type(t) or composites.is_composite(t)):
-        raise WarpCodegenError(f"Tile elements must be scalars, vectors or matrices, got {type_name(t)}")
+    if not (scalars.is_scalar_type(t) or composites.is_composite(t) or is_tile_struct(t)):
+        raise WarpCodegenError(f"Tile elements must be scalars, vectors, matrices or structs, got {type_name(t)}")
     n = len(ctx.grid)
     leaves = [jnp.asarray(x) for x in leaves_of(element)]
     target = jnp.broadcast_shapes((1,) * n + tuple(shape), *[x.shape for x in leaves])
     leaves = [jnp.broadcast_to(x, target) for x in leaves]
-    if composites.is_composite(t):
+    if isinstance(t, StructType):
+        data = jnp.stack([x.astype(jnp.float64) for x in leaves], axis=-1)
+    elif composites.is_composite(t):
         data = jnp.stack(leaves, axis=-1).reshape(target + tuple(t._shape_))
     else:
         data = leaves[0]
@@ -267,7 +285,7 @@ def as_element_operand(ctx: Any, v: Value, tile_ndim: int) -> Value:
                 [jnp.expand_dims(leaf, tuple(range(lead, lead + pad))) for leaf in leaves_of(x)],
             )
         return x
-    if scalars.is_scalar_type(v.type) or composites.is_composite(v.type):
+    if scalars.is_scalar_type(v.type) or composites.is_composite(v.type) or is_tile_struct(v.type):
         return value_from_leaves(v.type, [expand_scalar_leaf(ctx, x, tile_ndim) for x in leaves_of(v)])
     raise WarpCodegenError(f"Value of type {type_name(v.type)} cannot be combined with a tile")
 
