@@ -30,6 +30,7 @@ from typing import Any, Callable
 
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from jwarp.compiler.values import Value, is_const, leaves_of, value_from_leaves
 from jwarp.errors import WarpCodegenError
@@ -171,8 +172,6 @@ def static_dtype(v: Value | None, default: Any = scalars.float32) -> Any:
         raise WarpCodegenError("'dtype' must be a type")
     t = v.data
     if isinstance(t, StructType):
-        if not is_tile_struct(t):
-            raise WarpCodegenError(f"Tiles of struct {type_name(t)} are not supported: it has array fields")
         return t
     scalar = scalars.canonical_scalar(t) if not composites.is_composite(t) else None
     t = scalar or t
@@ -248,10 +247,21 @@ def elements(ctx: Any, tile: Value) -> Value:
 
 
 def _from_f64(x: Any, scalar: Any) -> Any:
+    """A struct component from its float64 slot (64-bit integers are stored bit for bit)."""
     dtype = jnp.dtype(scalar._np_dtype)
     if dtype == jnp.bool_:
         return x != 0
+    if dtype.itemsize == 8 and jnp.issubdtype(dtype, jnp.integer):
+        return lax.bitcast_convert_type(x, dtype)
     return x.astype(dtype)
+
+
+def _to_f64(x: Any) -> Any:
+    """Inverse of :func:`_from_f64`."""
+    dtype = jnp.dtype(x.dtype)
+    if dtype.itemsize == 8 and jnp.issubdtype(dtype, jnp.integer):
+        return lax.bitcast_convert_type(x, jnp.float64)
+    return x.astype(jnp.float64)
 
 
 def from_elements(ctx: Any, element: Value, shape: tuple[int, ...], storage: str = "register") -> Value:
@@ -264,7 +274,7 @@ def from_elements(ctx: Any, element: Value, shape: tuple[int, ...], storage: str
     target = jnp.broadcast_shapes((1,) * n + tuple(shape), *[x.shape for x in leaves])
     leaves = [jnp.broadcast_to(x, target) for x in leaves]
     if isinstance(t, StructType):
-        data = jnp.stack([x.astype(jnp.float64) for x in leaves], axis=-1)
+        data = jnp.stack([_to_f64(x) for x in leaves], axis=-1)
     elif composites.is_composite(t):
         data = jnp.stack(leaves, axis=-1).reshape(target + tuple(t._shape_))
     else:

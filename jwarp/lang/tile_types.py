@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jwarp.lang import composites, scalars
-from jwarp.lang.arrays import ArrayType, TupleType, dtype_leaf_shapes
+from jwarp.lang.arrays import TupleType, dtype_leaf_shapes
 from jwarp.lang.struct import StructType
 
 STORAGE_KINDS = ("register", "shared")
@@ -93,15 +93,9 @@ def is_tile_type(t: Any) -> bool:
 
 
 def is_tile_struct(t: Any) -> bool:
-    """Whether ``t`` is a struct type tiles can hold (every field a value: no array fields)."""
-    return isinstance(t, StructType) and not _has_array_fields(t)
-
-
-def _has_array_fields(t: StructType) -> bool:
-    for var in t.vars.values():
-        if isinstance(var.type, ArrayType) or (isinstance(var.type, StructType) and _has_array_fields(var.type)):
-            return True
-    return False
+    """Whether ``t`` is a struct type (tiles hold structs; an array field travels as its
+    descriptor record)."""
+    return isinstance(t, StructType)
 
 
 def struct_planes(t: StructType) -> list:

@@ -1,7 +1,8 @@
 """Tiles of structs (values only): tile_load/tile_store, tile_map with struct functions and a
 struct argument, field-wise tile + and -, tile_sum and tile_atomic_add (fields without an atomic
 addition, bool and int8, are carried / left unchanged), tile_sort with struct values,
-tile_reshape/tile_transpose, tile_extract, tile_from_thread and tile_zeros of structs."""
+tile_reshape/tile_transpose, tile_extract, tile_from_thread and tile_zeros of structs; 64-bit
+integer fields past 2**53 stay exact."""
 
 
 @wp.struct
@@ -11,6 +12,7 @@ class Item:
     k: wp.int32
     flag: wp.bool
     small: wp.int8
+    big: wp.int64
 
 
 @wp.func
@@ -21,6 +23,7 @@ def bump(s: Item, b: Item) -> Item:
     out.k = s.k + b.k
     out.flag = s.flag
     out.small = s.small
+    out.big = s.big - b.big
     return out
 
 
@@ -40,6 +43,7 @@ def struct_tiles(inp: wp.array(dtype=Item), keys: wp.array(dtype=int), mapped: w
     b = Item()
     b.x = 10.0
     b.k = 5
+    b.big = wp.int64(-1)
     m = wp.tile_map(bump, t, b)
     wp.tile_store(mapped, m)
     wp.tile_store(weights, wp.tile_map(weight, m))
@@ -69,6 +73,7 @@ def run():
         s.k = 3 * j
         s.flag = True
         s.small = wp.int8(3)
+        s.big = wp.int64(2**60 + 7 * j - 3)
         items.append(s)
     inp = wp.array(items, dtype=Item)
     keys = wp.array(np.array([5, 2, 7, 0, 3, 1, 6, 4], dtype=np.int32))
@@ -83,6 +88,6 @@ def run():
     result = {"weights": weights.numpy()}
     for name, arr in list(outs.items()) + [("transposed", transposed)]:
         data = arr.numpy()
-        for field in ("x", "y", "k", "flag", "small"):
+        for field in ("x", "y", "k", "flag", "small", "big"):
             result[f"{name}.{field}"] = np.asarray(data[field])
     return result
