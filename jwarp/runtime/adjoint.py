@@ -70,7 +70,8 @@ def adjoint_launch(kernel: Any, dim: tuple, args: list, adj_args: list, device: 
         cts = []
         for index, base in enumerate(bases):
             entries = targets.get(id(base))
-            if not entries or not is_float_array(base):
+            # arrays of structs have tape gradients only (not yet through adjoint launches)
+            if not entries or not is_float_array(base) or isinstance(base.dtype, StructType):
                 continue
             ct = jnp.zeros_like(bufs[index])
             consume = True
