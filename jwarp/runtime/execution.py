@@ -289,7 +289,7 @@ def report_non_finite(kernel: Any, binding: Binding, new_bases: dict) -> None:
 def check_sites(kernel_key: str, sites: tuple, diagnostics: dict) -> None:
     """Raise for a site flag a launch reported: an out-of-bounds access (debug mode, ``IndexError``) or a
     loop that never ends (``RuntimeError``); both name the kernel, file and line."""
-    for flag in ("oob", "hang", "tile_identity"):
+    for flag in ("oob", "tile_oob", "hang", "tile_identity"):
         if flag not in diagnostics:
             continue
         site = int(diagnostics[flag])
@@ -298,6 +298,8 @@ def check_sites(kernel_key: str, sites: tuple, diagnostics: dict) -> None:
         where = sites[site].format().replace("Error while parsing function", "in function") if sites[site] else ""
         if flag == "oob":
             raise IndexError(f"Out-of-bounds array access in kernel '{kernel_key}' {where}")
+        if flag == "tile_oob":
+            raise IndexError(f"Warp tile index out of bounds in kernel '{kernel_key}' {where}")
         if flag == "tile_identity":
             raise RuntimeError(
                 f"Kernel '{kernel_key}': Warp tile_reduce() axis slice has no active values and the reduction "

@@ -142,3 +142,25 @@ def _huge_shared(out: wp.array(dtype=float)):
 def test_shared_tile_past_the_cpu_arena_is_rejected():
     with pytest.raises(Exception, match="exceeds the 256 KiB arena"):
         wp.launch_tiled(_huge_shared, dim=1, inputs=[wp.zeros(1, dtype=float)], block_dim=1)
+
+
+@wp.kernel(module="unique", module_options={"mode": "debug"})
+def _extract_past_end(out: wp.array(dtype=int)):
+    i = wp.tid()
+    t = wp.tile_zeros(shape=1, dtype=int, storage="shared")
+    out[0] = wp.tile_extract(t, i)
+
+
+@wp.kernel(module="unique")
+def _extract_past_end_release(out: wp.array(dtype=int)):
+    i = wp.tid()
+    t = wp.tile_zeros(shape=1, dtype=int, storage="shared")
+    out[0] = wp.tile_extract(t, i)
+
+
+def test_debug_mode_reports_tile_index_out_of_bounds():
+    out = wp.zeros(1, dtype=int)
+    wp.launch(_extract_past_end, dim=1, inputs=[out])  # in range
+    with pytest.raises(IndexError, match=r"tile index out of bounds.*shared tile: coordinate dimension 0.*\[0, 1\)"):
+        wp.launch(_extract_past_end, dim=2, inputs=[out])
+    wp.launch(_extract_past_end_release, dim=2, inputs=[out])  # no check outside debug mode, as Warp
