@@ -210,7 +210,7 @@ def _tile(call: Call, x: Value, preserve_type: Value | None = None) -> Value:
     if call.mask is not None:  # threads that are not running (a partial last block) contribute zeros
         active = tiles.lane_mask(ctx, call.mask)
         planes = [jnp.where(active, p, jnp.zeros((), p.dtype)) for p in planes]
-    if scalars.is_scalar_type(x.type) or (keep and composites.is_composite(x.type)):
+    if scalars.is_scalar_type(x.type) or is_tile_struct(x.type) or (keep and composites.is_composite(x.type)):
         return tiles.from_elements(ctx, value_from_leaves(x.type, planes), (bd,))
     if not composites.is_composite(x.type):
         raise WarpCodegenError(f"wp.tile(): cannot make a tile of values of type {type_name(x.type)}")

@@ -1,7 +1,8 @@
 """Tiles of structs (values only): tile_load/tile_store, tile_map with struct functions and a
 struct argument, field-wise tile + and -, tile_sum and tile_atomic_add (fields without an atomic
 addition, bool and int8, are carried / left unchanged), tile_sort with struct values,
-tile_reshape/tile_transpose, tile_extract, tile_from_thread and tile_zeros of structs; 64-bit
+tile_reshape/tile_transpose, tile_extract, tile_from_thread, tile_zeros, wp.tile and wp.untile of
+structs (with and without cooperative CPU blocks); 64-bit
 integer fields past 2**53 stay exact."""
 
 
@@ -64,6 +65,16 @@ def struct_tiles(inp: wp.array(dtype=Item), keys: wp.array(dtype=int), mapped: w
     wp.tile_store(zeros, wp.tile_zeros(shape=8, dtype=Item))
 
 
+@wp.kernel
+def thread_structs(inp: wp.array(dtype=Item), out: wp.array(dtype=Item), xs: wp.array(dtype=float)):
+    _i, lane = wp.tid()
+    s = inp[lane]
+    t = wp.tile(s)
+    wp.tile_store(out, t)
+    u = wp.untile(t)
+    xs[lane] = u.x + float(u.k)
+
+
 def run():
     items = []
     for j in range(8):
@@ -86,6 +97,17 @@ def run():
                                                  outs["diff"], outs["atomics"], outs["sorted"], transposed,
                                                  outs["picked"], outs["from_thread"], outs["zeros"]], block_dim=8)
     result = {"weights": weights.numpy()}
+    for enable in (False, True):
+        wp.config.enable_cpu_blocks = enable
+        try:
+            per_thread = wp.zeros(8, dtype=Item)
+            xs = wp.zeros(8, dtype=float)
+            wp.launch_tiled(thread_structs, dim=1, inputs=[inp, per_thread, xs], block_dim=8)
+        finally:
+            wp.config.enable_cpu_blocks = False
+        result[f"per_thread.x.{enable}"] = np.asarray(per_thread.numpy()["x"])
+        result[f"per_thread.big.{enable}"] = np.asarray(per_thread.numpy()["big"])
+        result[f"untiled.{enable}"] = xs.numpy()
     for name, arr in list(outs.items()) + [("transposed", transposed)]:
         data = arr.numpy()
         for field in ("x", "y", "k", "flag", "small", "big"):
