@@ -1,6 +1,6 @@
-"""Gradients of arrays of structs through wp.Tape: a plain kernel reading struct fields, and a
+"""Gradients of arrays of structs through wp.Tape — a plain kernel reading struct fields, and a
 tile kernel mapping a struct function over a tile of structs and summing (float fields get their
-gradients; int fields of the gradient array stay zero)."""
+gradients; int fields of the gradient array stay zero) — and through an adjoint launch."""
 
 
 @wp.struct
@@ -54,4 +54,11 @@ def run():
         out[f"{name}.x"] = np.asarray(g["x"])
         out[f"{name}.v"] = np.asarray(g["v"])
         out[f"{name}.tag"] = np.asarray(g["tag"])
+    ps = wp.array(items, dtype=Particle, requires_grad=True)
+    loss = wp.zeros(1, requires_grad=True)
+    loss.grad.fill_(1.0)
+    wp.launch(plain_loss, dim=8, inputs=[ps, loss], adj_inputs=[ps.grad, loss.grad], adjoint=True)
+    g = ps.grad.numpy()
+    out["adjoint.x"] = np.asarray(g["x"])
+    out["adjoint.v"] = np.asarray(g["v"])
     return out
