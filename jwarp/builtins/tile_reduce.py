@@ -85,9 +85,9 @@ def _reduce_planes(call: Call, a: Value, axis: int | None, reducer, kind: str | 
     planes = []
     for x, carry in zip(leaves_of(element), carried):
         lead = x.shape[:n]
-        if carry:  # a struct field with no addition: the first element's value rides along
-            first = jnp.take(x.reshape(lead + (-1,)), 0, axis=-1)
-            planes.append(jnp.broadcast_to(first.reshape(lead + (1,) * len(shape)), lead + shape))
+        if carry:  # a struct field with no addition: the first element's value (of each slice) rides along
+            first = jnp.take(x.reshape(lead + (-1,)), 0, axis=-1) if axis is None else jnp.take(x, 0, axis=n + axis)
+            planes.append(first.reshape(lead + shape))
             continue
         if active is not None:
             x = jnp.where(active, x, identity(kind, x.dtype))

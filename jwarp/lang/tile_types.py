@@ -130,5 +130,5 @@ def is_tile_dtype(t: Any) -> bool:
     return scalars.is_scalar_type(t) or composites.is_composite(t) or is_tile_struct(t)
 
 
-__all__ = ["ACCUMULATED_SCALARS", "TileType", "TileStackType", "is_tile_type", "is_tile_dtype", "is_tile_struct", "struct_planes",
-           "STORAGE_KINDS"]
+__all__ = ["ACCUMULATED_SCALARS", "TileType", "TileStackType", "is_tile_type", "is_tile_dtype", "is_tile_struct",
+           "struct_planes", "STORAGE_KINDS"]

@@ -75,6 +75,13 @@ def thread_structs(inp: wp.array(dtype=Item), out: wp.array(dtype=Item), xs: wp.
     xs[lane] = u.x + float(u.k)
 
 
+@wp.kernel
+def axis_sums(inp: wp.array2d(dtype=Item), rows: wp.array(dtype=Item), cols: wp.array(dtype=Item)):
+    t = wp.tile_load(inp, shape=(2, 4))
+    wp.tile_store(rows, wp.tile_sum(t, axis=1))
+    wp.tile_store(cols, wp.tile_sum(t, axis=0))
+
+
 def run():
     items = []
     for j in range(8):
@@ -97,6 +104,11 @@ def run():
                                                  outs["diff"], outs["atomics"], outs["sorted"], transposed,
                                                  outs["picked"], outs["from_thread"], outs["zeros"]], block_dim=8)
     result = {"weights": weights.numpy()}
+    rows, cols = wp.zeros(2, dtype=Item), wp.zeros(4, dtype=Item)
+    wp.launch_tiled(axis_sums, dim=1, inputs=[inp.reshape((2, 4)), rows, cols], block_dim=8)
+    for name, arr in (("rows", rows), ("cols", cols)):
+        for field in ("x", "k", "small", "big"):
+            result[f"{name}.{field}"] = np.asarray(arr.numpy()[field])
     for enable in (False, True):
         wp.config.enable_cpu_blocks = enable
         try:
