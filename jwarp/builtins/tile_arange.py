@@ -74,6 +74,9 @@ def _convert(x: int | float, name: str, dtype: type) -> int | np.floating:
         if not info.min <= x <= info.max:
             raise WarpCodegenValueError(f"tile_arange() {name}={x!r} is out of range for {dtype.__name__}")
         return x
+    if isinstance(x, int) and not -(2**63) <= x < 2**64:  # Warp rounds integer bounds through (u)int64
+        raise WarpCodegenValueError(f"tile_arange() {name}={x} is too wide to use as an integer bound; write it as "
+                                    f"a floating-point literal to build a {dtype.__name__} range")
     value = _round_to_float(x, np_dtype)
     if not np.isfinite(value):
         raise WarpCodegenValueError(f"tile_arange() {name}={x!r} is out of range for {dtype.__name__}")

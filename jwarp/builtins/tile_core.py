@@ -21,11 +21,12 @@ from jwarp.builtins.common import STATIC, Call, Value
 from jwarp.compiler import tile_memory, tiles
 from jwarp.compiler.registry import BUILTINS, Builtin, builtin
 from jwarp.compiler.values import is_const, leaves_of, value_from_leaves
-from jwarp.errors import WarpCodegenError
+from jwarp.errors import WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, type_name
 from jwarp.lang.arrays import resolve_dtype
-from jwarp.lang.tile_types import TileType, is_tile_type
+from jwarp.lang.struct import StructType
+from jwarp.lang.tile_types import TileType, is_tile_struct, is_tile_type
 
 
 def require_tile(call: Call, v: Value, what: str = "a") -> None:
@@ -37,7 +38,10 @@ def _filled(call: Call, shape: Value, dtype: object, fill: object, storage: Valu
     call.require_kernel()
     dims = tiles.static_shape(shape)
     t = tiles.static_dtype(Value(STATIC, dtype)) if not isinstance(dtype, Value) else tiles.static_dtype(dtype)
-    dshape = tuple(t._shape_) if composites.is_composite(t) else ()
+    if fill == 1 and isinstance(t, StructType):
+        raise WarpCodegenTypeError(f"wp.{call.name}(): tiles of a Warp struct ({type_name(t)}) have no value for one; "
+                                   "use tile_zeros() or tile_full()")
+    dshape = TileType(t, dims).dtype_shape
     n = len(call.ctx.grid)
     data = jnp.full((1,) * n + dims + dshape, fill, tiles.jnp_dtype(t))
     return tiles.make_tile(call.ctx, t, dims, data, tiles.static_storage(storage))
@@ -218,7 +222,7 @@ def _tile(call: Call, x: Value, preserve_type: Value | None = None) -> Value:
     if call.mask is not None:  # threads that are not running (a partial last block) contribute zeros
         active = tiles.lane_mask(ctx, call.mask)
         planes = [jnp.where(active, p, jnp.zeros((), p.dtype)) for p in planes]
-    if scalars.is_scalar_type(x.type) or (keep and composites.is_composite(x.type)):
+    if scalars.is_scalar_type(x.type) or is_tile_struct(x.type) or (keep and composites.is_composite(x.type)):
         return tiles.from_elements(ctx, value_from_leaves(x.type, planes), (bd,))
     if not composites.is_composite(x.type):
         raise WarpCodegenError(f"wp.tile(): cannot make a tile of values of type {type_name(x.type)}")
@@ -294,7 +298,8 @@ def tile_map(call: Call, op: Value, a: Value, *args: Value) -> Value:
         raise WarpCodegenError("wp.tile_map(): at least one argument must be a tile")
     for i, other in enumerate(operands):  # other arguments: values every element uses
         if not is_tile_type(other.type) and not (scalars.is_scalar_type(other.type)
-                                                 or composites.is_composite(other.type)):
+                                                 or composites.is_composite(other.type)
+                                                 or is_tile_struct(other.type)):
             raise WarpCodegenError(f"wp.tile_map(): argument {i + 1} must be a tile, a scalar, a vector or a matrix, "
                                    f"got {type_name(other.type)}")
     shapes = {o.type.shape for o in operands if is_tile_type(o.type)}

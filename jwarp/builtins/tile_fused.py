@@ -25,6 +25,7 @@ from jwarp.compiler.values import is_const, leaves_of, value_from_leaves
 from jwarp.errors import WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import type_name
+from jwarp.lang.tile_types import is_tile_struct
 
 
 def _same_tiles(call: Call, a: Value, b: Value, what: str = "b") -> None:
@@ -105,8 +106,8 @@ def tile_from_thread(call: Call, shape: Value, value: Value, thread_idx: Value |
     call.require_kernel()
     ctx = call.ctx
     dims = tiles.static_shape(shape)
-    if not (scalars.is_scalar_type(value.type) or composites.is_composite(value.type)):
-        raise WarpCodegenTypeError(f"wp.tile_from_thread(): value must be a scalar, vector or matrix, got "
+    if not (scalars.is_scalar_type(value.type) or composites.is_composite(value.type) or is_tile_struct(value.type)):
+        raise WarpCodegenTypeError(f"wp.tile_from_thread(): value must be a scalar, vector, matrix or struct, got "
                                    f"{type_name(value.type)}")
     lane = jnp.zeros((1,) * len(ctx.grid), jnp.int32) if thread_idx is None else \
         tiles.lead_leaf(ctx, thread_idx.data).astype(jnp.int32)
@@ -182,6 +183,8 @@ def tile_element_update(call: Call, op: Value, a: Value, value: Value, *idx: Val
     if value.type != t.dtype:
         raise WarpCodegenTypeError(f"Cannot combine a value of type {type_name(value.type)} into a tile of "
                                    f"{type_name(t.dtype)}")
+    if name_is_bitwise(op.data) and is_tile_struct(t.dtype):
+        raise WarpCodegenTypeError("Tile bitwise inplace operators do not support Warp struct tile elements")
     plain = tile_views.without_view(a)
     sel = resolve(ctx, plain, list(idx))
     flat = tile_views.flat_positions(t.shape, sel.per_axis)
@@ -206,6 +209,10 @@ def tile_element_update(call: Call, op: Value, a: Value, value: Value, *idx: Val
         total = lax_reduce(terms, fill, combine)
         planes.append(combine(old, total).reshape(grid + t.shape))
     return tiles.from_elements(ctx, value_from_leaves(t.dtype, planes), t.shape, t.storage)
+
+
+def name_is_bitwise(op_name: str) -> bool:
+    return op_name in ("bit_and", "bit_or", "bit_xor")
 
 
 def lax_reduce(terms: jnp.ndarray, fill: jnp.ndarray, combine) -> jnp.ndarray:

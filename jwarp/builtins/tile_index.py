@@ -185,11 +185,42 @@ def _element(ctx: Any, tile: Value, sel: Selection) -> Value:
     return value_from_leaves(element.type, out)
 
 
+@dataclass(frozen=True)
+class TileBoundsSite:
+    """A debug-mode tile bounds check: where it is and what it checks (see ``check_sites``)."""
+
+    location: Any
+    detail: str
+
+    def format(self) -> str:
+        return f"({self.detail}) " + (self.location.format() if self.location is not None else "")
+
+
+def check_element_bounds(call: Call, tile: Value, sel: Selection) -> None:
+    """Debug mode (``mode="debug"``): flag running threads whose element index falls outside the
+    tile (Warp's "tile index out of bounds" check); the launch then raises ``IndexError``."""
+    ctx = call.ctx
+    if not ctx.debug:
+        return
+    lw = call.lowerer
+    location = lw.location() if lw is not None else None
+    for axis, (idx, extent) in enumerate(zip(sel.per_axis, tile.type.shape)):
+        if is_const(idx):
+            continue  # checked when compiling
+        bad = (jnp.asarray(idx) < 0) | (jnp.asarray(idx) >= extent)
+        if call.mask is not None and not is_const(call.mask):
+            bad = bad & jnp.asarray(call.mask)
+        detail = (f"{tile.type.storage} tile: coordinate dimension {axis} has an index outside valid range "
+                  f"[0, {extent})")
+        ctx.flag_site("tile_oob", ctx.add_site(TileBoundsSite(location, detail)), bad)
+
+
 def select(call: Call, tile: Value, parent_name: str | None, items: list[Value], wrap: bool = True) -> Value:
     """``tile[items]``: an element, a view aliasing ``tile`` or a gathered copy."""
     ctx = call.ctx
     sel = resolve(ctx, tile, items, wrap)
     if sel.element:
+        check_element_bounds(call, tile, sel)
         return _element(ctx, tile, sel)
     flat = tile_views.flat_positions(tile.type.shape, sel.per_axis)
     if sel.gathered:
@@ -272,6 +303,7 @@ def tile_set(call: Call, t: Value, value: Value, *items: Value) -> Value:
     ctx = call.ctx
     sel = resolve(ctx, t, list(items))
     if sel.element:
+        check_element_bounds(call, t, sel)
         if tiles.is_tile_type(value.type):
             raise WarpCodegenError("Cannot assign a tile to a single tile element")
         if value.type != t.type.dtype:

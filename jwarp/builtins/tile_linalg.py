@@ -20,7 +20,8 @@ from jwarp.compiler.values import is_const, leaves_of, value_from_leaves
 from jwarp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import type_name
-from jwarp.lang.tile_types import is_tile_type
+from jwarp.lang.struct import StructType
+from jwarp.lang.tile_types import ACCUMULATED_SCALARS, is_tile_type, struct_planes
 
 
 @builtin("tile_transpose", group="Tile Primitives", kernel_only=True)
@@ -159,10 +160,31 @@ def tile_binary(call: Call, op: Value, a: Value, b: Value) -> Value:
         raise call.no_overload(a, b)  # as Warp: tile +/- scalar has no overload
     if is_tile_type(a.type) and is_tile_type(b.type) and a.type.shape != b.type.shape:
         raise WarpCodegenError(f"Tile shapes {a.type.shape} and {b.type.shape} do not match")
+    if any(is_tile_type(v.type) and isinstance(v.type.dtype, StructType) for v in (a, b)):
+        return _struct_binary(call, op_name, a, b)
     if op_name in ("mul", "div"):
         _check_product_operands(op_name, a, b)
     return tiles.elementwise(lw.ctx, lambda x, y: tiles.without_mask(lw, lambda: call_builtin(lw, op_name, x, y)),
                              [a, b])
+
+
+def _struct_binary(call: Call, op_name: str, a: Value, b: Value) -> Value:
+    """``a + b`` / ``a - b`` of tiles of one struct type: field by field (fields whose scalar type
+    has no atomic addition, such as bool or int8, keep ``a``'s value)."""
+    if op_name.startswith("bit_"):
+        raise WarpCodegenTypeError("Tile bitwise inplace operators do not support Warp struct tile elements")
+    if op_name not in ("add", "sub") or not (is_tile_type(a.type) and is_tile_type(b.type)) \
+            or a.type.dtype != b.type.dtype:
+        raise call.no_overload(a, b)
+    ctx = call.ctx
+    ea, eb = tiles.elements(ctx, a), tiles.elements(ctx, b)
+    planes = []
+    for x, y, scalar in zip(leaves_of(ea), leaves_of(eb), struct_planes(a.type.dtype)):
+        if scalar in ACCUMULATED_SCALARS:
+            planes.append((x + y if op_name == "add" else x - y).astype(x.dtype))
+        else:
+            planes.append(jnp.broadcast_to(x, jnp.broadcast_shapes(x.shape, y.shape)))
+    return tiles.from_elements(ctx, value_from_leaves(a.type.dtype, planes), a.type.shape, a.type.storage)
 
 
 def _check_product_operands(op_name: str, a: Value, b: Value) -> None:

@@ -12,6 +12,8 @@ Example (kernel code):
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax.numpy as jnp
 from jax import lax
 
@@ -21,7 +23,10 @@ from jwarp.compiler import tiles
 from jwarp.compiler.registry import BUILTINS
 from jwarp.compiler.values import is_const, leaves_of, value_from_leaves
 from jwarp.compiler.registry import builtin
-from jwarp.errors import WarpCodegenError
+from jwarp.errors import WarpCodegenError, WarpCodegenTypeError
+from jwarp.lang.arrays import type_name
+from jwarp.lang.struct import StructType
+from jwarp.lang.tile_types import ACCUMULATED_SCALARS, struct_planes
 from jwarp.lang import composites, scalars
 
 
@@ -43,17 +48,62 @@ def _result_shape(shape: tuple, axis: int | None) -> tuple:
     return rest or (1,)
 
 
-def _reduce_planes(call: Call, a: Value, axis: int | None, reducer) -> Value:
-    """Reduce every component plane of ``a`` with ``reducer(plane, axes)`` over the tile axes."""
+def identity(kind: str, dtype) -> Any:
+    """The identity of reduction ``kind`` ('add', 'mul', 'min', 'max') for a numpy ``dtype``:
+    what the elements of threads that are not running count as (Warp's ``tile_reduce`` identities:
+    infinities for float min/max, the integer limits otherwise)."""
+    dtype = jnp.dtype(dtype)
+    if kind == "add":
+        return jnp.zeros((), dtype)
+    if kind == "mul":
+        return jnp.ones((), dtype)
+    if jnp.issubdtype(dtype, jnp.floating):
+        return jnp.asarray(jnp.inf if kind == "min" else -jnp.inf, dtype)
+    if dtype == jnp.bool_:
+        return jnp.asarray(kind == "min", dtype)
+    info = jnp.iinfo(dtype)
+    return jnp.asarray(info.max if kind == "min" else info.min, dtype)
+
+
+def owned(call: Call, a: Value) -> Any:
+    """The running-thread mask of ``a``'s elements, ``(*block_grid, *shape)``, or None (see
+    :func:`jwarp.compiler.tiles.owner_active`)."""
+    return tiles.owner_active(call.ctx, call.mask, a.type.shape)
+
+
+def _reduce_planes(call: Call, a: Value, axis: int | None, reducer, kind: str | None = None) -> Value:
+    """Reduce every component plane of ``a`` with ``reducer(plane, axes)`` over the tile axes;
+    the elements of threads that are not running count as the identity of ``kind``."""
     require_tile(call, a)
     ctx = call.ctx
     n = len(ctx.grid)
     element = tiles.elements(ctx, a)
     axes = tuple(range(n, n + a.type.ndim)) if axis is None else (n + axis,)
     shape = _result_shape(a.type.shape, axis)
-    lead = block_lead(a)
-    planes = [reducer(x, axes).reshape(lead + shape) for x in leaves_of(element)]
+    active = owned(call, a) if kind is not None else None
+    carried = _carried_fields(a.type.dtype)
+    planes = []
+    for x, carry in zip(leaves_of(element), carried):
+        lead = x.shape[:n]
+        if carry:  # a struct field with no addition: the first element's value (of each slice) rides along
+            first = jnp.take(x.reshape(lead + (-1,)), 0, axis=-1) if axis is None else jnp.take(x, 0, axis=n + axis)
+            planes.append(first.reshape(lead + shape))
+            continue
+        if active is not None:
+            x = jnp.where(active, x, identity(kind, x.dtype))
+        planes.append(reducer(x, axes).reshape(lead + shape))
     return tiles.from_elements(ctx, value_from_leaves(element.type, planes), shape, a.type.storage)
+
+
+def _carried_fields(dtype: Any) -> list:
+    """Per element leaf: whether a sum carries it instead of adding it (struct fields without an
+    atomic addition, see ``ACCUMULATED_SCALARS``)."""
+    if isinstance(dtype, StructType):
+        return [s not in ACCUMULATED_SCALARS for s in struct_planes(dtype)]
+    n = 1
+    for d in (dtype._shape_ if composites.is_composite(dtype) else ()):
+        n *= d
+    return [False] * n
 
 
 def block_lead(a: Value) -> tuple:
@@ -64,27 +114,29 @@ def block_lead(a: Value) -> tuple:
 @builtin("tile_sum", group="Tile Primitives", kernel_only=True)
 def tile_sum(call: Call, a: Value, axis: Value | None = None) -> Value:
     """Sum of a tile's elements (per component for vector/matrix tiles)."""
-    return _reduce_planes(call, a, _axis(call, a, axis), lambda x, axes: jnp.sum(x, axis=axes, dtype=x.dtype))
+    return _reduce_planes(call, a, _axis(call, a, axis), lambda x, axes: jnp.sum(x, axis=axes, dtype=x.dtype), "add")
 
 
 def _require_scalar(call: Call, a: Value) -> None:
     require_tile(call, a)
+    if isinstance(a.type.dtype, StructType):
+        raise WarpCodegenTypeError(f"{call.name}() does not support Warp struct tile elements")
     if not scalars.is_scalar_type(a.type.dtype):
         raise WarpCodegenError(f"wp.{call.name}(): the tile must have a scalar dtype")
 
 
 @builtin("tile_min", group="Tile Primitives", kernel_only=True)
-def tile_min(call: Call, a: Value, axis: Value | None = None) -> Value:
+def tile_min(call: Call, a: Value) -> Value:
     """Smallest element of a scalar tile."""
     _require_scalar(call, a)
-    return _reduce_planes(call, a, _axis(call, a, axis), lambda x, axes: jnp.min(x, axis=axes))
+    return _reduce_planes(call, a, None, lambda x, axes: jnp.min(x, axis=axes), "min")
 
 
 @builtin("tile_max", group="Tile Primitives", kernel_only=True)
-def tile_max(call: Call, a: Value, axis: Value | None = None) -> Value:
+def tile_max(call: Call, a: Value) -> Value:
     """Largest element of a scalar tile."""
     _require_scalar(call, a)
-    return _reduce_planes(call, a, _axis(call, a, axis), lambda x, axes: jnp.max(x, axis=axes))
+    return _reduce_planes(call, a, None, lambda x, axes: jnp.max(x, axis=axes), "max")
 
 
 def _arg(call: Call, a: Value, axis: Value | None, pick) -> Value:
@@ -93,7 +145,10 @@ def _arg(call: Call, a: Value, axis: Value | None, pick) -> Value:
     ctx = call.ctx
     n = len(ctx.grid)
     x = a.data
-    lead = block_lead(a)
+    active = owned(call, a)
+    if active is not None:  # elements of threads that are not running never win
+        x = jnp.where(active, x, identity("min" if pick is lax.argmin else "max", x.dtype))
+    lead = x.shape[:n]
     if k is None:  # flat (row-major) index of the first extremum
         flat = x.reshape(lead + (-1,))
         idx = pick(flat, flat.ndim - 1, jnp.int32)
@@ -104,15 +159,15 @@ def _arg(call: Call, a: Value, axis: Value | None, pick) -> Value:
 
 
 @builtin("tile_argmin", group="Tile Primitives", kernel_only=True)
-def tile_argmin(call: Call, a: Value, axis: Value | None = None) -> Value:
+def tile_argmin(call: Call, a: Value) -> Value:
     """Index (flat, row-major) of the smallest element of a scalar tile, as an int32 tile of shape (1,)."""
-    return _arg(call, a, axis, lax.argmin)
+    return _arg(call, a, None, lax.argmin)
 
 
 @builtin("tile_argmax", group="Tile Primitives", kernel_only=True)
-def tile_argmax(call: Call, a: Value, axis: Value | None = None) -> Value:
+def tile_argmax(call: Call, a: Value) -> Value:
     """Index (flat, row-major) of the largest element of a scalar tile, as an int32 tile of shape (1,)."""
-    return _arg(call, a, axis, lax.argmax)
+    return _arg(call, a, None, lax.argmax)
 
 
 _JNP_REDUCERS = {"add": jnp.sum, "mul": jnp.prod, "min": jnp.min, "max": jnp.max}
@@ -125,26 +180,39 @@ def tile_reduce(call: Call, op: Value, a: Value, axis: Value | None = None) -> V
     k = _axis(call, a, axis)
     fn = op.data if op.type is STATIC else None
     name = getattr(fn, "name", None) if fn is BUILTINS.get(getattr(fn, "name", "")) else None
+    if name is not None and isinstance(a.type.dtype, StructType):
+        raise WarpCodegenTypeError(f"tile_reduce() operator {name} has no overload accepting Warp struct tile "
+                                   f"element type {type_name(a.type.dtype)}")
     if name in _JNP_REDUCERS:
         reducer = _JNP_REDUCERS[name]
         if name in ("min", "max") and composites.is_composite(a.type.dtype):
             pass  # component-wise min/max of vectors: Warp's wp.min/wp.max on vectors are component-wise too
-        return _reduce_planes(call, a, k, lambda x, axes: reducer(x, axis=axes).astype(x.dtype))
+        return _reduce_planes(call, a, k, lambda x, axes: reducer(x, axis=axes).astype(x.dtype), name)
     return _tree_reduce(call, op, a, k)
 
 
 def _tree_reduce(call: Call, op: Value, a: Value, axis: int | None) -> Value:
-    """Pairwise reduction with a user function: halve the reduced axis until one element remains."""
+    """Pairwise reduction with a user function: halve the reduced axis until one element remains.
+
+    The elements of threads that are not running are left out (each partial result carries
+    whether it holds any element); a slice along ``axis`` with none left has no identity to fall
+    back on, which Warp reports as an error (the ``tile_identity`` site flag)."""
     ctx = call.ctx
     n = len(ctx.grid)
     t = a.type
-    lead = block_lead(a)
     data = a.data
+    valid = owned(call, a)  # (*block_grid, *shape) or None
+    if valid is not None:
+        lead = jnp.broadcast_shapes(data.shape[:n], valid.shape[:n])
+        data = jnp.broadcast_to(data, lead + data.shape[n:])
+        valid = jnp.broadcast_to(valid, lead + valid.shape[n:])
     if axis is None:  # flatten the tile axes into one
-        data = data.reshape(lead + (t.size,) + t.dtype_shape)
+        data = data.reshape(data.shape[:n] + (t.size,) + t.dtype_shape)
+        valid = None if valid is None else valid.reshape(valid.shape[:n] + (t.size,))
         ax = n
     else:
         ax = n + axis
+    comps = (1,) * len(t.dtype_shape)
     while data.shape[ax] > 1:
         m = data.shape[ax]
         half = m // 2
@@ -154,11 +222,35 @@ def _tree_reduce(call: Call, op: Value, a: Value, axis: int | None) -> Value:
         tshape_half = tuple(half if i == ax - n else d for i, d in enumerate(tshape))
         lt = tiles.make_tile(ctx, t.dtype, tshape_half, left)
         rt = tiles.make_tile(ctx, t.dtype, tshape_half, right)
-        combined = tiles.elementwise(ctx, lambda x, y: apply_op(call, op, [x, y]), [lt, rt]).data
+        combined_tile = tiles.elementwise(ctx, lambda x, y: apply_op(call, op, [x, y]), [lt, rt])
+        if isinstance(t.dtype, StructType) and combined_tile.type.dtype != t.dtype:
+            raise WarpCodegenTypeError(f"tile_reduce() operator {getattr(op.data, '__name__', op.data)} must return "
+                                       f"the tile element type {type_name(t.dtype)}, got "
+                                       f"{type_name(combined_tile.type.dtype)}")
+        combined = combined_tile.data.astype(data.dtype)
+        if valid is not None:
+            lv = jnp.take(valid, jnp.arange(half), axis=ax)
+            rv = jnp.take(valid, jnp.arange(half, 2 * half), axis=ax)
+            lc, rc = lv.reshape(lv.shape + comps), rv.reshape(rv.shape + comps)
+            combined = jnp.where(lc & rc, combined, jnp.where(lc, left, right))
+            halves = lv | rv
         if m % 2:
             rest = jnp.take(data, jnp.arange(2 * half, m), axis=ax)
-            combined = jnp.concatenate([combined.astype(data.dtype), rest], axis=ax)
+            combined = jnp.concatenate([jnp.broadcast_to(combined, rest.shape[:ax] + combined.shape[ax:]), rest],
+                                       axis=ax)
+            if valid is not None:
+                halves = jnp.concatenate([halves, jnp.take(valid, jnp.arange(2 * half, m), axis=ax)], axis=ax)
         data = combined
+        if valid is not None:
+            valid = halves
+    if valid is not None:
+        empty = ~valid
+        data = jnp.where(empty.reshape(empty.shape + comps), jnp.zeros((), data.dtype), data)
+        if axis is not None:
+            running = tiles.block_mask(ctx, call.mask)
+            running = True if running is None else tiles.expand_mask(running, empty.ndim)
+            lw = call.lowerer
+            ctx.flag_site("tile_identity", ctx.add_site(lw.location() if lw is not None else None), empty & running)
     shape = _result_shape(t.shape, axis)
     return tiles.make_tile(ctx, t.dtype, shape, data.reshape(data.shape[:n] + shape + t.dtype_shape), t.storage)
 

@@ -19,6 +19,7 @@ from jax import lax
 
 from jwarp.builtins.common import Call, Value
 from jwarp.builtins.tile_core import require_tile
+from jwarp.builtins.tile_reduce import identity, owned
 from jwarp.compiler import tiles
 from jwarp.errors import WarpCodegenError
 from jwarp.compiler.registry import builtin
@@ -41,21 +42,27 @@ def _unflat(call: Call, a: Value, flat: jnp.ndarray) -> Value:
     return tiles.make_tile(call.ctx, a.type.dtype, a.type.shape, data, a.type.storage)
 
 
-def _scan(call: Call, a: Value, scan) -> Value:
+def _scan(call: Call, a: Value, scan, kind: str) -> Value:
+    """Scan the flattened tile; the elements of threads that are not running (a partial block)
+    count as the identity of ``kind``, as Warp's scans skip them."""
     call.require_kernel()
     require_tile(call, a)
     if a.type.dtype not in _SCAN_DTYPES:
         raise WarpCodegenError(f"wp.{call.name}(): tiles of {type_name(a.type.dtype)} are not supported "
                                "(float32, int32 or uint32)")
     n = len(call.ctx.grid)
-    flat = _flat(call, a)
+    data = a.data
+    active = owned(call, a)
+    if active is not None:
+        data = jnp.where(active, data, identity(kind, data.dtype))
+    flat = data.reshape(data.shape[:n] + (a.type.size,))
     return _unflat(call, a, scan(flat, n).astype(flat.dtype))
 
 
 @builtin("tile_scan_inclusive", group="Tile Primitives", kernel_only=True)
 def tile_scan_inclusive(call: Call, a: Value) -> Value:
     """Inclusive prefix sums: element ``i`` is the sum of elements ``0..i``."""
-    return _scan(call, a, lambda x, axis: jnp.cumsum(x, axis=axis, dtype=x.dtype))
+    return _scan(call, a, lambda x, axis: jnp.cumsum(x, axis=axis, dtype=x.dtype), "add")
 
 
 @builtin("tile_scan_exclusive", group="Tile Primitives", kernel_only=True)
@@ -66,21 +73,21 @@ def tile_scan_exclusive(call: Call, a: Value) -> Value:
         inclusive = jnp.cumsum(x, axis=axis, dtype=x.dtype)
         return inclusive - x
 
-    return _scan(call, a, exclusive)
+    return _scan(call, a, exclusive, "add")
 
 
 @builtin("tile_scan_max_inclusive", group="Tile Primitives", kernel_only=True)
 def tile_scan_max_inclusive(call: Call, a: Value) -> Value:
     """Inclusive prefix maxima: element ``i`` is the largest of elements ``0..i`` (NaNs are
     skipped, as ``numpy.fmax``)."""
-    return _scan(call, a, lambda x, axis: lax.associative_scan(jnp.fmax, x, axis=axis))
+    return _scan(call, a, lambda x, axis: lax.associative_scan(jnp.fmax, x, axis=axis), "max")
 
 
 @builtin("tile_scan_min_inclusive", group="Tile Primitives", kernel_only=True)
 def tile_scan_min_inclusive(call: Call, a: Value) -> Value:
     """Inclusive prefix minima: element ``i`` is the smallest of elements ``0..i`` (NaNs are
     skipped, as ``numpy.fmin``)."""
-    return _scan(call, a, lambda x, axis: lax.associative_scan(jnp.fmin, x, axis=axis))
+    return _scan(call, a, lambda x, axis: lax.associative_scan(jnp.fmin, x, axis=axis), "min")
 
 
 @builtin("tile_sort", group="Tile Primitives", kernel_only=True)

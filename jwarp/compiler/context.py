@@ -71,11 +71,16 @@ def join_planes(planes: list, dtype: Any, shape: tuple[int, ...]) -> Any:
     return parts[0] if len(parts) == 1 and len(leaf_shapes) == 1 else tuple(parts)
 
 
-SITE_FLAGS = ("oob", "stall", "hang")
+SITE_FLAGS = ("oob", "stall", "hang", "tile_identity", "tile_oob")
 """Accumulators holding the first source site (an index into ``sites``) where something happened, -1 if not:
 ``oob`` an out-of-bounds access (debug mode), ``stall`` a ``while`` loop whose state stopped changing with
 lanes still inside while threads ran in lockstep, ``hang`` the same with threads serialised (a real
-infinite loop)."""
+infinite loop), ``tile_identity`` a ``tile_reduce`` along an axis with a user operator over a slice whose
+elements all belong to threads that are not running (a partial block; Warp asserts), ``tile_oob`` a tile
+element index outside the tile (debug mode)."""
+
+REPORTED_FLAGS = ("oob", "hang", "tile_identity", "tile_oob")
+"""The site flags a launch reports to the user (an error naming the site)."""
 
 
 def initial_accumulator(key: str, like: Any) -> Any:
@@ -110,6 +115,7 @@ class KernelContext:
     finish_hooks: dict = field(default_factory=dict)  # name -> callable run once after the body is lowered
     handles: list = field(default_factory=list)  # BoundHandle per geometry object id the launch received
     ref_memory: Any = None  # Pallas target: emits accesses to in-place slots (see pallas_memory.RefMemory)
+    partial_lanes: Any = None  # tile launches with a partial last block: the running threads, grid-shaped
 
     def __post_init__(self) -> None:
         self.tid = tuple(self._iota(axis) for axis in range(len(self.grid)))

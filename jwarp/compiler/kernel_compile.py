@@ -23,7 +23,8 @@ from jax import lax
 
 from jwarp.compiler import array_views
 from jwarp.compiler.chunking import lower_chunked
-from jwarp.compiler.context import KernelContext, SlotState, initial_accumulator, join_planes, split_planes
+from jwarp.compiler.context import (REPORTED_FLAGS, KernelContext, SlotState, initial_accumulator, join_planes,
+                                     split_planes)
 from jwarp.compiler.handles import bind_handle
 from jwarp.compiler.lower import Frame, FunctionLowerer
 from jwarp.compiler.pallas_lower import build_pallas_pure_fn, plan_of, without_plan
@@ -126,7 +127,8 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, 
                 kernel_dim=sig.kernel_dim,
                 max_unroll=sig.max_unroll,
                 enable_backward=dict(sig.extra).get("backward", True),
-                serial=serial,
+                # the threads of a tile block run together: a loop that stalls with them is a hang
+                serial=serial or bool(dict(sig.extra).get("tile_lanes")),
                 watch_loops=not manual,
                 sites=sites,
                 handles=bound_handles,
@@ -152,7 +154,7 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, 
                 current = new_bases.get(spec.base, bases[spec.base])
                 contents = join_planes(slot.planes, spec.dtype, spec.shape)
                 new_bases[spec.base] = write_back(current, spec.chain, contents)
-        diagnostics = {k: v for k, v in ctx.accumulators.items() if k in ("oob", "hang") or k.startswith("trip:")}
+        diagnostics = {k: v for k, v in ctx.accumulators.items() if k in REPORTED_FLAGS or k.startswith("trip:")}
         if report is not None:
             report["param_access"] = tuple(None if s is None else (slots[s].read, slots[s].written)
                                            for s in param_slots)
@@ -175,7 +177,10 @@ def _tile_block_lanes(ctx: KernelContext, launch_grid: tuple | None, kernel_dim:
     total = 1
     for extent in launch_grid:
         total *= extent
-    return flat < total if total % ctx.grid[1] else None
+    if total % ctx.grid[1] == 0:
+        return None
+    ctx.partial_lanes = flat < total
+    return ctx.partial_lanes
 
 
 def _varies_over_a_mesh_axis(x: Any) -> bool:

@@ -182,8 +182,13 @@ class FunctionLowerer:
                 f"Variable '{name}' has type {type_name(old.type)} but is assigned a value of type "
                 f"{type_name(value.type)} under a condition; declare it with the new type before the branch"
             )
-        if isinstance(value.type, TileType):
-            self.env[name] = tiles.select_tile(self.ctx, self.active, value, old)
+        if isinstance(value.type, TileType):  # block-uniform: a block keeps its new tile when any thread runs
+            from dataclasses import replace
+
+            from jwarp.compiler import tile_views
+
+            kept = tile_views.block_select(self, value, old)
+            self.env[name] = replace(value, data=kept.data) if kept is not value else value
             return
         self.env[name] = select_value(self.active, value, old)
 
@@ -243,10 +248,11 @@ class FunctionLowerer:
     def expr_Constant(self, node: ast.Constant) -> Value:
         v = node.value
         if isinstance(v, (bool, int, float)):
-            lifted = python_to_value(v)
             if isinstance(v, int) and not isinstance(v, bool) and not -(2**31) <= v < 2**31:
-                lifted = scalar_value(scalars.int64, v)
-            return lifted
+                if not -(2**63) <= v < 2**64:  # wider than any Warp integer: builtins that take it decide
+                    return Value(STATIC, v)
+                return scalar_value(scalars.int64 if v < 2**63 else scalars.uint64, v)
+            return python_to_value(v)
         if isinstance(v, str) or v is None:
             return Value(STATIC, v)
         raise WarpCodegenError(f"Constant {v!r} of type {type(v).__name__} is not supported in kernels")

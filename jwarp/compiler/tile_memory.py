@@ -140,7 +140,7 @@ def store(ctx: Any, array: Value, tile: Value, offset: list[Value], mask: Any,
     slot, indices, valid = _plan(ctx, array, tile.type.shape, offset, "tile_store", gather)
     _check_dtype("tile_store", slot, tile)
     full = tiles.block_grid(ctx) + tile.type.shape
-    idx = _scatter_indices(ctx, slot, indices, valid, tiles.block_mask(ctx, mask), full)
+    idx = _scatter_indices(ctx, slot, indices, valid, tiles.owner_active(ctx, mask, tile.type.shape), full)
     values = _element_planes(ctx, tile, full)
     slot.planes = [plane.at[idx].set(v.astype(plane.dtype), mode="drop") for plane, v in zip(slot.planes, values)]
     slot.written = True
@@ -163,11 +163,18 @@ def atomic_add(ctx: Any, array: Value, tile: Value, offset: list[Value], mask: A
         )
     old = _planes_to_tile(ctx, slot.dtype, tile.type.shape, _gather_planes(slot, indices, valid), tile.type.storage)
     full = tiles.block_grid(ctx) + tile.type.shape
-    idx = _scatter_indices(ctx, slot, indices, valid, tiles.block_mask(ctx, mask), full)
+    idx = _scatter_indices(ctx, slot, indices, valid, tiles.owner_active(ctx, mask, tile.type.shape), full)
     values = _element_planes(ctx, tile, full)
-    slot.planes = [plane.at[idx].add(v.astype(plane.dtype), mode="drop") for plane, v in zip(slot.planes, values)]
+    # struct elements: only the fields with an atomic addition (not bool or narrow integers) change
+    slot.planes = [plane.at[idx].add(v.astype(plane.dtype), mode="drop") if _atomic_plane(plane) else plane
+                   for plane, v in zip(slot.planes, values)]
     slot.written = True
     return old
+
+
+def _atomic_plane(plane: Any) -> bool:
+    dtype = jnp.dtype(plane.dtype)
+    return dtype != jnp.bool_ and (jnp.issubdtype(dtype, jnp.floating) or dtype.itemsize >= 4)
 
 
 __all__ = ["load", "store", "atomic_add"]

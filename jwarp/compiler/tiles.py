@@ -30,12 +30,14 @@ from typing import Any, Callable
 
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from jwarp.compiler.values import Value, is_const, leaves_of, value_from_leaves
 from jwarp.errors import WarpCodegenError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import type_name
-from jwarp.lang.tile_types import STORAGE_KINDS, TileType, is_tile_type
+from jwarp.lang.struct import StructType
+from jwarp.lang.tile_types import STORAGE_KINDS, TileType, is_tile_struct, is_tile_type, struct_planes
 
 # ----------------------------------------------------------------------------------------------
 # block geometry
@@ -114,17 +116,6 @@ def from_lanes(ctx: Any, x: Any) -> Any:
 
 
 
-def select_tile(ctx: Any, mask: Any, new: Value, old: Value) -> Value:
-    """``new`` where the block has a running thread under ``mask``, else ``old``: a tile is one value
-    per block, so an assignment under a lane condition keeps the block's tile whole."""
-    if mask is None or (is_const(mask) and bool(mask)):
-        return new
-    if is_const(mask):
-        return old
-    block = jnp.any(lane_mask(ctx, mask), axis=-1)  # (*block_grid)
-    own = new.data.ndim - len(ctx.grid)
-    keep = block.reshape(block.shape + (1,) * own)
-    return Value(new.type, jnp.where(keep, new.data, old.data))
 
 def lane_mask(ctx: Any, mask: Any) -> Any:
     """The active mask as ``(*block_grid, block_dim)`` booleans (all true for None)."""
@@ -182,6 +173,8 @@ def static_dtype(v: Value | None, default: Any = scalars.float32) -> Any:
     if v.type is not STATIC:
         raise WarpCodegenError("'dtype' must be a type")
     t = v.data
+    if isinstance(t, StructType):
+        return t
     scalar = scalars.canonical_scalar(t) if not composites.is_composite(t) else None
     t = scalar or t
     if not (scalars.is_scalar_type(t) or composites.is_composite(t)):
@@ -209,6 +202,8 @@ def static_bool(v: Value | None, default: bool) -> bool:
 
 
 def jnp_dtype(t: Any) -> Any:
+    if isinstance(t, StructType):  # struct components are held as float64 (see lang.tile_types)
+        return jnp.dtype(jnp.float64)
     scalar = t._wp_scalar_type_ if composites.is_composite(t) else t
     return jnp.dtype(scalar._np_dtype)
 
@@ -216,12 +211,28 @@ def jnp_dtype(t: Any) -> Any:
 def make_tile(ctx: Any, dtype: Any, shape: tuple[int, ...], data: Any, storage: str = "register") -> Value:
     """A tile Value, checking the data layout ``(*lead, *shape, *dtype_shape)``."""
     t = TileType(dtype, tuple(shape), storage)
+    if storage == "shared":
+        check_shared_size(ctx, t)
     n = len(ctx.grid)
     data = jnp.asarray(data, jnp_dtype(dtype))
     expected = n + len(shape) + len(t.dtype_shape)
     if data.ndim != expected:
         raise AssertionError(f"tile data of rank {data.ndim}, expected {expected}")
     return Value(t, data)
+
+
+SHARED_ARENA_BYTES = 256 * 1024
+"""The block-shared memory of Warp's CPU tile kernels (GPUs have less per block)."""
+
+
+def check_shared_size(ctx: Any, t: TileType) -> None:
+    """Reject a shared tile larger than Warp's CPU shared-memory arena (no device holds it)."""
+    nbytes = t.size * int(np.prod(t.dtype_shape, dtype=np.int64)) * jnp.dtype(jnp_dtype(t.dtype)).itemsize
+    if nbytes > SHARED_ARENA_BYTES:
+        raise WarpCodegenError(
+            f"Warp CPU tile shared-memory allocation exceeds the 256 KiB arena: kernel '{ctx.kernel_name}' makes a "
+            f"shared tile of shape {t.shape} and dtype {type_name(t.dtype)} ({nbytes} bytes)"
+        )
 
 
 def elements(ctx: Any, tile: Value) -> Value:
@@ -232,19 +243,41 @@ def elements(ctx: Any, tile: Value) -> Value:
         return Value(t.dtype, data)
     lead = data.shape[: data.ndim - len(t.dtype_shape)]
     flat = data.reshape(lead + (-1,))
+    if isinstance(t.dtype, StructType):
+        return value_from_leaves(t.dtype, [_from_f64(flat[..., k], s) for k, s in enumerate(struct_planes(t.dtype))])
     return value_from_leaves(t.dtype, [flat[..., k] for k in range(flat.shape[-1])])
+
+
+def _from_f64(x: Any, scalar: Any) -> Any:
+    """A struct component from its float64 slot (64-bit integers are stored bit for bit)."""
+    dtype = jnp.dtype(scalar._np_dtype)
+    if dtype == jnp.bool_:
+        return x != 0
+    if dtype.itemsize == 8 and jnp.issubdtype(dtype, jnp.integer):
+        return lax.bitcast_convert_type(x, dtype)
+    return x.astype(dtype)
+
+
+def _to_f64(x: Any) -> Any:
+    """Inverse of :func:`_from_f64`."""
+    dtype = jnp.dtype(x.dtype)
+    if dtype.itemsize == 8 and jnp.issubdtype(dtype, jnp.integer):
+        return lax.bitcast_convert_type(x, jnp.float64)
+    return x.astype(jnp.float64)
 
 
 def from_elements(ctx: Any, element: Value, shape: tuple[int, ...], storage: str = "register") -> Value:
     """Inverse of :func:`elements`: leaves broadcast to a common ``(*lead, *shape)`` and stacked."""
     t = element.type
-    if not (scalars.is_scalar_type(t) or composites.is_composite(t)):
-        raise WarpCodegenError(f"Tile elements must be scalars, vectors or matrices, got {type_name(t)}")
+    if not (scalars.is_scalar_type(t) or composites.is_composite(t) or is_tile_struct(t)):
+        raise WarpCodegenError(f"Tile elements must be scalars, vectors, matrices or structs, got {type_name(t)}")
     n = len(ctx.grid)
     leaves = [jnp.asarray(x) for x in leaves_of(element)]
     target = jnp.broadcast_shapes((1,) * n + tuple(shape), *[x.shape for x in leaves])
     leaves = [jnp.broadcast_to(x, target) for x in leaves]
-    if composites.is_composite(t):
+    if isinstance(t, StructType):
+        data = jnp.stack([_to_f64(x) for x in leaves], axis=-1)
+    elif composites.is_composite(t):
         data = jnp.stack(leaves, axis=-1).reshape(target + tuple(t._shape_))
     else:
         data = leaves[0]
@@ -264,7 +297,7 @@ def as_element_operand(ctx: Any, v: Value, tile_ndim: int) -> Value:
                 [jnp.expand_dims(leaf, tuple(range(lead, lead + pad))) for leaf in leaves_of(x)],
             )
         return x
-    if scalars.is_scalar_type(v.type) or composites.is_composite(v.type):
+    if scalars.is_scalar_type(v.type) or composites.is_composite(v.type) or is_tile_struct(v.type):
         return value_from_leaves(v.type, [expand_scalar_leaf(ctx, x, tile_ndim) for x in leaves_of(v)])
     raise WarpCodegenError(f"Value of type {type_name(v.type)} cannot be combined with a tile")
 
@@ -310,12 +343,35 @@ def expand_mask(mask: Any, ndim: int) -> Any:
 
 
 def block_mask(ctx: Any, mask: Any) -> Any:
-    """The active mask as a block-uniform array of ``len(grid)`` axes (lane 0's), or None."""
+    """The active mask as a block-uniform array of ``len(grid)`` axes, or None: a block runs a
+    tile operation when any of its threads does (the threads that left it, by a ``return`` or a
+    partial last block, do not take part, as in Warp)."""
     if mask is None:
         return None
     if is_const(mask):
         return None if bool(mask) else jnp.zeros((1,) * len(ctx.grid), bool)
-    return lead_leaf(ctx, mask)
+    axis = lane_axis(ctx)
+    x = jnp.asarray(mask)
+    if axis is None or x.ndim == 0 or x.shape[axis] == 1:
+        return lead_leaf(ctx, x)
+    return jnp.any(x, axis=axis, keepdims=True)
+
+
+def owner_active(ctx: Any, mask: Any, shape: tuple[int, ...]) -> Any:
+    """Whether the thread owning each element of a tile of ``shape`` is running, as booleans
+    ``(*block_grid, *shape)``, or None when every thread is. Warp spreads a tile's elements over
+    the threads of its block: element ``e`` of the row-major tile belongs to thread
+    ``e % block_dim``. Cooperative operations skip the elements of threads that are not running
+    (a partial last block, a thread that returned): stores drop them, reductions and scans leave
+    them out."""
+    if mask is None or (is_const(mask) and bool(mask)):
+        return None
+    lanes = lane_mask(ctx, mask)  # (*block_grid, bd)
+    size = 1
+    for d in shape:
+        size *= d
+    owner = np.arange(size) % lanes.shape[-1]
+    return jnp.take(lanes, owner, axis=-1).reshape(lanes.shape[:-1] + tuple(shape))
 
 
 __all__ = [
@@ -328,4 +384,5 @@ __all__ = [
     "lane_axis",
     "lead_leaf",
     "make_tile",
+    "owner_active",
 ]

@@ -30,6 +30,7 @@ import numpy as np
 from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
+from jwarp.compiler.context import REPORTED_FLAGS
 from jwarp.compiler.kernel_compile import build_pure_fn
 from jwarp.compiler.signature import Signature
 from jwarp.errors import _Located, clean_error
@@ -222,7 +223,7 @@ class TracedKernel:
             raise clean_error(exc) from None
         self.sites = tuple(sites)
         self.loops = [loop_site(k) for k in sorted(diagnostics) if k.startswith("trip:")]
-        flags = {k: diagnostics[k] for k in ("oob", "hang") if k in diagnostics}
+        flags = {k: diagnostics[k] for k in REPORTED_FLAGS if k in diagnostics}
         if flags:
             jax.debug.callback(_raise_sites(self.kernel.key, self.sites), flags)
         if self.trip_checks:

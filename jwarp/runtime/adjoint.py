@@ -30,6 +30,7 @@ from jwarp.runtime.differentiable import (
     bounded_kernel,
     evaluate,
     has_dynamic_loops,
+    float_leaves_vjp,
     is_float_array,
     stored_mask,
     trip_counts,
@@ -72,7 +73,10 @@ def adjoint_launch(kernel: Any, dim: tuple, args: list, adj_args: list, device: 
             entries = targets.get(id(base))
             if not entries or not is_float_array(base):
                 continue
-            ct = jnp.zeros_like(bufs[index])
+            struct = isinstance(bufs[index], tuple)  # an array of structs: one buffer per field group
+            if struct and any(chain for _, chain, _ in entries):
+                continue  # adjoints of views of struct arrays are not supported yet
+            ct = jax.tree_util.tree_map(jnp.zeros_like, bufs[index])
             consume = True
             for target, chain, own in entries:
                 ct = write_back(ct, chain, target.buffer) if chain else target.buffer
@@ -104,10 +108,9 @@ def _make_adjoint(compiled: Any, plan: tuple) -> Any:
             new = evaluate(compiled, full, values)
             return tuple(new.get(index, full[index]) for index in diff)
 
-        _, pull = jax.vjp(f, tuple(bufs[i] for i in diff))
-        ct_in = list(pull(tuple(cts))[0])
+        ct_in = float_leaves_vjp(lambda d: list(f(d)), [bufs[i] for i in diff], list(cts))
         for k, (index, consume) in enumerate(plan):
-            if index in written and not consume:
+            if index in written and not consume and not isinstance(bufs[index], tuple):
                 # an external adjoint array is not consumed by stores: add back what they zeroed
                 stored = stored_mask(lambda b, v: evaluate(compiled, b, v), bufs, values, index)
                 ct_in[k] = ct_in[k] + jnp.where(stored, cts[k], 0)

@@ -27,6 +27,7 @@ from jax import lax
 from jwarp.compiler.kernel_compile import CompiledKernel, compile_kernel
 from jwarp.errors import _Located, clean_error
 from jwarp.lang import scalars
+from jwarp.lang.arrays import dtype_leaf_shapes
 from jwarp.lang.struct import StructType
 from jwarp.runtime import storage
 
@@ -141,18 +142,37 @@ def stored_mask(apply: Callable, bufs: list, values: list, index: int) -> Any:
 
 def is_float_array(a: Any) -> bool:
     """Whether gradients can flow through ``a``: a float scalar/vector/matrix dtype, or a struct
-    whose fields are all such values (its gradient is a struct array of the field gradients)."""
-    return _float_dtype(a.dtype)
-
-
-def _float_dtype(dtype: Any) -> bool:
-    if isinstance(dtype, StructType):
-        return bool(dtype.vars) and all(_float_dtype(var.type) for var in dtype.vars.values())
+    with a float field (its gradient is a struct array; the other fields' gradients stay as they are)."""
+    if isinstance(a.dtype, StructType):
+        return any(scalars.is_float(s) for _, s in dtype_leaf_shapes(a.dtype))
     try:
-        scalar = storage.scalar_of(dtype)
-        return scalars.is_float(scalar)
+        scalar = storage.scalar_of(a.dtype)
     except Exception:
         return False
+    return scalars.is_float(scalar)
+
+
+def float_leaves_vjp(fn: Callable, primals: list, cts: Any) -> list:
+    """``vjp(fn)(cts)`` over the float leaves of ``primals`` (struct buffers are tuples that also
+    hold integer fields: those are constants, and their cotangents are passed through unchanged).
+    ``fn``'s outputs have the structure of ``primals``."""
+    flat, tree = jax.tree_util.tree_flatten(primals)
+    is_float = [jnp.issubdtype(jnp.result_type(x), jnp.inexact) for x in flat]
+    if all(is_float):
+        _, pull = jax.vjp(fn, primals)
+        return list(pull(cts)[0])
+
+    def on_floats(floats: list) -> list:
+        it = iter(floats)
+        full = [next(it) if f else x for x, f in zip(flat, is_float)]
+        out = jax.tree_util.tree_leaves(fn(jax.tree_util.tree_unflatten(tree, full)))
+        return [o for o, f in zip(out, is_float) if f]
+
+    ct_flat = jax.tree_util.tree_leaves(cts)
+    _, pull = jax.vjp(on_floats, [x for x, f in zip(flat, is_float) if f])
+    grads = iter(pull([c for c, f in zip(ct_flat, is_float) if f])[0])
+    merged = [next(grads) if f else c for c, f in zip(ct_flat, is_float)]
+    return list(jax.tree_util.tree_unflatten(tree, merged))
 
 
 def x64_scope(needed: bool) -> Any:

@@ -340,7 +340,7 @@ def report_non_finite(kernel: Any, binding: Binding, new_bases: dict) -> None:
 def check_sites(kernel_key: str, sites: tuple, diagnostics: dict) -> None:
     """Raise for a site flag a launch reported: an out-of-bounds access (debug mode, ``IndexError``) or a
     loop that never ends (``RuntimeError``); both name the kernel, file and line."""
-    for flag in ("oob", "hang"):
+    for flag in ("oob", "tile_oob", "hang", "tile_identity"):
         if flag not in diagnostics:
             continue
         site = int(diagnostics[flag])
@@ -349,6 +349,13 @@ def check_sites(kernel_key: str, sites: tuple, diagnostics: dict) -> None:
         where = sites[site].format().replace("Error while parsing function", "in function") if sites[site] else ""
         if flag == "oob":
             raise IndexError(f"Out-of-bounds array access in kernel '{kernel_key}' {where}")
+        if flag == "tile_oob":
+            raise IndexError(f"Warp tile index out of bounds in kernel '{kernel_key}' {where}")
+        if flag == "tile_identity":
+            raise RuntimeError(
+                f"Kernel '{kernel_key}': Warp tile_reduce() axis slice has no active values and the reduction "
+                f"operator has no declared identity (a partial block) {where}"
+            )
         raise RuntimeError(
             f"Kernel '{kernel_key}' never finishes: a thread's while loop makes no progress (its state stops "
             f"changing while its condition still holds, even with threads run one at a time) {where}"

@@ -53,9 +53,10 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
     grid = launch_grid(dim, kernel.kernel_dim)
     tile_blocks: tuple = ()
     if block_dim > 1 and kernel.uses_tiles:  # keep the lane dimension: tile ops need each block's threads
+        tile_blocks = (("tile_lanes", True),)  # a block's threads run together (never one at a time)
         grid = tuple(dim) + (1,) * max(0, kernel.kernel_dim - len(dim))
         if grid[-1] != block_dim:  # blocks span rows of the grid: lanes (blocks, block_dim), see kernel_compile
-            tile_blocks = (("tile_blocks", grid),)
+            tile_blocks += (("tile_blocks", grid),)
             grid = (-(-math.prod(grid) // block_dim), block_dim)
     opts = options or {}
     module_options = kernel.module.options

@@ -29,6 +29,7 @@ from jwarp.runtime.differentiable import (
     bounded_kernel,
     evaluate,
     has_dynamic_loops,
+    float_leaves_vjp,
     is_float_array,
     keep_stored,
     stored_mask,
@@ -319,7 +320,6 @@ def _make_backward(fns: list, keys: list, diff: tuple, retain: tuple, diff_ids: 
         return tuple(env[lid] for lid in diff_ids)
 
     def backward(entering: list, consts: list, cts: tuple) -> tuple:
-        _, pull = jax.vjp(lambda e: chain(e, consts), entering)
-        return tuple(pull(cts)[0])
+        return tuple(float_leaves_vjp(lambda e: list(chain(e, consts)), list(entering), list(cts)))
 
     return jax.jit(backward)

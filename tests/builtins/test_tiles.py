@@ -93,3 +93,74 @@ def test_tile_plus_scalar_is_rejected_at_the_kernel_line():
     a = wp.zeros(T, dtype=float)
     with pytest.raises(wp.errors.WarpCodegenError, match="add"):
         wp.launch_tiled(_bad_add, dim=1, inputs=[a], block_dim=1)
+
+
+@wp.func
+def _times(a: float, b: float):
+    return a * b
+
+
+@wp.kernel
+def _empty_custom_rows(x: wp.array2d(dtype=float), out: wp.array(dtype=float)):
+    t = wp.tile_load(x, shape=(8, 4), storage="shared")
+    wp.tile_store(out, wp.tile_reduce(_times, t, axis=1))
+
+
+def test_custom_axis_reduce_over_rows_of_missing_threads_raises():
+    """A partial block whose missing threads own whole rows: a user operator has no identity for
+    them (Warp asserts); a full block reduces normally."""
+    saved = wp.config.enable_cpu_blocks
+    wp.config.enable_cpu_blocks = True
+    try:
+        x = wp.full((8, 4), 2.0, dtype=float)
+        out = wp.zeros(8, dtype=float)
+        wp.launch(_empty_custom_rows, dim=16, inputs=[x, out], block_dim=16)
+        np.testing.assert_array_equal(out.numpy(), np.full(8, 16.0))
+        with pytest.raises(RuntimeError, match="no declared identity"):
+            wp.launch(_empty_custom_rows, dim=8, inputs=[x, out], block_dim=16)
+    finally:
+        wp.config.enable_cpu_blocks = saved
+
+
+@wp.kernel
+def _wide_bound(out: wp.array(dtype=float)):
+    values = wp.tile_arange(0, 1180591620717411303424, 18446744073709551616, dtype=wp.float32)
+    wp.tile_store(out, values)
+
+
+def test_tile_arange_integer_bound_wider_than_uint64_is_rejected():
+    with pytest.raises(ValueError, match="too wide to use as an integer bound"):
+        wp.launch_tiled(_wide_bound, dim=1, inputs=[wp.zeros(64, dtype=float)], block_dim=64)
+
+
+@wp.kernel
+def _huge_shared(out: wp.array(dtype=float)):
+    t = wp.tile_zeros(shape=65537, dtype=float, storage="shared")
+    out[0] = t[0]
+
+
+def test_shared_tile_past_the_cpu_arena_is_rejected():
+    with pytest.raises(Exception, match="exceeds the 256 KiB arena"):
+        wp.launch_tiled(_huge_shared, dim=1, inputs=[wp.zeros(1, dtype=float)], block_dim=1)
+
+
+@wp.kernel(module="unique", module_options={"mode": "debug"})
+def _extract_past_end(out: wp.array(dtype=int)):
+    i = wp.tid()
+    t = wp.tile_zeros(shape=1, dtype=int, storage="shared")
+    out[0] = wp.tile_extract(t, i)
+
+
+@wp.kernel(module="unique")
+def _extract_past_end_release(out: wp.array(dtype=int)):
+    i = wp.tid()
+    t = wp.tile_zeros(shape=1, dtype=int, storage="shared")
+    out[0] = wp.tile_extract(t, i)
+
+
+def test_debug_mode_reports_tile_index_out_of_bounds():
+    out = wp.zeros(1, dtype=int)
+    wp.launch(_extract_past_end, dim=1, inputs=[out])  # in range
+    with pytest.raises(IndexError, match=r"tile index out of bounds.*shared tile: coordinate dimension 0.*\[0, 1\)"):
+        wp.launch(_extract_past_end, dim=2, inputs=[out])
+    wp.launch(_extract_past_end_release, dim=2, inputs=[out])  # no check outside debug mode, as Warp
