@@ -115,8 +115,6 @@ def from_lanes(ctx: Any, x: Any) -> Any:
     return jnp.moveaxis(jnp.squeeze(x, axis), -1, axis)
 
 
-
-
 def lane_mask(ctx: Any, mask: Any) -> Any:
     """The active mask as ``(*block_grid, block_dim)`` booleans (all true for None)."""
     bd = ctx.block_dim if lane_axis(ctx) is not None else 1
