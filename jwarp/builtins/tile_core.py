@@ -305,7 +305,9 @@ def tile_map(call: Call, op: Value, a: Value, *args: Value) -> Value:
     shapes = {o.type.shape for o in operands if is_tile_type(o.type)}
     if len(shapes) > 1:
         raise WarpCodegenError(f"wp.tile_map(): all tiles must have the same shape, got {sorted(shapes)}")
-    return tiles.elementwise(call.ctx, lambda *els: apply_op(call, op, list(els)), operands)
+    shape = next(iter(shapes))
+    return tiles.elementwise(call.ctx, lambda *els: tiles.as_lanes(call.ctx, shape,
+                                                                    lambda: apply_op(call, op, list(els))), operands)
 
 
 __all__ = ["tile_zeros", "tile_ones", "tile_full", "tile_load", "tile_store", "tile_atomic_add",

@@ -319,6 +319,18 @@ def elementwise(ctx: Any, fn: Callable[..., Value], args: list[Value]) -> Value:
     return from_elements(ctx, result, shape, storage)
 
 
+def as_lanes(ctx: Any, shape: tuple[int, ...], fn: Callable[[], Any]) -> Any:
+    """Run ``fn`` (element code: a ``tile_map`` operator) with every element of a tile of ``shape``
+    as a lane of its own: the launch grid seen by the builtins becomes ``(*block_grid, *shape)``,
+    so per-lane builtins (geometry queries, random numbers) take element values."""
+    saved = (ctx.grid, ctx.block_dim)
+    ctx.grid, ctx.block_dim = block_grid(ctx) + tuple(shape), 1
+    try:
+        return fn()
+    finally:
+        ctx.grid, ctx.block_dim = saved
+
+
 def without_mask(lw: Any, fn: Callable[[], Any]) -> Any:
     """Run ``fn`` with no active-lane mask: tile element code is block-uniform, and lane masks
     (one axis per grid axis) do not broadcast against element planes. Masks apply when the
