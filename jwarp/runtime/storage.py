@@ -17,6 +17,7 @@ import numpy as np
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ANY, _Generic, dtype_leaf_shapes, type_name
 from jwarp.lang.struct import StructInstance, StructType
+from jwarp.runtime.waiting import wait_ready
 
 
 def x64():
@@ -221,6 +222,8 @@ def put(storage: Any, device: Any) -> Any:
 
 
 def fetch(storage: Any) -> Any:
+    """The storage as numpy, once computed (the wait can be interrupted: :mod:`jwarp.runtime.waiting`)."""
+    wait_ready(storage)
     if isinstance(storage, tuple):
         return tuple(np.asarray(p) for p in storage)
     return np.asarray(storage)

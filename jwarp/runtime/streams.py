@@ -30,6 +30,7 @@ import numpy as np
 
 from jwarp.runtime import deferred
 from jwarp.runtime.device import Device, DeviceLike, ScopedDevice, get_device, register_stream_type, registry
+from jwarp.runtime.waiting import wait_ready
 
 _handles = itertools.count(1)
 
@@ -214,7 +215,7 @@ def _barrier(device: Device) -> bool:
         token = _tokens[device.jax_device] = jax.device_put(np.int32(0), device.jax_device)
     if _tick is None:
         _tick = jax.jit(lambda x: x + 1)
-    _tick(token).block_until_ready()
+    wait_ready(_tick(token))  # interruptible (Ctrl-C) where dispatch is asynchronous
     return True
 
 
