@@ -1,9 +1,9 @@
 """Swept volumes of rigidly moving meshes by dense time stamping (``wp.geometry.swept_volume_*``).
 
 The field at a grid node is the smallest signed distance from the node to any mesh at any sampled
-pose: each (mesh, pose) pair is one launch over the grid that maps the nodes into the mesh's rest
-frame (the inverse pose) and takes a signed closest-point query (winding number, normal, parity or
-no sign), keeping the minimum. ``swept_volume_mesh`` extracts an isosurface of that field with
+pose: one launch per mesh over (pose, node) maps every node into the mesh's rest frame (the inverse
+pose) and takes a signed closest-point query (winding number, normal, parity or no sign); the
+minimum over poses and meshes is the field. ``swept_volume_mesh`` extracts an isosurface of that field with
 marching cubes. The kernel-side ``swept_volume_sdf`` (which takes an array of mesh ids) is not
 available: jwarp resolves mesh ids at launch time, not from arrays.
 
@@ -25,6 +25,7 @@ import enum
 import math
 from typing import Any, Sequence
 
+import jax.numpy as jnp
 import numpy as np
 
 import jwarp as wp
@@ -47,48 +48,52 @@ def _node(i: int, j: int, k: int, lower: wp.vec3, spacing: wp.vec3, xform: wp.tr
 
 
 @wp.func
-def _keep(field: wp.array3d(dtype=float), i: int, j: int, k: int, d: float):
-    field[i, j, k] = wp.min(field[i, j, k], d)
+def _keep(field: wp.array4d(dtype=float), s: int, i: int, j: int, k: int, d: float):
+    field[s, i, j, k] = d
 
 
 @wp.kernel
-def _stamp_winding(mesh: wp.uint64, xform: wp.transform, lower: wp.vec3, spacing: wp.vec3, max_dist: float,
-                   field: wp.array3d(dtype=float)):
-    i, j, k = wp.tid()
-    q = _node(i, j, k, lower, spacing, xform)
+def _stamp_winding(mesh: wp.uint64, xforms: wp.array(dtype=wp.transform), lower: wp.vec3, spacing: wp.vec3,
+                   max_dist: float,
+                   field: wp.array4d(dtype=float)):
+    s, i, j, k = wp.tid()
+    q = _node(i, j, k, lower, spacing, xforms[s])
     r = wp.mesh_query_point_sign_winding_number(mesh, q, max_dist)
     if r.result:
-        _keep(field, i, j, k, r.sign * wp.length(q - wp.mesh_eval_position(mesh, r.face, r.u, r.v)))
+        _keep(field, s, i, j, k, r.sign * wp.length(q - wp.mesh_eval_position(mesh, r.face, r.u, r.v)))
 
 
 @wp.kernel
-def _stamp_normal(mesh: wp.uint64, xform: wp.transform, lower: wp.vec3, spacing: wp.vec3, max_dist: float,
-                  field: wp.array3d(dtype=float)):
-    i, j, k = wp.tid()
-    q = _node(i, j, k, lower, spacing, xform)
+def _stamp_normal(mesh: wp.uint64, xforms: wp.array(dtype=wp.transform), lower: wp.vec3, spacing: wp.vec3,
+                  max_dist: float,
+                  field: wp.array4d(dtype=float)):
+    s, i, j, k = wp.tid()
+    q = _node(i, j, k, lower, spacing, xforms[s])
     r = wp.mesh_query_point_sign_normal(mesh, q, max_dist)
     if r.result:
-        _keep(field, i, j, k, r.sign * wp.length(q - wp.mesh_eval_position(mesh, r.face, r.u, r.v)))
+        _keep(field, s, i, j, k, r.sign * wp.length(q - wp.mesh_eval_position(mesh, r.face, r.u, r.v)))
 
 
 @wp.kernel
-def _stamp_parity(mesh: wp.uint64, xform: wp.transform, lower: wp.vec3, spacing: wp.vec3, max_dist: float,
-                  field: wp.array3d(dtype=float)):
-    i, j, k = wp.tid()
-    q = _node(i, j, k, lower, spacing, xform)
+def _stamp_parity(mesh: wp.uint64, xforms: wp.array(dtype=wp.transform), lower: wp.vec3, spacing: wp.vec3,
+                  max_dist: float,
+                  field: wp.array4d(dtype=float)):
+    s, i, j, k = wp.tid()
+    q = _node(i, j, k, lower, spacing, xforms[s])
     r = wp.mesh_query_point_sign_parity(mesh, q, max_dist)
     if r.result:
-        _keep(field, i, j, k, r.sign * wp.length(q - wp.mesh_eval_position(mesh, r.face, r.u, r.v)))
+        _keep(field, s, i, j, k, r.sign * wp.length(q - wp.mesh_eval_position(mesh, r.face, r.u, r.v)))
 
 
 @wp.kernel
-def _stamp_unsigned(mesh: wp.uint64, xform: wp.transform, lower: wp.vec3, spacing: wp.vec3, max_dist: float,
-                    field: wp.array3d(dtype=float)):
-    i, j, k = wp.tid()
-    q = _node(i, j, k, lower, spacing, xform)
+def _stamp_unsigned(mesh: wp.uint64, xforms: wp.array(dtype=wp.transform), lower: wp.vec3, spacing: wp.vec3,
+                    max_dist: float,
+                    field: wp.array4d(dtype=float)):
+    s, i, j, k = wp.tid()
+    q = _node(i, j, k, lower, spacing, xforms[s])
     r = wp.mesh_query_point_no_sign(mesh, q, max_dist)
     if r.result:
-        _keep(field, i, j, k, wp.length(q - wp.mesh_eval_position(mesh, r.face, r.u, r.v)))
+        _keep(field, s, i, j, k, wp.length(q - wp.mesh_eval_position(mesh, r.face, r.u, r.v)))
 
 
 _KERNELS = {SweptVolumeSignMode.WINDING_NUMBER: _stamp_winding, SweptVolumeSignMode.NORMAL: _stamp_normal,
@@ -191,13 +196,15 @@ def swept_volume_field(meshes: Sequence[Any], transforms: Any, voxel_size: float
     spacing = (hi - lo) / (np.array(dims) - 1)
     span = np.maximum(hi, tight_hi) - np.minimum(lo, tight_lo)
     max_dist = float(np.linalg.norm(span))
-    field = wp.full(dims, max_dist, dtype=wp.float32, device=device)
     kernel = _KERNELS[sign_mode]
-    for mesh, rows in zip(meshes, poses):
-        for row in rows:
-            wp.launch(kernel, dim=dims, inputs=[mesh.id, wp.transform(*row.tolist()), wp.vec3(*lo),
-                                                wp.vec3(*spacing), max_dist, field], device=device)
-    return field, wp.vec3(*lo), wp.vec3(*hi)
+    best = None
+    for mesh, rows in zip(meshes, poses):  # one launch per mesh over all its poses, then the minimum
+        stamps = wp.full((rows.shape[0], *dims), max_dist, dtype=wp.float32, device=device)
+        wp.launch(kernel, dim=stamps.shape, inputs=[mesh.id, wp.array(rows, dtype=wp.transform, device=device),
+                                                    wp.vec3(*lo), wp.vec3(*spacing), max_dist, stamps], device=device)
+        low = stamps.buffer.min(axis=0)
+        best = low if best is None else jnp.minimum(best, low)
+    return wp.array(best, dtype=wp.float32, device=device), wp.vec3(*lo), wp.vec3(*hi)
 
 
 def swept_volume_mesh(meshes: Sequence[Any], transforms: Any, voxel_size: float | None = None, *,
