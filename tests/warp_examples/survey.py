@@ -68,7 +68,12 @@ def run_one(path: Path, impl: str, timeout: float) -> tuple[str, float]:
     except subprocess.TimeoutExpired:
         return "timeout", time.perf_counter() - start
     seconds = time.perf_counter() - start
-    return ("ok" if done.returncode == 0 else _error_line(done.stderr or done.stdout)), seconds
+    if done.returncode == 0:
+        return "ok", seconds
+    line = _error_line(done.stderr or done.stdout)
+    if done.returncode < 0 or not done.stderr.strip():  # killed (e.g. by the OOM killer): no traceback
+        line = f"exit {done.returncode}: {line}"
+    return line, seconds
 
 
 def main() -> None:
