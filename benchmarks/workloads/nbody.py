@@ -1,4 +1,5 @@
-"""All-pairs n-body accelerations (softened gravity), n = 4096 bodies (1024 with --quick).
+"""All-pairs n-body accelerations (softened gravity), n = 4096 bodies (1024 with --quick), as a plain
+kernel and in Warp's tile style (``tile_load`` of 64 bodies at a time, as ``example_tile_nbody``).
 
 The Warp-API kernel has one thread per body and an in-kernel loop over all bodies; the jnp
 version broadcasts per coordinate (``x[None, :] - x[:, None]``, n x n planes) and reduces over
@@ -46,6 +47,40 @@ def warp_program(wp, device: str, pos_host: np.ndarray, mass_host: np.ndarray) -
     )
 
 
+def tiled_program(wp, device: str, pos_host: np.ndarray, mass_host: np.ndarray, tile: int) -> Program:
+    """The same accelerations in Warp's tile style (as its ``example_tile_nbody``): each block of
+    ``tile`` threads loads the other bodies ``tile`` at a time with ``wp.tile_load`` and every
+    thread loops over the loaded tile."""
+    TILE = wp.constant(tile)
+
+    @wp.kernel(module="unique")
+    def accelerations_tiled(
+        pos: wp.array(dtype=wp.vec3), mass: wp.array(dtype=float), eps2: float, acc: wp.array(dtype=wp.vec3)
+    ):
+        i = wp.tid()
+        p = pos[i]
+        a = wp.vec3(0.0, 0.0, 0.0)
+        for k in range(pos.shape[0] // TILE):
+            others = wp.tile_load(pos, shape=TILE, offset=k * TILE)
+            masses = wp.tile_load(mass, shape=TILE, offset=k * TILE)
+            for j in range(TILE):
+                d = others[j] - p
+                inv_r = 1.0 / wp.sqrt(wp.dot(d, d) + eps2)
+                a = a + d * (masses[j] * inv_r * inv_r * inv_r)
+        acc[i] = a
+
+    n = pos_host.shape[0]
+    pos = wp.array(pos_host, dtype=wp.vec3, device=device)
+    mass = wp.array(mass_host, dtype=float, device=device)
+    acc = wp.zeros(n, dtype=wp.vec3, device=device)
+    return Program(
+        step=lambda: wp.launch(accelerations_tiled, n, inputs=[pos, mass, EPS2], outputs=[acc], device=device,
+                               block_dim=tile),
+        sync=wp.synchronize,
+        output=lambda: {"acc": acc.numpy()},
+    )
+
+
 def jax_program(jax_device, pos_host: np.ndarray, mass_host: np.ndarray) -> Program:
     """Hand-written jnp: pairwise differences per coordinate and fused row reductions."""
 
@@ -73,13 +108,10 @@ def cases(ctx: Context) -> list[Case]:
     mass_host = rng.uniform(0.5, 1.5, n).astype(np.float32) / n
     programs = {name: warp_program(wp, ctx.wp_device(name), pos_host, mass_host) for name, wp in ctx.libs.items()}
     programs["jnp"] = jax_program(ctx.jax_device, pos_host, mass_host)
+    tiled = {name: tiled_program(wp, ctx.wp_device(name), pos_host, mass_host, 64) for name, wp in ctx.libs.items()}
+    tiled["jnp"] = programs["jnp"]
     return [
-        Case(
-            name=f"nbody n={n}",
-            programs=programs,
-            repeats=5 if ctx.quick else 41,
-            warmup=1,
-            rtol=1e-3,
-            atol=1e-4,
-        )
+        Case(name=f"nbody n={n}", programs=programs, repeats=5 if ctx.quick else 41, warmup=1, rtol=1e-3, atol=1e-4),
+        Case(name=f"nbody n={n}, tiles of 64 (tile_load)", programs=tiled, repeats=5 if ctx.quick else 21, warmup=1,
+             rtol=1e-3, atol=1e-4),
     ]
