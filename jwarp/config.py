@@ -48,6 +48,10 @@ class _ConfigModule(_types.ModuleType):
             isinstance(value, bool) or not isinstance(value, int) or value <= 0
         ):
             raise ValueError(f"wp.config.launch_memory_budget must be None or a positive int (bytes), got {value!r}")
+        if name == "interruptible_launch_seconds" and value is not None and (
+            isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0
+        ):
+            raise ValueError(f"wp.config.interruptible_launch_seconds must be None or a number >= 0, got {value!r}")
         if name == "mode" and value not in _MODES:
             raise ValueError(f"warp.config.mode must be one of {_MODES}, got {value!r}")
         if name == "pallas" and value not in PALLAS_MODES:
@@ -99,6 +103,12 @@ defer_launch_replays: bool = True
 when its results could be observed (any array read, another launch, ``wp.synchronize()``), and
 back-to-back replays of one Launch run as one executable call; results are the same as running each
 at once. ``False``: every ``Launch.launch()`` runs immediately. See ``jwarp/runtime/deferred.py``."""
+interruptible_launch_seconds: float | None = 1.0
+"""jwarp extension: a launch from the main thread whose previous run took at least this many seconds
+(and the first run of every compiled kernel) runs on a worker thread while the main thread waits, so
+Ctrl-C interrupts it: ``KeyboardInterrupt`` is raised at once and the launch changes no array (the
+computation finishes in the background, its results dropped). ``None``: always call directly. See
+``jwarp/runtime/interruptible.py``."""
 kernel_cache_dir = None
 """Where the on-disk cache lives (default ``$JWARP_CACHE_PATH`` or ``~/.cache/jwarp/xla``)."""
 enable_backward: bool = True

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import time
 from typing import Any, Callable, Protocol
 
 import jax
@@ -41,6 +42,7 @@ import numpy as np
 
 from jwarp import config
 from jwarp.runtime import memory_budget, storage
+from jwarp.runtime.interruptible import call_interruptibly, on_main_thread, worker_busy
 from jwarp.runtime.binding import Binding
 from jwarp.runtime.device import Device
 from jwarp.runtime.locking import state_lock
@@ -103,7 +105,7 @@ def traced_launch(*args: Any) -> Any:
 class Program:
     """The executable of one compiled kernel and the rules for calling it (see module docstring)."""
 
-    __slots__ = ("compiled", "written", "x64", "exe", "donates", "copied_runs", "replays", "repeat")
+    __slots__ = ("compiled", "written", "x64", "exe", "donates", "copied_runs", "replays", "repeat", "seconds")
 
     def __init__(self, compiled: Any):
         self.compiled = compiled
@@ -115,6 +117,7 @@ class Program:
         self.copied_runs = 0
         self.replays = 0  # deferred replays seen (run_repeated)
         self.repeat: Any = None  # the loop program: None (not built yet), False (not available)
+        self.seconds = 0.0  # how long the last run's executable call took
 
     def _choose(self, operands: list, may_donate: bool) -> Callable:
         compiled = self.compiled
@@ -131,15 +134,40 @@ class Program:
         """The executable's flat outputs for ``buffers`` (base buffers, a list the caller built and
         holds no other reference to) and ``values``; donates the written buffers when ``may_donate``
         and nothing but their arrays holds them."""
+        limit = config.interruptible_launch_seconds
+        if limit is not None and (self.exe is None or self.seconds >= limit or worker_busy()) and on_main_thread():
+            return call_interruptibly(self._run_cancellable, buffers, values, may_donate)
         exe = self.exe
         if exe is None:
             exe = self._choose([*buffers, *values], may_donate)
         if self.donates and not (may_donate and config.donate_buffers and sole_owners(buffers, self.written)):
             exe, buffers = self._without_donation(buffers)
+        return self._call(exe, buffers, values)
+
+    def _call(self, exe: Callable, buffers: list, values: list) -> list:
+        start = time.perf_counter()
         if self.x64:
             with storage.x64():
-                return exe(*buffers, *values)
-        return exe(*buffers, *values)
+                out = exe(*buffers, *values)
+        else:
+            out = exe(*buffers, *values)
+        self.seconds = time.perf_counter() - start
+        return out
+
+    def _run_cancellable(self, buffers: list, values: list, may_donate: bool) -> list:
+        """:meth:`run` on the launch worker thread (:mod:`jwarp.runtime.interruptible`): a donating
+        program gets copies of the written buffers, so that a run the caller stops waiting for
+        (Ctrl-C) leaves every array as it was."""
+        exe = self.exe
+        if exe is None:
+            exe = self._choose([*buffers, *values], may_donate)
+        if self.donates:
+            buffers = self._copies(buffers)
+        start = time.perf_counter()
+        out = self._call(exe, buffers, values)
+        jax.block_until_ready(out)  # (an input still being computed makes even synchronous dispatch return early)
+        self.seconds = time.perf_counter() - start
+        return out
 
     def _without_donation(self, buffers: list) -> tuple[Callable, list]:
         """(executable, operands) that keep the caller's written buffers intact: the donating program
@@ -147,11 +175,15 @@ class Program:
         self.copied_runs += 1
         if self.copied_runs > PLAIN_AFTER:
             return self.compiled.executable(), buffers
+        return self.exe, self._copies(buffers)
+
+    def _copies(self, buffers: list) -> list:
+        """``buffers`` with fresh copies of the written ones (which the donating program may consume)."""
         copies = list(buffers)
         with storage.x64() if self.x64 else _NO_SCOPE:
             for _, b in self.written:
                 copies[b] = jax.device_put(buffers[b], may_alias=False)
-        return self.exe, copies
+        return copies
 
 
     def run_repeated(self, buffers: list, values: list, count: int) -> tuple | None:

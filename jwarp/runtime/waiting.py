@@ -4,12 +4,12 @@
 cannot deliver ``KeyboardInterrupt`` until the computation ends. :func:`wait_ready` waits in Python
 instead: it polls ``is_ready()`` (spinning briefly, then sleeping with a growing pause of at most
 10 ms), so a long launch being waited for by ``wp.synchronize()`` or ``array.numpy()`` can be
-interrupted. This holds wherever dispatch is asynchronous (CUDA devices, and the CPU with
-``JWARP_CPU_ASYNC_DISPATCH=1``); jwarp's default synchronous CPU dispatch runs a CPU launch to its end
-inside ``wp.launch``, as Warp does. The computation itself keeps running on the device after the
+interrupted. This holds wherever dispatch is asynchronous (CUDA devices, the CPU with
+``JWARP_CPU_ASYNC_DISPATCH=1``, and CPU launches whose inputs were still being computed when they
+were dispatched). jwarp's default synchronous CPU dispatch runs a CPU launch to its end inside
+``wp.launch``, as Warp does; long CPU launches are made interruptible there by
+:mod:`jwarp.runtime.interruptible`. The computation itself keeps running on the device after the
 interrupt (XLA cannot cancel it); the arrays it writes stay as they were until it completes.
-(Measured with JAX 0.10: XLA:CPU runs a computation inside the call even with asynchronous
-dispatch, so on the CPU a running launch is never interruptible; on a GPU the wait is.)
 
 Example:
     >>> import jax.numpy as jnp
