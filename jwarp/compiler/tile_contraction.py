@@ -17,8 +17,8 @@ XLA (and the block-aligned loads make the stacked tiles reshapes of ``A`` and ``
 :func:`lower_contracted_loop` recognises the loop from its statements and leaves anything else to
 the ordinary loop lowering: a constant ``range`` whose body only assigns ``wp.tile_load`` results
 (arguments that do not change in the loop except offsets moving by one tile extent per step along
-the contracted axis) and calls ``wp.tile_matmul(a, b, acc)`` on them, accumulating into tiles made
-before the loop. After the loop the loop variable and the loaded tiles hold their last step's
+the contracted axis) and accumulates their products into tiles made before the loop with
+``wp.tile_matmul(a, b, acc)`` or ``acc += wp.tile_matmul(a, b)``. After the loop the loop variable and the loaded tiles hold their last step's
 values, as in Python.
 """
 
@@ -97,6 +97,15 @@ def _parse_body(lw: FunctionLowerer, body: list[ast.stmt], k: str) -> tuple[dict
             if call.keywords or len(call.args) != 3 or not all(isinstance(x, ast.Name) for x in call.args):
                 return None
             a, b, acc = (x.id for x in call.args)
+            if a not in loads or b not in loads or acc in loads or acc == k:
+                return None
+            products.append((stmt, a, b, acc))
+        elif (isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name)
+              and isinstance(stmt.value, ast.Call) and _builtin_name(lw, stmt.value) == "tile_matmul"):
+            call = stmt.value  # acc += wp.tile_matmul(a, b)
+            if call.keywords or len(call.args) != 2 or not all(isinstance(x, ast.Name) for x in call.args):
+                return None
+            (a, b), acc = (x.id for x in call.args), stmt.target.id
             if a not in loads or b not in loads or acc in loads or acc == k:
                 return None
             products.append((stmt, a, b, acc))

@@ -1,6 +1,6 @@
 """Tiled-GEMM k loops (jwarp lowers them as one contraction of the stacked tiles) and block-aligned
 tile stores (one update instead of a scatter): rectangular tiles, two products into two
-accumulators in one loop, a range that starts past 0, loops jwarp keeps as loops (a step of two
+accumulators in one loop (``tile_matmul(a, b, acc)`` and ``acc += tile_matmul(a, b)``), a range that starts past 0, loops jwarp keeps as loops (a step of two
 tiles, a product of a loop-invariant tile), the loaded tiles and the loop variable used after the
 loop, stores at constant window offsets, stores past the array's end, and stores where several
 blocks write the same elements (one value, so any winner gives it)."""
@@ -26,7 +26,7 @@ def two_products(A: wp.array2d(dtype=float), B: wp.array2d(dtype=float), B2: wp.
         b = wp.tile_load(B, shape=(TK, TN), offset=(k * TK, j * TN))
         b2 = wp.tile_load(B2, shape=(TK, TN), offset=(k * TK, j * TN))
         wp.tile_matmul(a, b, acc)
-        wp.tile_matmul(a, b2, acc2)
+        acc2 += wp.tile_matmul(a, b2)
     wp.tile_store(C, acc, offset=(i * TM, j * TN))
     wp.tile_store(D, acc2, offset=(i * TM, j * TN))
     wp.tile_store(last, a, offset=(i * TM, j * TK))
