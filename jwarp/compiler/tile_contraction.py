@@ -18,8 +18,9 @@ XLA (and the block-aligned loads make the stacked tiles reshapes of ``A`` and ``
 the ordinary loop lowering: a constant ``range`` whose body only assigns ``wp.tile_load`` results
 (arguments that do not change in the loop except offsets moving by one tile extent per step along
 the contracted axis) and accumulates their products into tiles made before the loop with
-``wp.tile_matmul(a, b, acc)`` or ``acc += wp.tile_matmul(a, b)``. After the loop the loop variable and the loaded tiles hold their last step's
-values, as in Python.
+``wp.tile_matmul(a, b, acc)`` or ``acc += wp.tile_matmul(a, b)``. After the loop the loop variable
+and the loaded tiles hold their last step's values, as in Python. The sum is taken in another order
+than step by step (float rounding differs in the last bits).
 """
 
 from __future__ import annotations
