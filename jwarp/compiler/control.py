@@ -30,6 +30,7 @@ from jax import lax
 from jwarp import config
 from jwarp.compiler.masks import Mask, any_lane, exits_or, mask_and, mask_andnot, mask_not, mask_or
 from jwarp.compiler.operators import truth
+from jwarp.compiler import tile_contraction
 from jwarp.compiler.loop_carry import CarrySpec, assigned_names, run_lax_loop
 from jwarp.compiler.values import (
     STATIC,
@@ -268,6 +269,8 @@ def lower_for(lw: FunctionLowerer, node: ast.For) -> None:
         start, stop, step = _reversed_bounds(start, stop, step)
     if all(is_const(x) for x in (start, stop, step)):
         values = range(int(start), int(stop), int(step))
+        if not _calls_static(lw, node) and tile_contraction.lower_contracted_loop(lw, node, t, values):
+            return
         max_unroll = lw.ctx.max_unroll if lw.ctx.max_unroll is not None else config.max_unroll
         rolled = _keeps_tile_products_rolled(node, len(values))
         if (len(values) <= max_unroll and not rolled) or _calls_static(lw, node):  # wp.static forces unrolling

@@ -12,9 +12,14 @@ Such a load is a ``dynamic_slice`` (on an array padded with zeros past its end, 
 run past it read zeros as the gather does) and a reshape/transpose into the tile layout
 ``(*lead, *shape)`` — XLA then feeds ``jnp.matmul`` with contiguous blocks.
 
+A store whose blocks tile the array side by side (every launch axis along which blocks differ
+blocks one array axis, windows lie inside the array) is the inverse: a reshape/transpose of the
+tile data and one ``dynamic_update_slice`` instead of a scatter (:func:`blocked_store`).
+
 Example (kernel code, ``wp.launch_tiled(k, dim=(M // T, N // T), ...)``):
     i, j = wp.tid()
     a = wp.tile_load(A, shape=(T, T), offset=(i * T, k * T))   # axis 0 blocked on i, axis 1 a window
+    wp.tile_store(C, acc, offset=(i * T, j * T))                # one dynamic_update_slice
 """
 
 from __future__ import annotations
@@ -36,7 +41,9 @@ def _axis_plan(ctx: Any, offset: Value, extent: int, lane: int | None) -> tuple 
             return None
         return ("blocked", affine.axis, int(affine.offset))
     data = offset.data
-    if is_const(data) or jnp.ndim(data) == 0:
+    if is_const(data):
+        return ("window", int(data))  # a compile-time start
+    if jnp.ndim(data) == 0:
         return ("window", jnp.asarray(data, jnp.int32))
     return None
 
@@ -55,7 +62,7 @@ def blocked_load(ctx: Any, array: Value, shape: tuple[int, ...], offset: list[Va
     plans = []
     for d, t in enumerate(shape):
         if not offset:
-            plans.append(("window", jnp.zeros((), jnp.int32)))
+            plans.append(("window", 0))
             continue
         plan = _axis_plan(ctx, offset[d], t, lane)
         if plan is None:
@@ -84,13 +91,16 @@ def blocked_load(ctx: Any, array: Value, shape: tuple[int, ...], offset: list[Va
         pads = [(0, p + (t if window_pad and d in window_axes else 0))
                 for d, (p, t) in enumerate(zip(block_pads, shape))]
         padded = jnp.pad(plane, pads) if any(p for _, p in pads) else plane
-        return lax.dynamic_slice(padded, starts, sizes)
+        return lax.dynamic_slice(padded, [jnp.asarray(x, jnp.int32) for x in starts], sizes)
 
     # a window that may run past the array's end reads zeros there (an array padded with them);
     # the common in-range case slices the array itself (padding it every iteration is a copy)
     in_range: Any = True
     for d in window_axes:
         start, t, extent = starts[d], shape[d], slot.shape[d]
+        if t > extent:  # the window is wider than the array
+            in_range = False
+            continue
         if _static(start) is not None:
             in_range = in_range if 0 <= _static(start) <= extent - t else False
             continue
@@ -134,4 +144,64 @@ def _to_tile_layout(ctx: Any, window: Any, plans: list, shape: tuple[int, ...], 
     return window.reshape(tuple(lead) + tuple(shape))
 
 
-__all__ = ["blocked_load"]
+def blocked_store(ctx: Any, array: Value, planes: list, shape: tuple[int, ...], offset: list[Value]) -> list | None:
+    """The array's component planes after writing the tile element ``planes`` (each
+    ``(*block_grid, *shape)``) block-aligned at ``offset``, or None when the store is not
+    block-aligned or blocks would write the same elements (the caller scatters).
+
+    Each block writes its own region: every launch axis with more than one block blocks an array
+    axis; the other axes are windows at compile-time offsets inside the array. Blocks past the
+    array's end are dropped (cropped)."""
+    ref: ArrayRef = array.data
+    slot = ctx.slots[ref.slot]
+    axes = array_views.slot_axes(ref, len(slot.shape))
+    if any(a[0] != "identity" for a in axes) or len(shape) != len(slot.shape):
+        return None
+    if offset and len(offset) != len(shape):
+        return None
+    lane = tiles.lane_axis(ctx)
+    grid = tiles.block_grid(ctx)
+    plans = []
+    for d, t in enumerate(shape):
+        plan = ("window", 0) if not offset else _axis_plan(ctx, offset[d], t, lane)
+        if plan is None:
+            return None
+        if plan[0] == "window":
+            start = _static(plan[1])
+            if start is None or start < 0 or start + t > slot.shape[d]:
+                return None
+            plan = ("window", start)
+        elif plan[2] < 0:
+            return None
+        plans.append(plan)
+    blocked = [p[1] for p in plans if p[0] == "blocked"]
+    if len(set(blocked)) != len(blocked) or any(g > 1 and a not in blocked for a, g in enumerate(grid)):
+        return None
+    n = len(grid)
+    order, sizes, starts, crops = [], [], [], []
+    for d, (plan, t) in enumerate(zip(plans, shape)):
+        if plan[0] == "blocked":
+            order += [plan[1], n + d]
+            size = grid[plan[1]] * t
+            starts.append(plan[2])
+        else:
+            order.append(n + d)
+            size = t
+            starts.append(plan[1])
+        sizes.append(size)
+        crops.append(max(0, min(size, slot.shape[d] - starts[-1])))
+    if any(c == 0 for c in crops):
+        return list(slot.planes)  # every block lies past the end
+    kept = set(order)
+    out = []
+    for plane, values in zip(slot.planes, planes):
+        x = jnp.broadcast_to(values, grid + tuple(shape))
+        x = jnp.squeeze(x, tuple(a for a in range(n) if a not in kept))
+        rank = {a: r for r, a in enumerate(sorted(kept))}
+        x = jnp.transpose(x, [rank[a] for a in order]).reshape(sizes)
+        x = x[tuple(slice(0, c) for c in crops)].astype(plane.dtype)
+        out.append(lax.dynamic_update_slice(plane, x, [jnp.int32(s) for s in starts]))
+    return out
+
+
+__all__ = ["blocked_load", "blocked_store"]

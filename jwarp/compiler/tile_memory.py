@@ -10,7 +10,8 @@ component plane of the array. Out-of-range elements read as zero and are not wri
 reading out of bounds). Negative offsets (garbage reads in Warp) read zeros here.
 
 Block-aligned loads (offsets ``i * TILE`` on a launch axis, or the same for every block) are
-slices and reshapes instead (:mod:`jwarp.compiler.tile_blocks`); stores are scatters.
+slices and reshapes instead (:mod:`jwarp.compiler.tile_blocks`), and so are stores whose blocks
+write distinct regions; other stores are scatters.
 """
 
 from __future__ import annotations
@@ -140,8 +141,15 @@ def store(ctx: Any, array: Value, tile: Value, offset: list[Value], mask: Any,
     slot, indices, valid = _plan(ctx, array, tile.type.shape, offset, "tile_store", gather)
     _check_dtype("tile_store", slot, tile)
     full = tiles.block_grid(ctx) + tile.type.shape
-    idx = _scatter_indices(ctx, slot, indices, valid, tiles.owner_active(ctx, mask, tile.type.shape), full)
+    owners = tiles.owner_active(ctx, mask, tile.type.shape)
     values = _element_planes(ctx, tile, full)
+    if gather is None and owners is None:  # aligned: a reshape and one update, no scatter
+        planes = tile_blocks.blocked_store(ctx, array, values, tile.type.shape, offset)
+        if planes is not None:
+            slot.planes = planes
+            slot.written = True
+            return
+    idx = _scatter_indices(ctx, slot, indices, valid, owners, full)
     slot.planes = [plane.at[idx].set(v.astype(plane.dtype), mode="drop") for plane, v in zip(slot.planes, values)]
     slot.written = True
 
