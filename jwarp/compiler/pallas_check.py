@@ -99,6 +99,35 @@ def check_no_host_callbacks(jaxpr: Any) -> None:
                 raise PallasIneligible("print() / wp.expect_* (host callbacks inside the kernel)")
 
 
+# The GPU an abstract CUDA target names where none is attached (JAX 0.11's Triton lowering reads the
+# compute capability of the device it lowers for).
+ABSTRACT_CUDA_KIND = "NVIDIA H100"
+
+
+def cuda_target() -> Any:
+    """The context to lower for the CUDA platform in: on a machine without a GPU, an abstract mesh
+    whose device is an ``ABSTRACT_CUDA_KIND`` (JAX versions whose Triton lowering needs a device to
+    read the compute capability from); elsewhere, and with JAX versions without abstract devices, no-op.
+
+    Example:
+        >>> with cuda_target():  # doctest: +SKIP
+        ...     jax.jit(f).trace(x).lower(lowering_platforms=("cuda",))
+    """
+    import contextlib
+
+    import jax
+
+    sharding = jax.sharding
+    if jax.default_backend() in ("gpu", "cuda") or not hasattr(sharding, "AbstractDevice"):
+        return contextlib.nullcontext()
+    try:
+        device = sharding.AbstractDevice(device_kind=ABSTRACT_CUDA_KIND, num_cores=None, platform="cuda")
+        mesh = sharding.AbstractMesh((), (), abstract_device=device)
+    except TypeError:  # an older signature: the lowering needs no device there
+        return contextlib.nullcontext()
+    return sharding.use_abstract_mesh(mesh)
+
+
 def check_triton_lowering(fn: Any, operands: list) -> None:
     """Run the Pallas → Triton lowering of ``fn`` (a ``pallas_call``) for the CUDA platform (no GPU
     needed); raise :class:`PallasIneligible` with the lowering's message when it fails (a construct
@@ -109,7 +138,7 @@ def check_triton_lowering(fn: Any, operands: list) -> None:
 
     register_rules()
     try:
-        with jax.enable_x64(True):
+        with jax.enable_x64(True), cuda_target():
             jax.jit(fn).trace(*operands).lower(lowering_platforms=("cuda",))
     except Exception as exc:  # noqa: BLE001 - any lowering failure makes the kernel ineligible
         lines = [line for line in str(exc).splitlines() if line.strip()]
@@ -117,4 +146,4 @@ def check_triton_lowering(fn: Any, operands: list) -> None:
                                f"{lines[0] if lines else ''}") from None
 
 
-__all__ = ["check_triton", "check_triton_lowering", "check_no_host_callbacks"]
+__all__ = ["check_triton", "check_triton_lowering", "check_no_host_callbacks", "cuda_target"]

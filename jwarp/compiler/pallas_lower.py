@@ -387,7 +387,7 @@ def lower_for_cuda_platform(source: FunctionSource, arg_names: list[str], sig: S
     pure_fn = build_pure_fn(source, arg_names, sig)
     avals = [jax.tree_util.tree_map(lambda x: jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x)), op)
              for op in operands]
-    with jax.enable_x64(True):
+    with jax.enable_x64(True), pallas_check.cuda_target():
         lowered = jax.jit(lambda *a: pure_fn(*a)[:2]).trace(*avals).lower(lowering_platforms=("cuda",))
     return lowered.as_text()
 

@@ -23,7 +23,7 @@ Example::
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import jax.numpy as jnp
 from jax import lax
@@ -79,10 +79,23 @@ def register_rules() -> None:
     from jax._src import custom_derivatives
 
     if custom_derivatives.custom_vjp_call_p not in lowering.triton_lowering_rules:
-        lowering.triton_lowering_rules[custom_derivatives.custom_vjp_call_p] = lowering._closed_call_lowering_rule
+        lowering.triton_lowering_rules[custom_derivatives.custom_vjp_call_p] = _inline_call_rule(lowering)
     _wrap_literal_operands(lowering, lax.neg_p)
     _wrap_integer_min_max(lowering)
     _registered = True
+
+
+def _inline_call_rule(lowering: Any) -> Callable:
+    """A Triton rule that lowers a call primitive's ``call_jaxpr`` inline (a forward pass: a custom
+    VJP's body). Built on ``lower_jaxpr_to_triton_ir``, which every JAX with a Triton backend has
+    (JAX 0.11 dropped the closed-call rule JAX 0.10 exposed)."""
+
+    def rule(ctx: Any, *args: Any, call_jaxpr: Any, **_: Any) -> Any:
+        if call_jaxpr.consts:
+            raise NotImplementedError("a custom_vjp body with captured constants")
+        return lowering.lower_jaxpr_to_triton_ir(ctx.context, call_jaxpr.jaxpr, ctx.block_infos, *args)
+
+    return rule
 
 
 def _wrap_literal_operands(lowering: Any, primitive: Any) -> None:
