@@ -3,8 +3,9 @@
 :class:`IsoSurfaceMarchingCubes` (dense-field marching cubes, Warp's output order, differentiable
 from the field to the vertices) and its interface :class:`IsoSurfaceBase`; :func:`tri_tri_adjacency`
 and :func:`delaunay_edge_flip`; :class:`IsoSurfaceNets` (surface nets, one vertex per cell);
-swept volumes (``swept_volume_field`` / ``_mesh`` / ``_bounds``). Warp's other names in this module
-(sparse marching cubes, the kernel-side ``swept_volume_sdf``) are stand-ins that raise
+swept volumes (``swept_volume_field`` / ``_mesh`` / ``_bounds``); sparse marching cubes
+(``sparse_marching_cubes``, ``lipschitz_octree``, ``sparse_marching_cubes_from_cells``). Warp's other
+kernel-side names (``swept_volume_sdf``, ``find_triangle_neighbor_edge_index``) are stand-ins that raise
 :class:`NotImplementedError` when used.
 
 Example:
@@ -24,17 +25,18 @@ from jwarp.runtime.geometry.delaunay import tri_tri_adjacency as tri_tri_adjacen
 from jwarp.runtime.geometry.iso_surface import IsoSurfaceBase as IsoSurfaceBase
 from jwarp.runtime.geometry.iso_surface import IsoSurfaceMarchingCubes as IsoSurfaceMarchingCubes
 from jwarp.runtime.geometry.iso_surface import IsoSurfaceNets as IsoSurfaceNets
+from jwarp.geometry.sparse_marching_cubes import lipschitz_octree as lipschitz_octree
+from jwarp.geometry.sparse_marching_cubes import sparse_marching_cubes as sparse_marching_cubes
+from jwarp.geometry.sparse_marching_cubes import sparse_marching_cubes_from_cells as sparse_marching_cubes_from_cells
 from jwarp.geometry.swept_volume import SweptVolumeSignMode as SweptVolumeSignMode
 from jwarp.geometry.swept_volume import swept_volume_bounds as swept_volume_bounds
 from jwarp.geometry.swept_volume import swept_volume_field as swept_volume_field
 from jwarp.geometry.swept_volume import swept_volume_mesh as swept_volume_mesh
 from jwarp.unavailable import missing
 
-_MISSING = (
-    "lipschitz_octree", "sparse_marching_cubes", "sparse_marching_cubes_from_cells",
-    "find_triangle_neighbor_edge_index", "swept_volume_sdf",
-)
+_MISSING = ("find_triangle_neighbor_edge_index", "swept_volume_sdf")
 globals().update({name: missing(f"warp.geometry.{name}") for name in _MISSING})
 
 __all__ = ["IsoSurfaceBase", "IsoSurfaceMarchingCubes", "IsoSurfaceNets", "SweptVolumeSignMode", "delaunay_edge_flip",
-           "swept_volume_bounds", "swept_volume_field", "swept_volume_mesh", "tri_tri_adjacency", *_MISSING]
+           "lipschitz_octree", "sparse_marching_cubes", "sparse_marching_cubes_from_cells", "swept_volume_bounds", "swept_volume_field",
+           "swept_volume_mesh", "tri_tri_adjacency", *_MISSING]
