@@ -165,3 +165,34 @@ def test_save_to_nvdb_round_trips_stored_values(tmp_path):
 @wp.kernel
 def _lookup_one(v: wp.uint64, out: wp.array(dtype=float)):
     out[0] = wp.volume_lookup_f(v, 1, 2, 3)
+
+
+def _nvdb_file(grid: bytes) -> bytes:
+    """An uncompressed one-grid ``.nvdb`` file around a grid buffer."""
+    import struct
+
+    meta = bytearray(176)
+    struct.pack_into("<QQ", meta, 0, len(grid), len(grid))
+    struct.pack_into("<I", meta, 136, 1)
+    return struct.pack("<QIHH", 0x304244566F6E614E, 32 << 21 | 3 << 10 | 3, 1, 0) + bytes(meta) + b"\0" + grid
+
+
+def test_nvdb_file_validation_rejects_bad_trees():
+    import struct
+
+    with open(_warp_asset("test_grid.nvdb"), "rb") as f:
+        grid = bytearray(wp.Volume.load_from_nvdb(f).array().numpy().tobytes())
+    size = struct.unpack_from("<Q", grid, 32)[0]
+    grid = grid[:size]
+    wp.Volume.load_from_nvdb(_nvdb_file(bytes(grid)))  # the untouched grid loads
+    misaligned = grid + b"\0"
+    struct.pack_into("<Q", misaligned, 32, len(misaligned))
+    lower_outside = bytearray(grid)
+    struct.pack_into("<Q", lower_outside, 672 + 8, size)  # lower nodes start past the grid
+    leaf_offset = struct.unpack_from("<Q", grid, 672)[0]
+    overlapping = bytearray(grid)
+    struct.pack_into("<Q", overlapping, 672, leaf_offset - 32)  # leaves overlap the lower nodes
+    for bad in (misaligned, lower_outside, overlapping):
+        with pytest.raises(RuntimeError, match="Invalid NanoVDB grid structure"):
+            wp.Volume.load_from_nvdb(_nvdb_file(bytes(bad)))
+    wp.Volume(wp.array(np.frombuffer(bytes(misaligned), np.uint8), dtype=wp.uint8))  # raw buffers: no file rules

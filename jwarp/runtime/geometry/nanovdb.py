@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from jwarp.runtime.geometry.nanovdb_validate import validate_payload
+
 # NanoVDB grid types jwarp reads: (type name, numpy value dtype, components)
 _TYPES = {1: ("float", np.float32, 1), 2: ("double", np.float64, 1), 4: ("int32", np.int32, 1),
           5: ("int64", np.int64, 1), 6: ("Vec3f", np.float32, 3), 7: ("Vec3d", np.float64, 3),
@@ -101,6 +103,7 @@ def read_file(data: bytes) -> list[bytes]:
         raise RuntimeError(f"Unsupported codec code: {codec}")
     if struct.unpack("<Q", buffer[0:8])[0] not in _GRID_MAGICS:
         raise RuntimeError("NanoVDB signature not found on grid!")
+    validate_payload(buffer)
     return _split_grids(buffer)
 
 
