@@ -4,9 +4,9 @@
 from the field to the vertices) and its interface :class:`IsoSurfaceBase`; :func:`tri_tri_adjacency`
 and :func:`delaunay_edge_flip`; :class:`IsoSurfaceNets` (surface nets, one vertex per cell);
 swept volumes (``swept_volume_field`` / ``_mesh`` / ``_bounds``); sparse marching cubes
-(``sparse_marching_cubes``, ``lipschitz_octree``, ``sparse_marching_cubes_from_cells``). Warp's other
-kernel-side names (``swept_volume_sdf``, ``find_triangle_neighbor_edge_index``) are stand-ins that raise
-:class:`NotImplementedError` when used.
+(``sparse_marching_cubes``, ``lipschitz_octree``, ``sparse_marching_cubes_from_cells``); the kernel-side
+``find_triangle_neighbor_edge_index``. ``swept_volume_sdf`` (kernel-side, mesh ids from an array) is a
+stand-in that raises :class:`NotImplementedError` when used.
 
 Example:
     >>> import numpy as np, jwarp as wp
@@ -25,6 +25,7 @@ from jwarp.runtime.geometry.delaunay import tri_tri_adjacency as tri_tri_adjacen
 from jwarp.runtime.geometry.iso_surface import IsoSurfaceBase as IsoSurfaceBase
 from jwarp.runtime.geometry.iso_surface import IsoSurfaceMarchingCubes as IsoSurfaceMarchingCubes
 from jwarp.runtime.geometry.iso_surface import IsoSurfaceNets as IsoSurfaceNets
+from jwarp.geometry.kernel_api import find_triangle_neighbor_edge_index as find_triangle_neighbor_edge_index
 from jwarp.geometry.sparse_marching_cubes import lipschitz_octree as lipschitz_octree
 from jwarp.geometry.sparse_marching_cubes import sparse_marching_cubes as sparse_marching_cubes
 from jwarp.geometry.sparse_marching_cubes import sparse_marching_cubes_from_cells as sparse_marching_cubes_from_cells
@@ -34,9 +35,9 @@ from jwarp.geometry.swept_volume import swept_volume_field as swept_volume_field
 from jwarp.geometry.swept_volume import swept_volume_mesh as swept_volume_mesh
 from jwarp.unavailable import missing
 
-_MISSING = ("find_triangle_neighbor_edge_index", "swept_volume_sdf")
+_MISSING = ("swept_volume_sdf",)
 globals().update({name: missing(f"warp.geometry.{name}") for name in _MISSING})
 
 __all__ = ["IsoSurfaceBase", "IsoSurfaceMarchingCubes", "IsoSurfaceNets", "SweptVolumeSignMode", "delaunay_edge_flip",
-           "lipschitz_octree", "sparse_marching_cubes", "sparse_marching_cubes_from_cells", "swept_volume_bounds", "swept_volume_field",
+           "find_triangle_neighbor_edge_index", "lipschitz_octree", "sparse_marching_cubes", "sparse_marching_cubes_from_cells", "swept_volume_bounds", "swept_volume_field",
            "swept_volume_mesh", "tri_tri_adjacency", *_MISSING]
