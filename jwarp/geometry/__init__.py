@@ -5,8 +5,7 @@ from the field to the vertices) and its interface :class:`IsoSurfaceBase`; :func
 and :func:`delaunay_edge_flip`; :class:`IsoSurfaceNets` (surface nets, one vertex per cell);
 swept volumes (``swept_volume_field`` / ``_mesh`` / ``_bounds``); sparse marching cubes
 (``sparse_marching_cubes``, ``lipschitz_octree``, ``sparse_marching_cubes_from_cells``); the kernel-side
-``find_triangle_neighbor_edge_index``. ``swept_volume_sdf`` (kernel-side, mesh ids from an array) is a
-stand-in that raises :class:`NotImplementedError` when used.
+``find_triangle_neighbor_edge_index`` and ``swept_volume_sdf`` (mesh ids from an array).
 
 Example:
     >>> import numpy as np, jwarp as wp
@@ -26,6 +25,7 @@ from jwarp.runtime.geometry.iso_surface import IsoSurfaceBase as IsoSurfaceBase
 from jwarp.runtime.geometry.iso_surface import IsoSurfaceMarchingCubes as IsoSurfaceMarchingCubes
 from jwarp.runtime.geometry.iso_surface import IsoSurfaceNets as IsoSurfaceNets
 from jwarp.geometry.kernel_api import find_triangle_neighbor_edge_index as find_triangle_neighbor_edge_index
+from jwarp.geometry.kernel_api import swept_volume_sdf as swept_volume_sdf
 from jwarp.geometry.sparse_marching_cubes import lipschitz_octree as lipschitz_octree
 from jwarp.geometry.sparse_marching_cubes import sparse_marching_cubes as sparse_marching_cubes
 from jwarp.geometry.sparse_marching_cubes import sparse_marching_cubes_from_cells as sparse_marching_cubes_from_cells
@@ -33,11 +33,8 @@ from jwarp.geometry.swept_volume import SweptVolumeSignMode as SweptVolumeSignMo
 from jwarp.geometry.swept_volume import swept_volume_bounds as swept_volume_bounds
 from jwarp.geometry.swept_volume import swept_volume_field as swept_volume_field
 from jwarp.geometry.swept_volume import swept_volume_mesh as swept_volume_mesh
-from jwarp.unavailable import missing
-
-_MISSING = ("swept_volume_sdf",)
-globals().update({name: missing(f"warp.geometry.{name}") for name in _MISSING})
 
 __all__ = ["IsoSurfaceBase", "IsoSurfaceMarchingCubes", "IsoSurfaceNets", "SweptVolumeSignMode", "delaunay_edge_flip",
-           "find_triangle_neighbor_edge_index", "lipschitz_octree", "sparse_marching_cubes", "sparse_marching_cubes_from_cells", "swept_volume_bounds", "swept_volume_field",
-           "swept_volume_mesh", "tri_tri_adjacency", *_MISSING]
+           "find_triangle_neighbor_edge_index", "lipschitz_octree", "sparse_marching_cubes",
+           "sparse_marching_cubes_from_cells", "swept_volume_bounds", "swept_volume_field", "swept_volume_mesh",
+           "swept_volume_sdf", "tri_tri_adjacency"]
