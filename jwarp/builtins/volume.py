@@ -25,8 +25,10 @@ from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jwarp.builtins.common import Call, Value
+from jwarp.builtins.random import fmul
 from jwarp.compiler import handles, memory
 from jwarp.compiler.masks import mask_and
 from jwarp.compiler.registry import builtin
@@ -151,6 +153,20 @@ def _round_away(x: Any) -> Any:
     return jnp.where(jnp.abs(x - t) >= 0.5, t + jnp.sign(x), t)
 
 
+def _times(a: Any, b: Any, sdt: Any) -> Any:
+    """``a * b`` of the value type; float32 products are rounded before the sums they feed (as
+    Warp's CPU kernels), so every compilation of a sample (forward, or inside a backward pass) gives
+    the same bits."""
+    return fmul(a, b) if np.dtype(sdt) == np.float32 else a * b
+
+
+def _accumulate(total: Any, terms: Any) -> Any:
+    """``total + terms[0] + terms[1] + ...`` left to right."""
+    for k in range(terms.shape[0]):
+        total = total + terms[k]
+    return total
+
+
 def _sample(call: Call, read: Callable, dtype: Any, uvw: Value, mode: Value, grad: bool) -> tuple[list, list]:
     """(value leaves, gradient leaves) of Warp's sampling at ``uvw`` (index space)."""
     u = [_full(call, jnp.asarray(x).astype(jnp.float32)) for x in leaves_of(uvw)]
@@ -168,17 +184,21 @@ def _sample(call: Call, read: Callable, dtype: Any, uvw: Value, mode: Value, gra
         frac = [x - b for x, b in zip(u, base)]
         ijk = [b.astype(jnp.int32) for b in base]
         w = [(1 - f, f) for f in frac]
-        val = [zero] * width
-        g = [zero] * (3 * width)
+        reads, weights, gweights = [], [], []
         for ox, oy, oz in _OFFSETS:
-            v = read([ijk[0] + ox, ijk[1] + oy, ijk[2] + oz])
+            reads.append(read([ijk[0] + ox, ijk[1] + oy, ijk[2] + oz]))
             wx, wy, wz = w[0][ox], w[1][oy], w[2][oz]
-            weight = (wx * wy * wz).astype(sdt)
-            val = [a + weight * b for a, b in zip(val, v)]
+            weights.append((wx * wy * wz).astype(sdt))
             if grad:
                 sx, sy, sz = (2 * ox - 1, 2 * oy - 1, 2 * oz - 1)
-                gw = [(sx * wy * wz).astype(sdt), (sy * wx * wz).astype(sdt), (sz * wx * wy).astype(sdt)]
-                g = [g[r * 3 + c] + v[r] * gw[c] for r in range(width) for c in range(3)]
+                gweights.append([(sx * wy * wz).astype(sdt), (sy * wx * wz).astype(sdt), (sz * wx * wy).astype(sdt)])
+        # all products of a sum at once (one rounded multiply), then added corner by corner in Warp's order
+        val = [_accumulate(zero, _times(jnp.stack(weights), jnp.stack([v[r] for v in reads]), sdt))
+               for r in range(width)]
+        g = [zero] * (3 * width)
+        if grad:
+            g = [_accumulate(zero, _times(jnp.stack([v[r] for v in reads]), jnp.stack([gw[c] for gw in gweights]),
+                                          sdt)) for r in range(width) for c in range(3)]
         return val, g
 
     if static_mode == CLOSEST:

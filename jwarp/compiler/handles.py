@@ -55,7 +55,7 @@ def candidates(call: Any, handle: Value, kind: str, what: str) -> list[tuple[Bou
     if not found:
         raise WarpCodegenError(
             f"wp.{call.name}(): no {what} id reaches this launch; pass the {what}'s .id as a kernel argument "
-            "(a uint64 parameter or struct field; ids read from arrays are not supported yet)"
+            "(a uint64 parameter or struct field, or in a uint64 array whose contents hold it when the launch is bound)"
         )
     if len(found) == 1:
         return [(found[0], None)]

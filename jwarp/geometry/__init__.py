@@ -3,9 +3,9 @@
 :class:`IsoSurfaceMarchingCubes` (dense-field marching cubes, Warp's output order, differentiable
 from the field to the vertices) and its interface :class:`IsoSurfaceBase`; :func:`tri_tri_adjacency`
 and :func:`delaunay_edge_flip`; :class:`IsoSurfaceNets` (surface nets, one vertex per cell);
-swept volumes (``swept_volume_field`` / ``_mesh`` / ``_bounds``). Warp's other names in this module
-(sparse marching cubes, the kernel-side ``swept_volume_sdf``) are stand-ins that raise
-:class:`NotImplementedError` when used.
+swept volumes (``swept_volume_field`` / ``_mesh`` / ``_bounds``); sparse marching cubes
+(``sparse_marching_cubes``, ``lipschitz_octree``, ``sparse_marching_cubes_from_cells``); the kernel-side
+``find_triangle_neighbor_edge_index`` and ``swept_volume_sdf`` (mesh ids from an array).
 
 Example:
     >>> import numpy as np, jwarp as wp
@@ -24,17 +24,17 @@ from jwarp.runtime.geometry.delaunay import tri_tri_adjacency as tri_tri_adjacen
 from jwarp.runtime.geometry.iso_surface import IsoSurfaceBase as IsoSurfaceBase
 from jwarp.runtime.geometry.iso_surface import IsoSurfaceMarchingCubes as IsoSurfaceMarchingCubes
 from jwarp.runtime.geometry.iso_surface import IsoSurfaceNets as IsoSurfaceNets
+from jwarp.geometry.kernel_api import find_triangle_neighbor_edge_index as find_triangle_neighbor_edge_index
+from jwarp.geometry.kernel_api import swept_volume_sdf as swept_volume_sdf
+from jwarp.geometry.sparse_marching_cubes import lipschitz_octree as lipschitz_octree
+from jwarp.geometry.sparse_marching_cubes import sparse_marching_cubes as sparse_marching_cubes
+from jwarp.geometry.sparse_marching_cubes import sparse_marching_cubes_from_cells as sparse_marching_cubes_from_cells
 from jwarp.geometry.swept_volume import SweptVolumeSignMode as SweptVolumeSignMode
 from jwarp.geometry.swept_volume import swept_volume_bounds as swept_volume_bounds
 from jwarp.geometry.swept_volume import swept_volume_field as swept_volume_field
 from jwarp.geometry.swept_volume import swept_volume_mesh as swept_volume_mesh
-from jwarp.unavailable import missing
-
-_MISSING = (
-    "lipschitz_octree", "sparse_marching_cubes", "sparse_marching_cubes_from_cells",
-    "find_triangle_neighbor_edge_index", "swept_volume_sdf",
-)
-globals().update({name: missing(f"warp.geometry.{name}") for name in _MISSING})
 
 __all__ = ["IsoSurfaceBase", "IsoSurfaceMarchingCubes", "IsoSurfaceNets", "SweptVolumeSignMode", "delaunay_edge_flip",
-           "swept_volume_bounds", "swept_volume_field", "swept_volume_mesh", "tri_tri_adjacency", *_MISSING]
+           "find_triangle_neighbor_edge_index", "lipschitz_octree", "sparse_marching_cubes",
+           "sparse_marching_cubes_from_cells", "swept_volume_bounds", "swept_volume_field", "swept_volume_mesh",
+           "swept_volume_sdf", "tri_tri_adjacency"]

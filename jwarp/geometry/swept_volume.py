@@ -4,8 +4,8 @@ The field at a grid node is the smallest signed distance from the node to any me
 pose: one launch per mesh over (pose, node) maps every node into the mesh's rest frame (the inverse
 pose) and takes a signed closest-point query (winding number, normal, parity or no sign); the
 minimum over poses and meshes is the field. ``swept_volume_mesh`` extracts an isosurface of that field with
-marching cubes. The kernel-side ``swept_volume_sdf`` (which takes an array of mesh ids) is not
-available: jwarp resolves mesh ids at launch time, not from arrays.
+marching cubes. The kernel-side ``swept_volume_sdf`` (meshes as an array of ids) is in
+:mod:`jwarp.geometry.kernel_api`.
 
 Example:
     >>> import numpy as np, jwarp as wp

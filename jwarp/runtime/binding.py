@@ -118,7 +118,20 @@ class ArgumentPacker:
             buf = root._buffer
             self.traced = self.traced or isinstance(buf[0] if isinstance(buf, tuple) else buf, jax.core.Tracer)
         self.arrays.append((name, value))
+        if value.dtype is scalars.uint64:
+            self.pack_array_handles(name, value)
         return ArraySpec(value.dtype, value.shape, index, value._chain)
+
+    def pack_array_handles(self, name: str, value: array) -> None:
+        """Geometry ids stored in a ``uint64`` array (read when the launch is bound; at most
+        ``MAX_ID_ARRAY`` elements): each live object's buffers join the launch, its id a launch value."""
+        buf = value.root._buffer
+        if value.size > MAX_ID_ARRAY or isinstance(buf[0] if isinstance(buf, tuple) else buf, jax.core.Tracer):
+            return
+        for handle in handles.live_ids(np.asarray(value.numpy())):
+            if handle not in self.handle_ids:
+                self.values.append(device_constant(np.uint64(handle), self.device))
+                self.pack_handle(f"{name}[...]", handle, len(self.values) - 1)
 
     def wrap_numpy(self, t: ArrayType, value: np.ndarray) -> array:
         """A numpy argument, as Warp takes it on the CPU: an array over its contents (same scalar
@@ -186,6 +199,9 @@ class ArgumentPacker:
             self.values.append(device_constant(convert_value(self.kernel.key, f"{name}.{key}", t, v), self.device))
             values.append((key, ValueSpec(t, len(self.values) - 1)))
         self.handles.append(HandleSpec(operands.kind, id_index, tuple(operands.static), arrays, tuple(values)))
+
+
+MAX_ID_ARRAY = 1 << 16  # uint64 arrays scanned for geometry ids at bind time
 
 
 def _external_host_array(value: Any, device: Device) -> bool:

@@ -26,6 +26,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 # ids are large and sparse so that an ordinary uint64 argument practically never collides with one
 _ID_BASE = 0x6A77_0000_0000_0000
 _ID_STRIDE = 0x40
@@ -68,8 +70,17 @@ def lookup(handle: Any) -> Any:
     return _objects.get(key)
 
 
+def live_ids(values: Any) -> list[int]:
+    """The distinct values of an integer numpy array that are ids of live objects, in first-seen order."""
+    if not _objects:
+        return []
+    flat = values.reshape(-1)
+    unique, first = np.unique(flat[flat >= np.uint64(_ID_BASE)], return_index=True)
+    return [int(v) for v in unique[np.argsort(first)] if int(v) in _objects]
+
+
 def unregister(handle: int) -> None:
     _objects.pop(int(handle), None)
 
 
-__all__ = ["LaunchOperands", "lookup", "register", "unregister"]
+__all__ = ["LaunchOperands", "live_ids", "lookup", "register", "unregister"]

@@ -65,7 +65,12 @@ def test_bvh_validation_and_refit():
     wp.copy(hi, wp.array(np.full((4, 3), 2.0, np.float32), dtype=wp.vec3))
     bvh.refit()
     assert np.allclose(bvh._node_bounds.numpy()[0], [0, 0, 0, 2, 2, 2])
-    assert not wp.is_cubql_available()
+    assert wp.is_cubql_available()  # "cubql" is accepted (jwarp's own tree), as Warp's CPU build with cuBQL
+    with pytest.raises(ValueError, match="non-cuBQL"):
+        bvh.rebuild(constructor="cubql")
+    cubql = wp.Bvh(lo, hi, constructor="cubql")
+    cubql.rebuild(constructor="cubql")
+    cubql.rebuild()
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 64])

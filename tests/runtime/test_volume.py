@@ -165,3 +165,80 @@ def test_save_to_nvdb_round_trips_stored_values(tmp_path):
 @wp.kernel
 def _lookup_one(v: wp.uint64, out: wp.array(dtype=float)):
     out[0] = wp.volume_lookup_f(v, 1, 2, 3)
+
+
+def _nvdb_file(grid: bytes) -> bytes:
+    """An uncompressed one-grid ``.nvdb`` file around a grid buffer."""
+    import struct
+
+    meta = bytearray(176)
+    struct.pack_into("<QQ", meta, 0, len(grid), len(grid))
+    struct.pack_into("<I", meta, 136, 1)
+    return struct.pack("<QIHH", 0x304244566F6E614E, 32 << 21 | 3 << 10 | 3, 1, 0) + bytes(meta) + b"\0" + grid
+
+
+def test_nvdb_file_validation_rejects_bad_trees():
+    import struct
+
+    with open(_warp_asset("test_grid.nvdb"), "rb") as f:
+        grid = bytearray(wp.Volume.load_from_nvdb(f).array().numpy().tobytes())
+    size = struct.unpack_from("<Q", grid, 32)[0]
+    grid = grid[:size]
+    wp.Volume.load_from_nvdb(_nvdb_file(bytes(grid)))  # the untouched grid loads
+    misaligned = grid + b"\0"
+    struct.pack_into("<Q", misaligned, 32, len(misaligned))
+    lower_outside = bytearray(grid)
+    struct.pack_into("<Q", lower_outside, 672 + 8, size)  # lower nodes start past the grid
+    leaf_offset = struct.unpack_from("<Q", grid, 672)[0]
+    overlapping = bytearray(grid)
+    struct.pack_into("<Q", overlapping, 672, leaf_offset - 32)  # leaves overlap the lower nodes
+    for bad in (misaligned, lower_outside, overlapping):
+        with pytest.raises(RuntimeError, match="Invalid NanoVDB grid structure"):
+            wp.Volume.load_from_nvdb(_nvdb_file(bytes(bad)))
+    wp.Volume(wp.array(np.frombuffer(bytes(misaligned), np.uint8), dtype=wp.uint8))  # raw buffers: no file rules
+
+
+def _fpn_grid(bits: tuple) -> bytes:
+    """A breadth-first FpN grid (NanoVDB type 16) with one upper and one lower node and a leaf per
+    entry of ``bits`` (values of that many bits), laid out as PNanoVDB.h describes."""
+    import struct
+
+    root, upper = 64, 64 + 64 + 32
+    lower = upper + 270400
+    leaf = lower + 33856
+    sizes = [96 + b * 64 for b in bits]
+    size = 672 + leaf + sum(sizes)
+    g = bytearray(size)
+    struct.pack_into("<QI", g, 0, 0x304244566F6E614E, 32 << 21 | 3 << 10 | 3)
+    struct.pack_into("<IIIQ", g, 20, 1 << 5, 0, 1, size)  # breadth-first flag, grid index/count, size
+    struct.pack_into("<Iq", g, 636, 16, size)  # grid type FpN, no blind data (offset at the end)
+    struct.pack_into("<QQQQIII", g, 672, leaf, lower, upper, root, len(bits), 1, 1)
+    struct.pack_into("<I", g, 672 + root + 24, 1)  # one root tile, its child the upper node
+    struct.pack_into("<q", g, 672 + root + 64 + 8, upper - root)
+    struct.pack_into("<I", g, 672 + upper + 4128, 1)
+    struct.pack_into("<q", g, 672 + upper + 8256, lower - upper)
+    struct.pack_into("<I", g, 672 + lower + 544, (1 << len(bits)) - 1)
+    at = leaf
+    for k, (b, n) in enumerate(zip(bits, sizes)):
+        struct.pack_into("<q", g, 672 + lower + 1088 + 8 * k, at - lower)
+        struct.pack_into("<I", g, 672 + at + 12, (b.bit_length() - 1) << 29)
+        at += n
+    return bytes(g)
+
+
+def test_fpn_grids_load_their_topology_and_sample_as_another_type():
+    vol = wp.Volume.load_from_nvdb(_nvdb_file(_fpn_grid((1, 4))))
+    info = vol.get_grid_info()
+    assert (info.type_str, vol.dtype, vol.is_index) == ("FloatN", None, False)
+    assert (vol.get_tile_count(), vol.get_voxel_count()) == (2, 1024)
+    assert vol.get_tiles().numpy().tolist() == [[0, 0, 0], [0, 0, 8]]
+    out = wp.zeros(1, dtype=float)
+    wp.launch(_lookup_one, 1, inputs=[vol.id, out])
+    assert out.numpy()[0] == 0.0  # Warp reads a volume of another type as 0
+    truncated = bytearray(_fpn_grid((16,)))[: 672 + 64 + 64 + 32 + 270400 + 33856 + 96]
+    import struct
+
+    struct.pack_into("<Q", truncated, 32, len(truncated))
+    struct.pack_into("<q", truncated, 640, len(truncated))
+    with pytest.raises(RuntimeError, match="Invalid NanoVDB grid structure"):
+        wp.Volume.load_from_nvdb(_nvdb_file(bytes(truncated)))

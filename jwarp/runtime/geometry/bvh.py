@@ -96,7 +96,10 @@ class Bvh:
     def rebuild(self, constructor: Any = None) -> None:
         """Build the tree anew from the current ``lowers`` / ``uppers``."""
         if constructor is not None:
-            self._constructor = check_constructor(constructor)
+            name = check_constructor(constructor)
+            if name == "cubql" and self._constructor != "cubql":
+                raise ValueError("Cannot rebuild a non-cuBQL BVH with constructor='cubql'; create a new BVH instead")
+            self._constructor = name
         tree = bvh_build.build(*self._boxes(), self._group_ids())
         self._tree = tree
         self._node_bounds.assign(tree.bounds)

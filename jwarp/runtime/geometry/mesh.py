@@ -28,8 +28,10 @@ CONSTRUCTORS = ("sah", "median", "lbvh", "cubql")
 
 
 def is_cubql_available() -> bool:
-    """Whether the cuBQL BVH builder is available (never in jwarp; ``"cubql"`` builds jwarp's tree)."""
-    return False
+    """Whether ``constructor="cubql"`` is accepted: always (as Warp's CPU build with cuBQL). jwarp
+    builds its own tree for every constructor name; the choice does not change query results, and
+    cuBQL's restrictions (no groups, no winding numbers, no cubql rebuild of another tree) apply."""
+    return True
 
 
 def check_constructor(constructor: Any) -> str:

@@ -20,17 +20,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from jwarp.runtime.geometry.nanovdb_validate import validate_payload
+
 # NanoVDB grid types jwarp reads: (type name, numpy value dtype, components)
 _TYPES = {1: ("float", np.float32, 1), 2: ("double", np.float64, 1), 4: ("int32", np.int32, 1),
           5: ("int64", np.int64, 1), 6: ("Vec3f", np.float32, 3), 7: ("Vec3d", np.float64, 3),
           10: ("uint32", np.uint32, 1), 17: ("Vec4f", np.float32, 4), 18: ("Vec4d", np.float64, 4),
-          19: ("Index", None, 0), 20: ("OnIndex", None, 0)}
+          16: ("FloatN", None, 0), 19: ("Index", None, 0), 20: ("OnIndex", None, 0)}
+_FPN = 16  # variable-bit quantized floats: loaded for their topology, read as no type (Warp samples them as 0)
 # per grid type: (root_off_background, root_size, table_stride, root_tile_off_value, root_tile_size,
 #                 upper_off_table, lower_off_table, leaf_off_table)  (PNanoVDB's constants table)
 _LAYOUT = {1: (28, 64, 8, 20, 32, 8256, 1088, 96), 2: (32, 96, 8, 24, 32, 8256, 1088, 128),
            4: (28, 64, 8, 20, 32, 8256, 1088, 96), 5: (32, 96, 8, 24, 32, 8256, 1088, 128),
            6: (28, 96, 16, 20, 32, 8256, 1088, 128), 7: (32, 128, 24, 24, 64, 8288, 1120, 160),
-           10: (28, 64, 8, 20, 32, 8256, 1088, 96), 17: (28, 96, 16, 20, 64, 8288, 1120, 128),
+           10: (28, 64, 8, 20, 32, 8256, 1088, 96), 16: (28, 64, 8, 20, 32, 8256, 1088, 96), 17: (28, 96, 16, 20, 64, 8288, 1120, 128),
            18: (32, 160, 32, 24, 64, 8320, 1152, 160), 19: (32, 96, 8, 24, 32, 8256, 1088, 80),
            20: (32, 96, 8, 24, 32, 8256, 1088, 80)}
 # NanoVDB's names of its GridType values (nanovdb::toStr)
@@ -101,6 +104,7 @@ def read_file(data: bytes) -> list[bytes]:
         raise RuntimeError(f"Unsupported codec code: {codec}")
     if struct.unpack("<Q", buffer[0:8])[0] not in _GRID_MAGICS:
         raise RuntimeError("NanoVDB signature not found on grid!")
+    validate_payload(buffer)
     return _split_grids(buffer)
 
 
@@ -242,8 +246,8 @@ def _parse_grid(buf: bytes) -> Grid:
     tree = 672
     leaf_base, root = tree + u64(tree), tree + u64(tree + 24)
     leaf_count = u32(tree + 32)
-    leaf_size = _leaf_size(gtype)
-    if leaf_base + leaf_count * leaf_size > len(buf) or not tree < root < len(buf):
+    starts = _leaf_starts(buf, gtype, leaf_base, leaf_count)
+    if (leaf_count and starts[-1] + _leaf_size(buf, gtype, int(starts[-1])) > len(buf)) or not tree < root < len(buf):
         raise RuntimeError("Invalid NanoVDB grid structure")
     grid.breadth_first = bool(u32(20) & (1 << 5))
     read_value = (lambda o: np.frombuffer(buf, np_type, comps, o).copy()) if np_type is not None else (
@@ -263,20 +267,22 @@ def _parse_grid(buf: bytes) -> Grid:
         upper = root + child
         _walk(buf, upper, upper_origin, 5, 128, upper_table, stride, (np_type, comps), grid,
               lambda lower, origin: _walk(buf, lower, origin, 4, 8, lower_table, stride, (np_type, comps), grid,
-                                          lambda leaf, o: _leaf(leaf, o, leaf_base, leaf_size, origins, seen)))
+                                          lambda leaf, o: _leaf(leaf, o, starts, origins, seen)))
     if not seen.all():
         raise RuntimeError("Invalid NanoVDB grid structure")
     grid.leaf_origins = origins.astype(np.int32)
-    offsets = np.arange(leaf_count, dtype=np.int64) * leaf_size + leaf_base + leaf_table
+    offsets = starts + leaf_table
     grid.value_offsets = offsets
-    if np_type is not None:
+    if gtype == _FPN:  # no values jwarp reads: every voxel reads the background, as a volume of another type
+        grid.voxel_index, grid.voxel_count = np.full(max(leaf_count, 1) * 512, -1, np.int32), leaf_count * 512
+    elif np_type is not None:
         width = np.dtype(np_type).itemsize * comps * 512
         raw = b"".join(buf[o: o + width] for o in offsets)
         values = np.frombuffer(raw, np_type).copy()
         grid.leaf_values = values.reshape(-1, comps) if comps > 1 else values
         grid.voxel_count = leaf_count * 512
     else:
-        grid.voxel_index, grid.voxel_count = _index_values(buf, gtype, offsets, leaf_base, leaf_size, u64(tree + 56))
+        grid.voxel_index, grid.voxel_count = _index_values(buf, gtype, offsets, u64(tree + 56))
     return grid
 
 
@@ -301,9 +307,23 @@ def _blind_data(buf: bytes, offset: int, count: int) -> list:
     return out
 
 
-def _leaf_size(gtype: int) -> int:
+def _leaf_size(buf: bytes, gtype: int, address: int) -> int:
+    """Bytes of the leaf at ``address`` (FpN leaves: a 96-byte header and 512 values of 2**k bits)."""
+    if gtype == _FPN:
+        return 96 + (1 << (struct.unpack_from("<I", buf, address + 12)[0] >> 29)) * 64
     sizes = {1: 2144, 2: 4224, 4: 2144, 5: 4224, 6: 6272, 7: 12448, 10: 2144, 17: 8320, 18: 16544, 19: 96, 20: 96}
     return sizes[gtype]
+
+
+def _leaf_starts(buf: bytes, gtype: int, base: int, count: int) -> np.ndarray:
+    """Byte offsets of the ``count`` leaves stored from ``base`` on."""
+    if gtype != _FPN:
+        return base + np.arange(count, dtype=np.int64) * _leaf_size(buf, gtype, base)
+    starts, at = np.zeros(count, np.int64), base
+    for k in range(count):
+        starts[k] = at
+        at += _leaf_size(buf, gtype, at)
+    return starts
 
 
 def _walk(buf: bytes, node: int, origin: np.ndarray, log2dim: int, child_dim: int, table: int, stride: int,
@@ -333,16 +353,15 @@ def _walk(buf: bytes, node: int, origin: np.ndarray, log2dim: int, child_dim: in
                     grid.tiles.append((base + np.array([dx, dy, dz]), values[k].copy()))
 
 
-def _leaf(address: int, origin: np.ndarray, base: int, size: int, origins: np.ndarray, seen: np.ndarray) -> None:
-    index = (address - base) // size
-    if address < base or (address - base) % size or index >= origins.shape[0]:
+def _leaf(address: int, origin: np.ndarray, starts: np.ndarray, origins: np.ndarray, seen: np.ndarray) -> None:
+    index = int(np.searchsorted(starts, address))
+    if index >= starts.shape[0] or starts[index] != address:
         raise RuntimeError("Invalid NanoVDB grid structure")
     origins[index] = origin
     seen[index] = True
 
 
-def _index_values(buf: bytes, gtype: int, offsets: np.ndarray, leaf_base: int, leaf_size: int,
-                  tree_voxels: int) -> tuple[np.ndarray, int]:
+def _index_values(buf: bytes, gtype: int, offsets: np.ndarray, tree_voxels: int) -> tuple[np.ndarray, int]:
     """Per leaf voxel: Warp's ``volume_lookup_index`` (NanoVDB value index - 1, -1 when none)."""
     out = np.full(max(len(offsets), 1) * 512, -1, np.int32)
     for k, o in enumerate(offsets):

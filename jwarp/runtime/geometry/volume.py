@@ -120,8 +120,8 @@ class Volume:
         self._grid_type = grid_type
         self._is_index = grid_type in INDEX_TYPES
         self._grid_meta = ("", None, 0, 1)  # name, size in bytes (None: jwarp's storage size), index, count
-        self._dtype = None if self._is_index else GRID_TYPES[grid_type]
-        if self._is_index:
+        self._dtype = None if self._is_index else GRID_TYPES.get(grid_type)  # None: no values jwarp reads (FpN)
+        if self._dtype is None:
             self._bg, self._bg_np = scalars.float32(0.0), np.zeros(1, np.float32)
         else:
             dtype = self._dtype
@@ -130,7 +130,10 @@ class Volume:
         self._capacity = capacity
         self._set_topology(tiles, active_voxels, constant_tiles)
         mat = np.asarray(transform, np.float32).reshape(3, 3)
-        inv = np.linalg.inv(mat.astype(np.float64))
+        try:
+            inv = np.linalg.inv(mat.astype(np.float64))
+        except np.linalg.LinAlgError:  # a file's degenerate transform (loaded grids use the file's inverse)
+            inv = np.zeros((3, 3))
         self._mat, self._inv = mat, inv
         self._translation = np.asarray([float(t) for t in translation], np.float32)
         self._invf = inv.astype(np.float32)
@@ -148,7 +151,7 @@ class Volume:
         self._tile_origin = origin
         self._tile_map = array(slots, dtype=scalars.int32, device=self.device)
         n = max(tiles.shape[0], self._capacity) * topo.LEAF_VOXELS
-        if self._is_index:
+        if self._dtype is None:
             self._values = array(np.zeros(1, np.float32), dtype=scalars.float32, device=self.device)
             index, self._index_count = topo.active_index(tiles, active_voxels)
             if index.shape[0] < n:

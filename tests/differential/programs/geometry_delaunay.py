@@ -1,5 +1,5 @@
 """``wp.geometry.tri_tri_adjacency`` (neighbours and neighbour edge indices, with and without a
-vertex count) and ``wp.geometry.delaunay_edge_flip`` (a jittered grid, a convex fan, a thin quad's
+vertex count; the kernel-side ``find_triangle_neighbor_edge_index``) and ``wp.geometry.delaunay_edge_flip`` (a jittered grid, a convex fan, a thin quad's
 single flip, a flip refused by degenerate reference positions, an empty mesh, a captured flip).
 Delaunay triangulations of points in general position are unique, so flipped meshes are compared
 as sets of triangles (each rotated to start at its smallest vertex); flip counts depend on the
@@ -8,6 +8,18 @@ order of flips and are compared only where a single flip is possible."""
 import importlib
 
 import numpy as np
+
+find_edge = importlib.import_module(wp.__name__ + ".geometry").find_triangle_neighbor_edge_index
+
+
+@wp.kernel
+def back_edges(neighbours: wp.array2d(dtype=wp.int32), out: wp.array2d(dtype=wp.int32)):
+    t, j = wp.tid()
+    n = neighbours[t, j]
+    if n >= 0:
+        out[t, j] = find_edge(neighbours, n, t)
+    else:
+        out[t, j] = find_edge(neighbours, t, (t + 7) % neighbours.shape[0]) - 10
 
 
 def _grid(nx, ny, jitter, seed):
@@ -35,6 +47,9 @@ def run():
     points, tris = _grid(5, 4, 0.3, 3)
     neighbours, edges = geometry.tri_tri_adjacency(wp.array(tris, dtype=wp.int32), vertex_count=len(points))
     out["neighbours"], out["edges"] = neighbours.numpy(), edges.numpy()
+    back = wp.zeros(neighbours.shape, dtype=wp.int32)
+    wp.launch(back_edges, dim=neighbours.shape, inputs=[neighbours, back])
+    out["back_edges"] = back.numpy()  # find_triangle_neighbor_edge_index: the neighbour's edge (== edges)
     out["neighbours_only"] = geometry.tri_tri_adjacency(wp.array(tris, dtype=wp.int32),
                                                         return_neighbor_edge_indices=False).numpy()
 
