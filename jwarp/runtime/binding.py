@@ -126,7 +126,7 @@ class ArgumentPacker:
         """Geometry ids stored in a ``uint64`` array (read when the launch is bound; at most
         ``MAX_ID_ARRAY`` elements): each live object's buffers join the launch, its id a launch value."""
         buf = value.root._buffer
-        if value.size > MAX_ID_ARRAY or isinstance(buf[0] if isinstance(buf, tuple) else buf, jax.core.Tracer):
+        if value.size > MAX_ID_ARRAY or not handles.any_live() or isinstance(buf[0] if isinstance(buf, tuple) else buf, jax.core.Tracer):
             return
         for handle in handles.live_ids(np.asarray(value.numpy())):
             if handle not in self.handle_ids:

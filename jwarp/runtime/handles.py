@@ -79,8 +79,13 @@ def live_ids(values: Any) -> list[int]:
     return [int(v) for v in unique[np.argsort(first)] if int(v) in _objects]
 
 
+def any_live() -> bool:
+    """Whether any geometry object is alive (else no array can hold a live id)."""
+    return len(_objects) > 0
+
+
 def unregister(handle: int) -> None:
     _objects.pop(int(handle), None)
 
 
-__all__ = ["LaunchOperands", "live_ids", "lookup", "register", "unregister"]
+__all__ = ["LaunchOperands", "any_live", "live_ids", "lookup", "register", "unregister"]
