@@ -99,6 +99,11 @@ defer_launch_replays: bool = True
 when its results could be observed (any array read, another launch, ``wp.synchronize()``), and
 back-to-back replays of one Launch run as one executable call; results are the same as running each
 at once. ``False``: every ``Launch.launch()`` runs immediately. See ``jwarp/runtime/deferred.py``."""
+fuse_launch_chains: bool = True
+"""jwarp extension: a plain ``wp.launch`` of a kernel that only rewrites arrays runs when its results
+could be observed (as deferred ``Launch`` replays), and a sequence of such launches that recurs (the
+substeps between two ``wp.synchronize()`` calls) runs as one XLA program; results are the same as
+running each at once. ``False``: every ``wp.launch`` runs immediately. See ``jwarp/runtime/chain.py``."""
 kernel_cache_dir = None
 """Where the on-disk cache lives (default ``$JWARP_CACHE_PATH`` or ``~/.cache/jwarp/xla``)."""
 enable_backward: bool = True
