@@ -41,9 +41,9 @@ from jwarp.runtime.execution import concrete_array_type
 from jwarp.runtime.locking import state_lock
 
 # A chain key seen this many times before runs fused (each fused program costs one compile).
-FUSE_AFTER = 2
+FUSE_AFTER = 3
 # At most this many launches per chain (a longer sequence runs as several chains).
-MAX_LENGTH = 64
+MAX_LENGTH = 32
 # Chain keys remembered (seen counts and fused programs); the table is cleared when full.
 _TABLE_LIMIT = 64
 # A written buffer referenced by its array, the operand list and getrefcount's argument only.
