@@ -15,7 +15,9 @@ another inside a single jit, with the written buffers donated when nothing else 
 fuses across kernel boundaries (a force accumulator cleared by one kernel and scattered into by the
 next never exists in memory) and the chain pays one dispatch instead of one per launch. Measured on
 the cloth benchmark (20 launches per step, 2-core CPU): 18% less CPU time per step. A chain seen for
-the first times, or one whose fused program cannot be built or run, runs launch by launch.
+the first times, a chain of one kernel only (repeats of one launch gain little from fusing, and a
+long chain costs a long compile), or one whose fused program cannot be built or run, runs launch by
+launch.
 
 ``wp.config.fuse_launch_chains = False`` turns chains off (every ``wp.launch`` runs at once). Like an
 asynchronous GPU launch, an error a chained launch raises (a buffer freed meanwhile) surfaces when
@@ -89,7 +91,7 @@ class Chain:
 
     def run_deferred(self, count: int) -> None:
         """Run the chain (called by :func:`jwarp.runtime.deferred.flush`, holding ``state_lock``)."""
-        if len(self.entries) > 1:
+        if len(self.entries) > 1 and any(e[0] is not self.entries[0][0] for e in self.entries):
             key = tuple(self.key)
             info = _table.get(key)
             if info is None:
@@ -188,8 +190,7 @@ def append(plan: Any, args: list) -> bool:
     for i, p in enumerate(plan.base_pos):
         a = args[p]
         root = a._base if a._base is not None else a
-        buf = root._buf
-        if type(buf) is not impl or buf.is_deleted():  # (traced, freed, a struct array's fields)
+        if not _live(root, impl):  # (traced, freed, a struct array's fields)
             return False
         if i in written and root._host_mirror is not None:
             return False
@@ -202,6 +203,13 @@ def append(plan: Any, args: list) -> bool:
         deferred.defer(current)  # runs any other pending work first
     current.add(plan, roots, values, list(args))
     return True
+
+
+def _live(root: Any, impl: type) -> bool:
+    """Whether ``root`` holds a concrete, live buffer (no local reference to it outlives this call:
+    running a pending chain must find written buffers held by their arrays only, to donate them)."""
+    buf = root._buf
+    return type(buf) is impl and not buf.is_deleted()
 
 
 def pending_length() -> int:

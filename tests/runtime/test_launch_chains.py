@@ -37,6 +37,12 @@ def _loss(x: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
 
 
 @wp.kernel
+def _bump(a: wp.array(dtype=float), s: float):
+    i = wp.tid()
+    a[i] = a[i] + s
+
+
+@wp.kernel
 def _talk(a: wp.array(dtype=float)):
     i = wp.tid()
     a[i] = a[i] + 1.0
@@ -111,6 +117,31 @@ def test_launches_wait_until_observed():
     np.testing.assert_allclose(x.numpy(), _X0 + 0.5, rtol=1e-6)  # (the first cleared f)
 
 
+def test_one_kernel_repeated_is_not_fused():
+    wp.config.fuse_launch_chains = True
+    x = wp.array(_X0, dtype=wp.vec3)
+    v = wp.zeros(N, dtype=wp.vec3)
+    f = wp.zeros(N, dtype=wp.vec3)
+    for _ in range(chain.FUSE_AFTER + 3):
+        for _ in range(3):
+            wp.launch(_integrate, N, inputs=[x, v, f, 0.5])
+        wp.synchronize()
+    assert _fused_programs() == 0
+
+
+def test_chained_launches_donate_their_buffers():
+    from jwarp.runtime.execution import program_of
+
+    wp.config.fuse_launch_chains = True
+    a = wp.zeros(1024)
+    for _ in range(2 * chain.MAX_LENGTH + 3):  # full chains run while the next launch is being added
+        wp.launch(_bump, 1024, inputs=[a, 1.5])
+    wp.synchronize()
+    programs = [program_of(p.compiled) for p in _bump._launch_plans.values()]
+    assert programs and all(p.donates and p.copied_runs == 0 for p in programs)
+    np.testing.assert_array_equal(a.numpy(), np.full(1024, 1.5 * (2 * chain.MAX_LENGTH + 3), np.float32))
+
+
 def test_disabled_runs_at_once():
     wp.config.fuse_launch_chains = False
     x = wp.array(_X0, dtype=wp.vec3)
@@ -134,10 +165,11 @@ def test_buffer_held_elsewhere_keeps_its_contents():
     x = wp.array(_X0, dtype=wp.vec3)
     v = wp.zeros(N, dtype=wp.vec3)
     f = wp.array(np.ones((N, 3), np.float32), dtype=wp.vec3)
+    idx = wp.array(_PAIRS, dtype=int)
     views = []
-    for _ in range(5):  # the same 2-launch chain recurs: from the third run on it is fused
+    for _ in range(chain.FUSE_AFTER + 3):  # the same 2-launch chain recurs: fused from the FUSE_AFTER + 1st
         views.append((np.asarray(wp.to_jax(x)).copy(), wp.to_jax(x)))
-        wp.launch(_integrate, N, inputs=[x, v, f, 0.5])
+        wp.launch(_springs, len(_PAIRS) // 2, inputs=[x, idx, 0.5], outputs=[f])
         wp.launch(_integrate, N, inputs=[x, v, f, 0.5])
         wp.synchronize()
     assert _fused_programs() == 1
