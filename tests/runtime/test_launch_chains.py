@@ -204,7 +204,7 @@ def test_tape_gradients_after_fused_chains():
     np.testing.assert_allclose(got_grad, want_grad, rtol=1e-4, atol=1e-5)
 
 
-def test_freed_array_error_surfaces():
+def test_synchronize_runs_the_chain():
     wp.config.fuse_launch_chains = True
     x = wp.array(_X0, dtype=wp.vec3)
     v = wp.zeros(N, dtype=wp.vec3)
@@ -212,4 +212,5 @@ def test_freed_array_error_surfaces():
     wp.launch(_integrate, N, inputs=[x, v, f, 0.5])
     assert deferred.pending is not None
     wp.synchronize()
+    assert deferred.pending is None and chain.pending_length() == 0
     np.testing.assert_allclose(x.numpy(), _X0, rtol=1e-6)
