@@ -109,6 +109,11 @@ interruptible_launch_seconds: float | None = 1.0
 Ctrl-C interrupts it: ``KeyboardInterrupt`` is raised at once and the launch changes no array (the
 computation finishes in the background, its results dropped). ``None``: always call directly. See
 ``jwarp/runtime/interruptible.py``."""
+fuse_launch_chains: bool = True
+"""jwarp extension: a plain ``wp.launch`` of a kernel that only rewrites arrays runs when its results
+could be observed (as deferred ``Launch`` replays), and a sequence of such launches that recurs (the
+substeps between two ``wp.synchronize()`` calls) runs as one XLA program; results are the same as
+running each at once. ``False``: every ``wp.launch`` runs immediately. See ``jwarp/runtime/chain.py``."""
 kernel_cache_dir = None
 """Where the on-disk cache lives (default ``$JWARP_CACHE_PATH`` or ``~/.cache/jwarp/xla``)."""
 enable_backward: bool = True

@@ -31,8 +31,6 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Sequence
 
-from jax.extend import core as jax_core
-
 from jwarp import config
 from jwarp.builtins.utility import TID_EXTENT_LIMIT
 from jwarp.compiler.signature import ArraySpec, ValueSpec
@@ -40,6 +38,7 @@ from jwarp.lang import composites
 from jwarp.lang.arrays import ArrayType
 from jwarp.lang.struct import StructInstance, StructType
 from jwarp.runtime import capture, deferred, fastpath
+from jwarp.runtime.chain import has_callbacks
 from jwarp.runtime.adjoint import adjoint_launch
 from jwarp.runtime.binding import ArgumentPacker
 from jwarp.runtime.device import Device, get_device
@@ -212,7 +211,7 @@ class Launch:
             return False
         if any(self._roots[b]._host_mirror is not None for _, b in self._written):
             return False
-        return not _has_callbacks(prepared.compiled.closed_jaxpr.jaxpr)
+        return not has_callbacks(prepared.compiled.closed_jaxpr.jaxpr)
 
     def _invalidate(self) -> None:
         self._prepared = None
@@ -327,17 +326,6 @@ def _default(t: Any) -> Any:
     if composites.is_composite(t):
         return t(0)  # zeros (a transform's no-argument constructor is the identity)
     return 0
-
-
-def _has_callbacks(jaxpr: Any) -> bool:
-    """Whether ``jaxpr`` (or a jaxpr nested in it) calls back into Python (``print``, host callbacks)."""
-    for eqn in jaxpr.eqns:
-        if "callback" in eqn.primitive.name:
-            return True
-        for sub in jax_core.jaxprs_in_params(eqn.params):
-            if _has_callbacks(sub):
-                return True
-    return False
 
 
 def _verify_fp() -> bool:

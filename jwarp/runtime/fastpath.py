@@ -29,7 +29,7 @@ import numpy as np
 from jwarp import config
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, ValueSpec
 from jwarp.lang import composites
-from jwarp.runtime import deferred
+from jwarp.runtime import chain, deferred
 from jwarp.runtime.array import array
 from jwarp.runtime.binding import convert_value, device_constant
 from jwarp.runtime.differentiable import has_dynamic_loops
@@ -88,7 +88,7 @@ class Plan:
     """A validated launch ready to re-dispatch (see module docstring)."""
 
     __slots__ = ("_kernel", "device", "program", "compiled", "base_pos", "values", "written", "dim", "max_blocks",
-                 "block_dim", "array_pos", "tape_ok", "_array_impl")
+                 "block_dim", "array_pos", "tape_ok", "_array_impl", "_chainable")
 
     @property
     def kernel(self) -> Any:
@@ -96,6 +96,7 @@ class Plan:
 
     def __init__(self, prepared: PreparedLaunch, args: list):
         self._array_impl = concrete_array_type()
+        self._chainable: bool | None = None
         binding, compiled = prepared.binding, prepared.compiled
         # weak: plans live on their kernel, and a strong link back would keep a discarded kernel
         # (a factory's old closure) alive until a cyclic GC pass
@@ -170,14 +171,38 @@ class Plan:
         except Exception:
             return None
 
+    def chainable(self) -> bool:
+        """Whether this plan's launches may join a deferred launch chain (:mod:`jwarp.runtime.chain`):
+        a kernel that only rewrites arrays (no host callbacks), compiled from a cached trace,
+        without 64-bit operands."""
+        ok = self._chainable
+        if ok is None:
+            compiled = self.compiled
+            ok = self._chainable = bool(
+                self.written and compiled._traced_fn is not None and not self.program.x64
+                and not chain.has_callbacks(compiled.closed_jaxpr.jaxpr)
+            )
+        return ok
+
+    def launch_values(self, args: list) -> list:
+        """The launch-device constants of the scalar arguments in ``args``."""
+        return self._values(args)
+
     def run(self, args: list) -> bool:
-        """Dispatch with ``args``; False (nothing done) when the full launch path must handle them.
-        The caller holds ``state_lock``."""
+        """Dispatch with ``args`` (or defer it into the pending launch chain); False (nothing done)
+        when the full launch path must handle them. The caller holds ``state_lock``."""
+        if config.fuse_launch_chains and chain.append(self, args):
+            return True
+        return self.run_now(args, None)
+
+    def run_now(self, args: list, values: list | None) -> bool:
+        """Dispatch with ``args`` at once (``values``: their converted scalars, None to convert them
+        here); False (nothing done) when the full launch path must handle them."""
         found = self._bases(args)
         if found is None:
             return False
         roots, bufs = found
-        out = self._call(bufs, self._values(args), True)
+        out = self._call(bufs, self._values(args) if values is None else values, True)
         if out is None:
             return False  # the full path reports the problem (nothing was written)
         rebind(roots, self.written, out)

@@ -1,0 +1,216 @@
+"""Deferred launch chains (jwarp/runtime/chain.py): recurring sequences of ``wp.launch`` calls run
+as one program, with every observable result equal (up to float rounding of fused arithmetic) to
+running each launch at once."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+import jwarp as wp
+from jwarp.runtime import chain, deferred
+
+
+@wp.kernel
+def _springs(x: wp.array(dtype=wp.vec3), idx: wp.array(dtype=int), k: float, f: wp.array(dtype=wp.vec3)):
+    s = wp.tid()
+    i = idx[2 * s]
+    j = idx[2 * s + 1]
+    d = x[j] - x[i]
+    wp.atomic_add(f, i, d * k)
+    wp.atomic_sub(f, j, d * k)
+
+
+@wp.kernel
+def _integrate(x: wp.array(dtype=wp.vec3), v: wp.array(dtype=wp.vec3), f: wp.array(dtype=wp.vec3), dt: float):
+    i = wp.tid()
+    v[i] = v[i] + f[i] * dt
+    x[i] = x[i] + v[i] * dt
+    f[i] = wp.vec3(0.0, 0.0, 0.0)
+
+
+@wp.kernel
+def _loss(x: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(out, 0, wp.dot(x[i], x[i]))
+
+
+@wp.kernel
+def _bump(a: wp.array(dtype=float), s: float):
+    i = wp.tid()
+    a[i] = a[i] + s
+
+
+@wp.kernel
+def _talk(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = a[i] + 1.0
+    print(a[i])
+
+
+N = 16
+_RNG = np.random.default_rng(3)
+_X0 = _RNG.standard_normal((N, 3)).astype(np.float32)
+_PAIRS = np.stack([np.arange(N - 1), np.arange(1, N)], axis=1).reshape(-1).astype(np.int32)
+_PAIRS2 = _RNG.permutation(N)[: 2 * 6].astype(np.int32)
+
+
+@pytest.fixture(autouse=True)
+def _restore():
+    saved = wp.config.fuse_launch_chains
+    chain.reset()
+    yield
+    wp.config.fuse_launch_chains = saved
+    chain.reset()
+
+
+def _simulate(fuse: bool, steps: int, change_at: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    wp.config.fuse_launch_chains = fuse
+    x = wp.array(_X0, dtype=wp.vec3)
+    v = wp.zeros(N, dtype=wp.vec3)
+    f = wp.zeros(N, dtype=wp.vec3)
+    idx = wp.array(_PAIRS, dtype=int)
+    n_springs = len(_PAIRS) // 2
+    for step in range(steps):
+        if step == change_at:  # the index array changes between steps (same shape, other springs)
+            idx.assign(np.resize(_PAIRS2, _PAIRS.shape).astype(np.int32))
+        for _ in range(3):
+            wp.launch(_springs, n_springs, inputs=[x, idx, 0.5], outputs=[f])
+            wp.launch(_integrate, N, inputs=[x, v, f, 0.01])
+        wp.synchronize()
+    return x.numpy(), v.numpy()
+
+
+def _fused_programs() -> int:
+    return sum(info.program is not None for info in chain._table.values())
+
+
+def test_fused_chain_equals_launches_run_at_once():
+    want = _simulate(False, 8)
+    got = _simulate(True, 8)
+    assert _fused_programs() == 1  # the 6-launch step recurred: it ran as one program
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_index_array_changed_between_steps():
+    want = _simulate(False, 8, change_at=5)
+    got = _simulate(True, 8, change_at=5)
+    assert _fused_programs() == 1
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    unchanged = _simulate(True, 8)
+    assert not np.allclose(unchanged[0], got[0])  # the change took effect
+
+
+def test_launches_wait_until_observed():
+    wp.config.fuse_launch_chains = True
+    x = wp.array(_X0, dtype=wp.vec3)
+    v = wp.zeros(N, dtype=wp.vec3)
+    f = wp.array(np.ones((N, 3), np.float32), dtype=wp.vec3)
+    wp.launch(_integrate, N, inputs=[x, v, f, 0.5])
+    wp.launch(_integrate, N, inputs=[x, v, f, 0.5])
+    assert chain.pending_length() == 2
+    np.testing.assert_allclose(v.numpy(), np.full((N, 3), 0.5, np.float32))  # the read ran both
+    assert chain.pending_length() == 0
+    np.testing.assert_allclose(x.numpy(), _X0 + 0.5, rtol=1e-6)  # (the first cleared f)
+
+
+def test_one_kernel_repeated_is_not_fused():
+    wp.config.fuse_launch_chains = True
+    x = wp.array(_X0, dtype=wp.vec3)
+    v = wp.zeros(N, dtype=wp.vec3)
+    f = wp.zeros(N, dtype=wp.vec3)
+    for _ in range(chain.FUSE_AFTER + 3):
+        for _ in range(3):
+            wp.launch(_integrate, N, inputs=[x, v, f, 0.5])
+        wp.synchronize()
+    assert _fused_programs() == 0
+
+
+def test_chained_launches_donate_their_buffers():
+    from jwarp.runtime.execution import program_of
+
+    wp.config.fuse_launch_chains = True
+    a = wp.zeros(1024)
+    for _ in range(2 * chain.MAX_LENGTH + 3):  # full chains run while the next launch is being added
+        wp.launch(_bump, 1024, inputs=[a, 1.5])
+    wp.synchronize()
+    programs = [program_of(p.compiled) for p in _bump._launch_plans.values()]
+    assert programs and all(p.donates and p.copied_runs == 0 for p in programs)
+    np.testing.assert_array_equal(a.numpy(), np.full(1024, 1.5 * (2 * chain.MAX_LENGTH + 3), np.float32))
+
+
+def test_disabled_runs_at_once():
+    wp.config.fuse_launch_chains = False
+    x = wp.array(_X0, dtype=wp.vec3)
+    v = wp.zeros(N, dtype=wp.vec3)
+    f = wp.zeros(N, dtype=wp.vec3)
+    for _ in range(2):
+        wp.launch(_integrate, N, inputs=[x, v, f, 0.5])
+    assert chain.pending_length() == 0
+
+
+def test_print_kernel_is_not_deferred(capfd):
+    wp.config.fuse_launch_chains = True
+    a = wp.zeros(1)
+    for _ in range(3):
+        wp.launch(_talk, 1, inputs=[a])
+        assert chain.pending_length() == 0
+
+
+def test_buffer_held_elsewhere_keeps_its_contents():
+    wp.config.fuse_launch_chains = True
+    x = wp.array(_X0, dtype=wp.vec3)
+    v = wp.zeros(N, dtype=wp.vec3)
+    f = wp.array(np.ones((N, 3), np.float32), dtype=wp.vec3)
+    idx = wp.array(_PAIRS, dtype=int)
+    views = []
+    for _ in range(chain.FUSE_AFTER + 3):  # the same 2-launch chain recurs: fused from the FUSE_AFTER + 1st
+        views.append((np.asarray(wp.to_jax(x)).copy(), wp.to_jax(x)))
+        wp.launch(_springs, len(_PAIRS) // 2, inputs=[x, idx, 0.5], outputs=[f])
+        wp.launch(_integrate, N, inputs=[x, v, f, 0.5])
+        wp.synchronize()
+    assert _fused_programs() == 1
+    for snapshot, view in views:  # donation never took a buffer someone else still holds
+        np.testing.assert_array_equal(np.asarray(jax.device_get(view)), snapshot)
+
+
+def test_tape_gradients_after_fused_chains():
+    def run(fuse: bool) -> tuple[np.ndarray, float]:
+        wp.config.fuse_launch_chains = fuse
+        x = wp.array(_X0, dtype=wp.vec3, requires_grad=True)
+        v = wp.zeros(N, dtype=wp.vec3, requires_grad=True)
+        f = wp.zeros(N, dtype=wp.vec3, requires_grad=True)
+        idx = wp.array(_PAIRS, dtype=int)
+        loss = wp.zeros(1, requires_grad=True)
+        for _ in range(4):  # chained (and fused) steps before the taped one
+            wp.launch(_springs, len(_PAIRS) // 2, inputs=[x, idx, 0.5], outputs=[f])
+            wp.launch(_integrate, N, inputs=[x, v, f, 0.01])
+        tape = wp.Tape()
+        with tape:
+            wp.launch(_springs, len(_PAIRS) // 2, inputs=[x, idx, 0.5], outputs=[f])
+            wp.launch(_integrate, N, inputs=[x, v, f, 0.01])
+            wp.launch(_loss, N, inputs=[x], outputs=[loss])
+        tape.backward(loss)
+        return x.grad.numpy(), float(loss.numpy()[0])
+
+    want_grad, want_loss = run(False)
+    for _ in range(chain.FUSE_AFTER + 2):  # the chained steps recur: fused from the FUSE_AFTER + 1st run
+        got_grad, got_loss = run(True)
+    assert _fused_programs() >= 1
+    np.testing.assert_allclose(got_loss, want_loss, rtol=1e-5)
+    np.testing.assert_allclose(got_grad, want_grad, rtol=1e-4, atol=1e-5)
+
+
+def test_synchronize_runs_the_chain():
+    wp.config.fuse_launch_chains = True
+    x = wp.array(_X0, dtype=wp.vec3)
+    v = wp.zeros(N, dtype=wp.vec3)
+    f = wp.zeros(N, dtype=wp.vec3)
+    wp.launch(_integrate, N, inputs=[x, v, f, 0.5])
+    assert deferred.pending is not None
+    wp.synchronize()
+    assert deferred.pending is None and chain.pending_length() == 0
+    np.testing.assert_allclose(x.numpy(), _X0, rtol=1e-6)
