@@ -83,9 +83,11 @@ def call_interruptibly(fn: Callable, *args: Any) -> Any:
         _in_flight += 1
     _work.put(call)
     call.done.wait()  # a lock acquire: interrupted by signals on POSIX
-    if call.error is not None:
-        raise call.error
-    return call.result
+    result, error = call.result, call.error
+    call.result = call.error = None  # (the worker's last call must not keep the outputs referenced:
+    if error is not None:            # a buffer held elsewhere is never donated)
+        raise error
+    return result
 
 
 def worker_busy() -> bool:
