@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import jax
 import jax.numpy as jnp
 from jax import lax
 
@@ -123,19 +124,45 @@ def walk(tree: Tree, state: dict, active: Any, enter: Enter, leaf: Leaf, stop_on
     return {k: v.reshape(shape) for k, v in out.items()}
 
 
-def walk_nearest(tree: Tree, state: dict, active: Any, enter: Callable[[dict, tuple, tuple], tuple], leaf: Leaf,
-                 fetch: Fetch | None = None, depth: int = 64) -> dict:
-    """Visit each active lane's tree nearest child first, with a per-lane stack (Warp's order).
+def _node_table(tree: Tree, fetch: Fetch | None, lanes: int) -> Any:
+    """Per node, one float32 row: the boxes of both children (12 values) followed by the leaf's
+    fetched data (flattened), or None when the tree is too large for the launch to pay for it
+    (then each step gathers the pieces)."""
+    count = tree.count
+    if lanes * 4 < count or count * (12 + 16) * 4 > (64 << 20):
+        return None
+    node = jnp.arange(count, dtype=jnp.int32)
+    left = jnp.minimum(node + 1, count - 1)
+    right = gather_rows(tree.links, left)[:, 0]
+    cols = [gather_rows(tree.bounds, left), gather_rows(tree.bounds, right)]
+    if fetch is not None:
+        leaves = jax.tree.leaves(fetch(jnp.maximum(tree.links[:, 1], 0)))
+        if not all(x.dtype == jnp.float32 and x.shape == (count,) for x in leaves):
+            return None
+        cols.append(jnp.stack(leaves, axis=1))
+    return jnp.concatenate(cols, axis=1)
+
+
+def walk_nearest(tree: Tree, state: dict, active: Any, enter: Callable[[dict, tuple, tuple], tuple],
+                 candidate: Callable[..., Any], fetch: Fetch | None = None, depth: int = 64, best: str = "t",
+                 best_prim: str = "face") -> dict:
+    """Closest-primitive search: each active lane's tree is visited nearest child first, with a
+    per-lane stack (Warp's order), keeping ``state[best]`` (the smallest candidate found, initially
+    the limit) and ``state[best_prim]`` (its primitive; the first found wins ties).
 
     ``state["node"]`` is the subtree root each lane starts from. ``enter(state, lower, upper)``
-    returns ``(enter, key)``: which lanes enter a child box and the key ordering the two children
-    (smaller first, e.g. a ray's entry distance); ``leaf`` and ``fetch`` are as in :func:`walk`.
-    A step tests both children of an internal node (entering the nearer and pushing the other) or
-    processes a leaf, so closest-hit queries that prune by their best hit finish in a few steps.
-    ``depth`` bounds the stack (the tree's depth). Returns the final state (``node`` is -1)."""
+    returns ``(enter, key)``: which lanes enter a child box (lanes should skip boxes that cannot
+    hold a candidate below ``state[best]``) and the key ordering the two children (smaller first,
+    e.g. a ray's entry distance). ``candidate(state, prim[, fetched])`` is a primitive's value
+    (``inf`` when it does not count); ``fetch`` as in :func:`walk`. A step tests both children of
+    an internal node (entering the nearer, pushing the other) or scores a leaf. ``depth`` bounds
+    the stack (the tree's depth). Returns the final state (``node`` is -1)."""
     shape, flat = _flat(state, active)
     flat["sp"] = jnp.zeros(flat["node"].shape, jnp.int32)
     count = tree.count
+    lanes = flat["node"].shape[0]
+    table = _node_table(tree, fetch, lanes)
+    example = None if fetch is None else fetch(jnp.zeros((1,), jnp.int32))
 
     def running(s: dict) -> Any:
         return s["node"] >= 0
@@ -144,12 +171,20 @@ def walk_nearest(tree: Tree, state: dict, active: Any, enter: Callable[[dict, tu
         link = gather_rows(tree.links, node)
         left = jnp.minimum(node + 1, count - 1)
         right = gather_rows(tree.links, left)[..., 0]
-        rows = (gather_rows(tree.bounds, left), gather_rows(tree.bounds, right))
-        data = None if fetch is None else fetch(jnp.maximum(link[..., 1], 0))
         top = stack.at[jnp.arange(node.shape[0]), jnp.maximum(sp - 1, 0)].get(mode="promise_in_bounds")
-        return link, right, rows, data, top
+        if table is not None:
+            row = gather_rows(table, node)
+            boxes = (row[:, :6], row[:, 6:12])
+            data = None
+            if example is not None:
+                flat_data = [row[:, 12 + k] for k in range(len(jax.tree.leaves(example)))]
+                data = jax.tree.unflatten(jax.tree.structure(example), flat_data)
+            return link, right, boxes, data, top
+        boxes = (gather_rows(tree.bounds, left), gather_rows(tree.bounds, right))
+        data = None if fetch is None else fetch(jnp.maximum(link[..., 1], 0))
+        return link, right, boxes, data, top
 
-    def decide(s: dict, link: Any, rows: tuple, data: Any) -> dict:
+    def decide(s: dict, link: Any, rows: tuple, data: Any) -> tuple:
         run = running(s)
         skip, prim = link[..., 0], link[..., 1]
         is_leaf = prim >= 0
@@ -158,10 +193,8 @@ def walk_nearest(tree: Tree, state: dict, active: Any, enter: Callable[[dict, tu
         (hl, kl), (hr, kr) = (enter(s, lo, hi) for lo, hi in boxes)
         code = ((inner & hl).astype(jnp.int32) | ((inner & hr).astype(jnp.int32) << 1)
                 | ((kl <= kr).astype(jnp.int32) << 2))
-        s2, _ = leaf(s, prim, run & is_leaf) if fetch is None else leaf(s, prim, run & is_leaf, data)
-        out = {k: s2[k] for k in _changed(s, s2)}
-        out["__code"] = code
-        return out
+        value = candidate(s, prim) if fetch is None else candidate(s, prim, data)
+        return code, jnp.where(run & is_leaf, value, jnp.inf)
 
     def push(stack: Any, sp: Any, both: Any, far: Any) -> Any:
         slot = jnp.where(both, sp, depth)
@@ -170,24 +203,26 @@ def walk_nearest(tree: Tree, state: dict, active: Any, enter: Callable[[dict, tu
     def step(s: dict, go: Any) -> dict:
         node, sp, stack = s["node"], s["sp"], s["stack"]
         link, right, rows, data, top = barrier(go, gather, node, sp, stack)
-        out = barrier(go, decide, s, link, rows, data)
-        code = out.pop("__code")
+        code, value = barrier(go, decide, s, link, rows, data)
         run = running(s)
         hl, hr, near_left = (code & 1) != 0, (code & 2) != 0, (code & 4) != 0
+        better = value < s[best]
         left = node + 1
         both = hl & hr
         nearer = jnp.where(hl & (~hr | near_left), left, right)
         farther = jnp.where(near_left, right, left)
         pop = run & ~(hl | hr)
         empty = sp == 0
-        s = dict(s, **out)
+        s = dict(s)
+        s[best] = jnp.where(better, value, s[best])
+        s[best_prim] = jnp.where(better, link[..., 1], s[best_prim])
         s["stack"] = barrier(go, push, stack, sp, both, farther)
         s["node"] = jnp.where(pop, jnp.where(empty, -1, top), jnp.where(hl | hr, nearer, node))
         s["sp"] = sp + both.astype(jnp.int32) - (pop & ~empty).astype(jnp.int32)
         return s
 
     out = pooled_loop(flat, active.reshape(-1), running, step, width=_WIDTH, chunk=_CHUNK,
-                      scratch={"stack": ((depth,), jnp.int32)})
+                      scratch={"stack": ((depth,), jnp.int32)}, outputs=(best, best_prim, "node"))
     out.pop("sp")
     return {k: v.reshape(shape) for k, v in out.items()}
 

@@ -60,14 +60,15 @@ def _scatter(home: dict, rows: Any, values: dict) -> dict:
 
 
 def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: Step, width: int = 4096,
-                chunk: int = 4, scratch: dict | None = None, smallest: int = 64) -> dict:
+                chunk: int = 4, scratch: dict | None = None, smallest: int = 64, outputs: tuple | None = None) -> dict:
     """Run ``step`` on every active lane until ``running`` says it is done; returns the final state.
 
     ``state``: lane arrays ``(n,)`` (or ``(n, ...)``); ``active``: ``(n,)`` bool (inactive lanes keep
     their state). ``step(pool_state, go)`` advances a pool of lanes once (lanes that are not
     running must keep their state); ``go`` is the always-true scalar to pass to :func:`barrier`.
     ``scratch``: per-pool-lane arrays ``{name: (trailing shape, dtype)}`` that live only in the
-    pool (zeros when a lane starts; e.g. a traversal stack); they are not returned."""
+    pool (zeros when a lane starts; e.g. a traversal stack); they are not returned. ``outputs``:
+    the keys the loop changes (written back to the launch lanes; default all)."""
     scratch = scratch or {}
     n = int(active.shape[0])
     if n == 0:
@@ -89,6 +90,7 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
         return lax.fori_loop(0, chunk, lambda i, x: step(x, go), s)
 
     home = state
+    keys = tuple(state) if outputs is None else tuple(outputs)
     w0 = sizes[0]
     # the first pool: refilled from the queue
     ids0 = jnp.arange(w0, dtype=jnp.int32)
@@ -112,7 +114,7 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
         pool = steps(pool, go)
         done = pool["__valid"] & ~running(pool)
         rows = jnp.where(done, pool["__id"], n)
-        home = barrier(go, _scatter, home, rows, {k: pool[k] for k in home})
+        home = dict(home, **barrier(go, _scatter, {k: home[k] for k in keys}, rows, {k: pool[k] for k in keys}))
         free = done | ~pool["__valid"]
         rank = jnp.cumsum(free, dtype=jnp.int32) - 1
         slot = nxt + rank
@@ -148,7 +150,7 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
             pool = lax.while_loop(cond, lambda p: steps(p, jnp.sum(p["__valid"], dtype=jnp.int32) >= 0), pool)
         # write back every lane of this pool (running ones are written again by the next pool)
         rows = jnp.where(pool["__valid"], pool["__id"], n)
-        home = _scatter(home, rows, {k: pool[k] for k in home})
+        home = dict(home, **_scatter({k: home[k] for k in keys}, rows, {k: pool[k] for k in keys}))
     return home
 
 

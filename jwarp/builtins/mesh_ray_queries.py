@@ -94,13 +94,11 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
         hit, t = tm.ray_box_entry(*_ray_of(s), lower, upper, s["robust"])
         return hit & (t < s["t"]), t
 
-    def leaf(s: dict, prim: Any, take: Any, corners: tuple) -> tuple:
+    def candidate(s: dict, prim: Any, corners: tuple) -> Any:
         hit, t, _, _, _ = _hit(s, *corners)
-        better = take & hit & (t < s["t"]) & (t >= 0)
-        s = dict(s, t=jnp.where(better, t, s["t"]), face=jnp.where(better, prim, s["face"]))
-        return s, better
+        return jnp.where(hit & (t >= 0), t, jnp.inf)
 
-    s = walk_nearest(view.tree, state, run, enter, leaf, fetch=view.corners, depth=view.depth)
+    s = walk_nearest(view.tree, state, run, enter, candidate, fetch=view.corners, depth=view.depth)
     hit = run & (s["t"] < max_t)
     _, _, _, _, sign = _hit(s, *view.corners(s["face"]))
     return dict(s, hit=hit, sign=jnp.where(hit, sign, jnp.ones_like(sign)))
