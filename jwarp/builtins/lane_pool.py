@@ -43,6 +43,10 @@ def barrier(go: Any, fn: Callable, *args: Any) -> Any:
     return lax.cond(go, fn, zeros, *args)
 
 
+def blank_of(scratch: dict, size: int) -> dict:
+    return {k: jnp.zeros((size,) + tuple(shape), dtype) for k, (shape, dtype) in scratch.items()}
+
+
 def _gather(s: dict, rows: Any) -> dict:
     return {k: v.at[rows].get(mode="promise_in_bounds") for k, v in s.items()}
 
@@ -60,7 +64,8 @@ def _scatter(home: dict, rows: Any, values: dict) -> dict:
 
 
 def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: Step, width: int = 4096,
-                chunk: int = 4, scratch: dict | None = None, smallest: int = 64, outputs: tuple | None = None) -> dict:
+                chunk: int = 4, scratch: dict | None = None, smallest: int = 512, outputs: tuple | None = None,
+                shrink: int = 8) -> dict:
     """Run ``step`` on every active lane until ``running`` says it is done; returns the final state.
 
     ``state``: lane arrays ``(n,)`` (or ``(n, ...)``); ``active``: ``(n,)`` bool (inactive lanes keep
@@ -68,20 +73,32 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
     running must keep their state); ``go`` is the always-true scalar to pass to :func:`barrier`.
     ``scratch``: per-pool-lane arrays ``{name: (trailing shape, dtype)}`` that live only in the
     pool (zeros when a lane starts; e.g. a traversal stack); they are not returned. ``outputs``:
-    the keys the loop changes (written back to the launch lanes; default all)."""
+    the keys the loop changes (written back to the launch lanes; default all). Launches of at most
+    ``width`` lanes run as one masked loop (one compiled copy of ``step``); larger ones refill a
+    pool of ``width`` lanes, then pack the survivors into pools ``shrink`` times smaller, down to
+    ``smallest`` lanes."""
     scratch = scratch or {}
     n = int(active.shape[0])
     if n == 0:
         return state
-    queue = jnp.nonzero(active, size=n, fill_value=0)[0].astype(jnp.int32)
     total = jnp.sum(active, dtype=jnp.int32)
-    sizes = [min(width, n)]
-    while sizes[-1] // 4 >= smallest:
-        sizes.append(sizes[-1] // 4)
-    fresh_scratch = {k: (shape, dtype) for k, (shape, dtype) in scratch.items()}
+    if n <= width:  # inactive lanes keep their state whatever ``step`` does to them
+        pool = dict(state, **blank_of(scratch, n))
+        pool["__valid"] = active
+
+        def masked(p: dict) -> dict:
+            new = step(p, total >= 0)
+            return _where(active, new, p)
+
+        pool = lax.while_loop(lambda p: jnp.any(active & running(p)), masked, pool)
+        return {k: pool[k] for k in state}
+    queue = jnp.nonzero(active, size=n, fill_value=0)[0].astype(jnp.int32)
+    sizes = [width]
+    while sizes[-1] // shrink >= smallest:
+        sizes.append(sizes[-1] // shrink)
 
     def blank(size: int) -> dict:
-        return {k: jnp.zeros((size,) + tuple(shape), dtype) for k, (shape, dtype) in fresh_scratch.items()}
+        return blank_of(scratch, size)
 
     def live(s: dict) -> Any:
         return s["__valid"] & running(s)
@@ -142,9 +159,6 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
 
         def cond(p: dict, smaller: int = smaller) -> Any:
             return jnp.sum(live(p), dtype=jnp.int32) > smaller
-
-        def body(p: dict) -> dict:
-            return steps(p, p["__valid"].shape[0] > 0)
 
         if level > 0:
             pool = lax.while_loop(cond, lambda p: steps(p, jnp.sum(p["__valid"], dtype=jnp.int32) >= 0), pool)

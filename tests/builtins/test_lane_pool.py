@@ -22,7 +22,7 @@ def _countdown(trips: np.ndarray, active: np.ndarray, width: int, chunk: int) ->
                     scratch=jnp.where(run[:, None], scratch, s["scratch"]))
 
     fn = jax.jit(lambda st, act: pooled_loop(st, act, lambda s: s["x"] > 0, step, width=width, chunk=chunk,
-                                             scratch={"scratch": ((2,), jnp.int32)}, smallest=4))
+                                             scratch={"scratch": ((2,), jnp.int32)}, smallest=8))
     return {k: np.asarray(v) for k, v in fn(state, jnp.asarray(active)).items()}
 
 
@@ -31,7 +31,7 @@ def test_pooled_loop_runs_each_lane_its_own_trip_count():
     trips = rng.integers(0, 40, 1000)
     trips[::97] = 300  # a few slow lanes: the pool shrinks around them
     active = rng.random(1000) < 0.8
-    out = _countdown(trips, active, width=64, chunk=3)
+    out = _countdown(trips, active, width=64, chunk=3)  # pooled: refills, then packs into 8-lane pools
     np.testing.assert_array_equal(out["steps"], np.where(active, trips, 0))
     np.testing.assert_array_equal(out["x"], np.where(active, 0, trips))
     np.testing.assert_array_equal(out["tag"], np.arange(1000))
