@@ -20,8 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import jax
 import jax.numpy as jnp
 from jax import lax
+
+from jwarp.builtins.lane_pool import barrier, pooled_loop
 
 
 def table(call: Any, handle: Any, name: str) -> list:
@@ -52,89 +55,176 @@ class Tree:
 
 
 Enter = Callable[[dict, tuple, tuple], Any]
-Leaf = Callable[[dict, Any, Any], tuple]
+Leaf = Callable[..., tuple]
+Fetch = Callable[[Any], Any]
 
-# a walk advances the lanes still running in steps of at most this many iterations; between steps
-# the running lanes are packed to the front and only a power-of-4 fraction of the launch that holds
-# them is processed (traversals diverge: a few lanes often need many more nodes than the rest)
-_STEP = 8
-_SMALLEST_BUCKET = 32
-
-
-def _buckets(total: int) -> list[int]:
-    sizes = [total]
-    while sizes[-1] // 4 >= _SMALLEST_BUCKET:
-        sizes.append(sizes[-1] // 4)
-    return sizes
+# lanes run in a refilled pool (see :mod:`jwarp.builtins.lane_pool`): this many at once, stepped
+# this many times between refills
+_WIDTH = 4096
+_CHUNK = 4
 
 
-def walk(tree: Tree, state: dict, active: Any, enter: Enter, leaf: Leaf, stop_on_accept: bool = False) -> dict:
-    """Run the traversal of every active lane from ``state["node"]``.
+def _flat(state: dict, active: Any) -> tuple[tuple, dict]:
+    shape = active.shape
+    flat = {k: jnp.broadcast_to(v, shape).reshape(-1) for k, v in state.items()}
+    return shape, flat
+
+
+def _changed(old: dict, new: dict) -> list:
+    return [k for k, v in new.items() if k not in old or v is not old[k]]
+
+
+def walk(tree: Tree, state: dict, active: Any, enter: Enter, leaf: Leaf, stop_on_accept: bool = False,
+         fetch: Fetch | None = None) -> dict:
+    """Run the traversal of every active lane from ``state["node"]`` (pre-order, skip links).
 
     ``state`` holds lane arrays: the traversal's variables and any per-lane inputs the callbacks
     read (they must read lane data from ``state``, never from closures: lanes are repacked).
     ``enter(state, lower, upper)`` says which lanes enter a node; ``leaf(state, prim, take)``
     processes the primitive of an entered leaf on lanes ``take`` and returns ``(state, accepted)``.
+    With ``fetch``, ``fetch(prim)`` gathers what the leaf test reads (apart from the arithmetic,
+    which then vectorises) and ``leaf(state, prim, take, fetched)`` receives it.
     With ``stop_on_accept``, a lane stops after its first accepted primitive, standing on the node
     to resume from, and ``state["found"]`` says which lanes stopped so. An ``end`` entry in
     ``state`` stops a lane at that node (see :func:`subtree`)."""
-    shape = active.shape
-    flat = {k: jnp.broadcast_to(v, shape).reshape(-1) for k, v in state.items()}
+    shape, flat = _flat(state, active)
     flat.setdefault("found", jnp.zeros(flat["node"].shape, bool))
-    flat["__active"] = active.reshape(-1)
-    total = flat["node"].shape[0]
 
     def running(s: dict) -> Any:
-        go = s["__active"] & (s["node"] < tree.count)
+        go = s["node"] < tree.count
         if "end" in s:
             go = go & (s["node"] < s["end"])
         return go & ~s["found"] if stop_on_accept else go
 
-    def body(s: dict) -> dict:
+    def gather(node: Any) -> tuple:
+        row, link = gather_rows(tree.bounds, node), gather_rows(tree.links, node)
+        data = None if fetch is None else fetch(jnp.maximum(link[..., 1], 0))
+        return row, link, data
+
+    def decide(s: dict, row: Any, link: Any, data: Any) -> tuple:
         run = running(s)
-        node = s["node"]
-        row = gather_rows(tree.bounds, node)
-        link = gather_rows(tree.links, node)
         lower = (row[..., 0], row[..., 1], row[..., 2])
         upper = (row[..., 3], row[..., 4], row[..., 5])
         skip, prim = link[..., 0], link[..., 1]
         entered = run & enter(s, lower, upper)
         is_leaf = prim >= 0
-        s, accepted = leaf(s, prim, entered & is_leaf)
-        s = dict(s)
-        s["node"] = jnp.where(run, jnp.where(entered & ~is_leaf, node + 1, skip), node)
+        take = entered & is_leaf
+        s2, accepted = leaf(s, prim, take) if fetch is None else leaf(s, prim, take, data)
+        out = {k: s2[k] for k in _changed(s, s2)}
+        out["node"] = jnp.where(run, jnp.where(entered & ~is_leaf, s["node"] + 1, skip), s["node"])
         if stop_on_accept:
-            s["found"] = s["found"] | (entered & is_leaf & accepted)
+            out["found"] = s["found"] | (take & accepted)
+        return out
+
+    def step(s: dict, go: Any) -> dict:
+        row, link, data = barrier(go, gather, s["node"])
+        return dict(s, **barrier(go, decide, s, row, link, data))
+
+    out = pooled_loop(flat, active.reshape(-1), running, step, width=_WIDTH, chunk=_CHUNK)
+    return {k: v.reshape(shape) for k, v in out.items()}
+
+
+def _node_table(tree: Tree, fetch: Fetch | None, lanes: int) -> Any:
+    """Per node, one float32 row: the boxes of both children (12 values) followed by the leaf's
+    fetched data (flattened), or None when the tree is too large for the launch to pay for it
+    (then each step gathers the pieces)."""
+    count = tree.count
+    if lanes * 4 < count or count * (12 + 16) * 4 > (64 << 20):
+        return None
+    node = jnp.arange(count, dtype=jnp.int32)
+    left = jnp.minimum(node + 1, count - 1)
+    right = gather_rows(tree.links, left)[:, 0]
+    cols = [gather_rows(tree.bounds, left), gather_rows(tree.bounds, right)]
+    if fetch is not None:
+        leaves = jax.tree.leaves(fetch(jnp.maximum(tree.links[:, 1], 0)))
+        if not all(x.dtype == jnp.float32 and x.shape == (count,) for x in leaves):
+            return None
+        cols.append(jnp.stack(leaves, axis=1))
+    return jnp.concatenate(cols, axis=1)
+
+
+def walk_nearest(tree: Tree, state: dict, active: Any, enter: Callable[[dict, tuple, tuple], tuple],
+                 candidate: Callable[..., Any], fetch: Fetch | None = None, depth: int = 64, best: str = "t",
+                 best_prim: str = "face") -> dict:
+    """Closest-primitive search: each active lane's tree is visited nearest child first, with a
+    per-lane stack (Warp's order), keeping ``state[best]`` (the smallest candidate found, initially
+    the limit) and ``state[best_prim]`` (its primitive; the first found wins ties).
+
+    ``state["node"]`` is the subtree root each lane starts from. ``enter(state, lower, upper)``
+    returns ``(enter, key)``: which lanes enter a child box (lanes should skip boxes that cannot
+    hold a candidate below ``state[best]``) and the key ordering the two children (smaller first,
+    e.g. a ray's entry distance). ``candidate(state, prim[, fetched])`` is a primitive's value
+    (``inf`` when it does not count); ``fetch`` as in :func:`walk`. A step tests both children of
+    an internal node (entering the nearer, pushing the other) or scores a leaf. ``depth`` bounds
+    the stack (the tree's depth). Returns the final state (``node`` is -1)."""
+    shape, flat = _flat(state, active)
+    flat["sp"] = jnp.zeros(flat["node"].shape, jnp.int32)
+    count = tree.count
+    lanes = flat["node"].shape[0]
+    table = _node_table(tree, fetch, lanes)
+    example = None if fetch is None else fetch(jnp.zeros((1,), jnp.int32))
+
+    def running(s: dict) -> Any:
+        return s["node"] >= 0
+
+    def gather(node: Any, sp: Any, stack: Any) -> tuple:
+        link = gather_rows(tree.links, node)
+        left = jnp.minimum(node + 1, count - 1)
+        right = gather_rows(tree.links, left)[..., 0]
+        top = stack.at[jnp.arange(node.shape[0]), jnp.maximum(sp - 1, 0)].get(mode="promise_in_bounds")
+        if table is not None:
+            row = gather_rows(table, node)
+            boxes = (row[:, :6], row[:, 6:12])
+            data = None
+            if example is not None:
+                flat_data = [row[:, 12 + k] for k in range(len(jax.tree.leaves(example)))]
+                data = jax.tree.unflatten(jax.tree.structure(example), flat_data)
+            return link, right, boxes, data, top
+        boxes = (gather_rows(tree.bounds, left), gather_rows(tree.bounds, right))
+        data = None if fetch is None else fetch(jnp.maximum(link[..., 1], 0))
+        return link, right, boxes, data, top
+
+    def decide(s: dict, link: Any, rows: tuple, data: Any) -> tuple:
+        run = running(s)
+        skip, prim = link[..., 0], link[..., 1]
+        is_leaf = prim >= 0
+        inner = run & ~is_leaf & (skip > s["node"] + 1)
+        boxes = [((r[..., 0], r[..., 1], r[..., 2]), (r[..., 3], r[..., 4], r[..., 5])) for r in rows]
+        (hl, kl), (hr, kr) = (enter(s, lo, hi) for lo, hi in boxes)
+        code = ((inner & hl).astype(jnp.int32) | ((inner & hr).astype(jnp.int32) << 1)
+                | ((kl <= kr).astype(jnp.int32) << 2))
+        value = candidate(s, prim) if fetch is None else candidate(s, prim, data)
+        return code, jnp.where(run & is_leaf, value, jnp.inf)
+
+    def push(stack: Any, sp: Any, both: Any, far: Any) -> Any:
+        slot = jnp.where(both, sp, depth)
+        return stack.at[jnp.arange(sp.shape[0]), slot].set(far, mode="drop")
+
+    def step(s: dict, go: Any) -> dict:
+        node, sp, stack = s["node"], s["sp"], s["stack"]
+        link, right, rows, data, top = barrier(go, gather, node, sp, stack)
+        code, value = barrier(go, decide, s, link, rows, data)
+        run = running(s)
+        hl, hr, near_left = (code & 1) != 0, (code & 2) != 0, (code & 4) != 0
+        better = value < s[best]
+        left = node + 1
+        both = hl & hr
+        nearer = jnp.where(hl & (~hr | near_left), left, right)
+        farther = jnp.where(near_left, right, left)
+        pop = run & ~(hl | hr)
+        empty = sp == 0
+        s = dict(s)
+        s[best] = jnp.where(better, value, s[best])
+        s[best_prim] = jnp.where(better, link[..., 1], s[best_prim])
+        s["stack"] = barrier(go, push, stack, sp, both, farther)
+        s["node"] = jnp.where(pop, jnp.where(empty, -1, top), jnp.where(hl | hr, nearer, node))
+        s["sp"] = sp + both.astype(jnp.int32) - (pop & ~empty).astype(jnp.int32)
         return s
 
-    def steps(s: dict) -> dict:
-        def cond(c: tuple) -> Any:
-            return (c[1] < _STEP) & jnp.any(running(c[0]))
-
-        return lax.while_loop(cond, lambda c: (body(c[0]), c[1] + 1), (s, jnp.int32(0)))[0]
-
-    def packed(size: int) -> Callable:
-        def run(s: dict) -> dict:
-            if size == total:
-                return steps(s)
-            lanes = jnp.argsort(~running(s), stable=True)[:size]
-            sub = steps({k: v[lanes] for k, v in s.items()})
-            return {k: v.at[lanes].set(sub[k]) for k, v in s.items()}
-        return run
-
-    sizes = _buckets(total)
-    branches = [packed(size) for size in sizes]
-
-    def outer(s: dict) -> dict:
-        if len(branches) == 1:
-            return branches[0](s)
-        count = jnp.sum(running(s).astype(jnp.int32))
-        which = sum((count <= jnp.int32(size)).astype(jnp.int32) for size in sizes[1:])
-        return lax.switch(which, branches, s)
-
-    flat = lax.while_loop(lambda s: jnp.any(running(s)), outer, flat)
-    del flat["__active"]
-    return {k: v.reshape(shape) for k, v in flat.items()}
+    out = pooled_loop(flat, active.reshape(-1), running, step, width=_WIDTH, chunk=_CHUNK,
+                      scratch={"stack": ((depth,), jnp.int32)}, outputs=(best, best_prim, "node"))
+    out.pop("sp")
+    return {k: v.reshape(shape) for k, v in out.items()}
 
 
 def subtree(tree: Tree, root: Any) -> tuple[Any, Any]:
@@ -167,4 +257,4 @@ def descend(tree: Tree, state: dict, nearer: Callable[[dict, tuple, tuple, tuple
     return lax.while_loop(lambda n: jnp.any(internal(n)), body, node0)
 
 
-__all__ = ["Tree", "descend", "gather_rows", "subtree", "table", "walk"]
+__all__ = ["Tree", "descend", "gather_rows", "subtree", "table", "walk", "walk_nearest"]

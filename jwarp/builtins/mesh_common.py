@@ -31,6 +31,8 @@ class MeshView:
         self.tris = bvh_walk.table(call, handle, "tris")[0]
         self.face_count = handle.fact("faces")
         self.tree = bvh_walk.Tree.of(call, handle)
+        facts = dict(handle.static)
+        self.depth = int(facts.get("depth", 64))
 
     def velocities(self) -> Any:
         return jnp.stack(bvh_walk.table(self.call, self.handle, "velocities"), axis=-1)

@@ -28,7 +28,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from jwarp.builtins import triangle_math as tm
-from jwarp.builtins.bvh_walk import descend, gather_rows, walk
+from jwarp.builtins.bvh_walk import descend, gather_rows, walk, walk_nearest
 from jwarp.builtins.common import Call, Value
 from jwarp.builtins.mesh_common import (MeshView, active, check_vec3, full, per_mesh, stop, vec3_leaves,
                                         write_back)
@@ -81,6 +81,22 @@ def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthes
     better0 = (d0 > limit_sq) if furthest else (d0 < limit_sq)
     state = {"node": jnp.zeros(shape, jnp.int32), "best": jnp.where(better0, d0, limit_sq),
              "face": jnp.where(better0, face0, 0), "px": point[0], "py": point[1], "pz": point[2]}
+
+    if not furthest:  # nearest box first, as Warp
+        def near(s: dict, lower: tuple, upper: tuple) -> tuple:
+            d = tm.distance_to_box_sq(_point_of(s), lower, upper)
+            return d <= s["best"], d
+
+        def candidate(s: dict, prim: Any, corners: tuple) -> Any:
+            a, b, c = corners
+            point = _point_of(s)
+            u, v = tm.closest_point_to_triangle(a, b, c, point)
+            cp = tm.add(tm.add(tm.scale(a, u), tm.scale(b, v)), tm.scale(c, 1.0 - u - v))
+            d = tm.sub(cp, point)
+            return jnp.where(tm.is_sliver(a, b, c), jnp.inf, tm.dot(d, d))
+
+        return walk_nearest(view.tree, state, run, near, candidate, fetch=view.corners, depth=view.depth,
+                            best="best", best_prim="face")
 
     def enter(s: dict, lower: tuple, upper: tuple) -> Any:
         if furthest:

@@ -23,7 +23,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from jwarp.builtins import triangle_math as tm
-from jwarp.builtins.bvh_walk import subtree, walk
+from jwarp.builtins.bvh_walk import subtree, walk, walk_nearest
 from jwarp.builtins.common import Call, Value
 from jwarp.builtins.mesh_common import (MeshView, active, check_vec3, full, per_mesh, stop, vec3_leaves,
                                         write_back)
@@ -79,30 +79,29 @@ def _from_root(view: MeshView, root: Any, shape: tuple) -> dict:
 def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run: Any, robust: Any = None,
                 root: Any = None) -> dict:
     """The nearest hit per lane with ``0 <= t < max_t`` (within the subtree ``root``): keys hit, t,
-    face, sign."""
+    face, sign. Nearer boxes are visited first and boxes entered beyond the best hit are skipped."""
     shape = run.shape
     rcp = _safe_rcp(direction) if robust is None else tuple(1.0 / d for d in direction)
     if robust is None:
         robust = (direction[0] == 0) | (direction[1] == 0) | (direction[2] == 0)
     else:
         robust = jnp.full(shape, bool(robust))
-    state = {**_from_root(view, root, shape), "t": max_t, "face": jnp.zeros(shape, jnp.int32),
-             "sign": jnp.ones(shape, jnp.float32), "hit": jnp.zeros(shape, bool), **_ray_state(start, direction, rcp),
-             "robust": robust}
+    node = _from_root(view, root, shape)["node"]
+    state = {"node": node, "t": max_t, "face": jnp.zeros(shape, jnp.int32),
+             **_ray_state(start, direction, rcp), "robust": robust}
 
-    def enter(s: dict, lower: tuple, upper: tuple) -> Any:
+    def enter(s: dict, lower: tuple, upper: tuple) -> tuple:
         hit, t = tm.ray_box_entry(*_ray_of(s), lower, upper, s["robust"])
-        return hit & (t < s["t"])
+        return hit & (t < s["t"]), t
 
-    def leaf(s: dict, prim: Any, take: Any) -> tuple:
-        a, b, c = view.corners(prim)
-        hit, t, _, _, sign = _hit(s, a, b, c)
-        better = take & hit & (t < s["t"]) & (t >= 0)
-        s = dict(s, t=jnp.where(better, t, s["t"]), face=jnp.where(better, prim, s["face"]),
-                 sign=jnp.where(better, sign, s["sign"]), hit=s["hit"] | better)
-        return s, better
+    def candidate(s: dict, prim: Any, corners: tuple) -> Any:
+        hit, t, _, _, _ = _hit(s, *corners)
+        return jnp.where(hit & (t >= 0), t, jnp.inf)
 
-    return walk(view.tree, state, run, enter, leaf)
+    s = walk_nearest(view.tree, state, run, enter, candidate, fetch=view.corners, depth=view.depth)
+    hit = run & (s["t"] < max_t)
+    _, _, _, _, sign = _hit(s, *view.corners(s["face"]))
+    return dict(s, hit=hit, sign=jnp.where(hit, sign, jnp.ones_like(sign)))
 
 
 @builtin("mesh_query_ray", group="Geometry", kernel_only=True)
