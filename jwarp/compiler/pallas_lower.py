@@ -45,7 +45,7 @@ from jwarp.compiler.lower import Frame, FunctionLowerer
 from jwarp.compiler.pallas_memory import InterpretRefMemory, PallasIneligible, RefPlane, TritonRefMemory
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, Signature, StructSpec, ValueSpec
 from jwarp.compiler.source import FunctionSource
-from jwarp.compiler.values import ArrayRef, Value, value_from_leaves
+from jwarp.compiler.values import ArrayRef, Value, launch_mask, value_from_leaves
 from jwarp.compiler.views import apply_chain, write_back
 from jwarp.errors import _Located
 from jwarp.lang.arrays import ArrayType
@@ -198,7 +198,8 @@ class _Kernel:
                 if plan.lanes != plan.block_dim:
                     active = active & (lane < plan.block_dim)
             ctx.thread_coords = thread_coords(flat, sig.grid, sig.kernel_dim)
-            FunctionLowerer(ctx, self.source, dict(env), active, Frame(self.source.name, is_kernel=True)).run()
+            with launch_mask(active):
+                FunctionLowerer(ctx, self.source, dict(env), active, Frame(self.source.name, is_kernel=True)).run()
             for hook in ctx.finish_hooks.values():
                 hook()
             if ctx.accumulators:
@@ -324,7 +325,13 @@ def _reason(exc: BaseException) -> str:
     if not lines:
         return type(exc).__name__
     if isinstance(exc, _Located) and len(lines) > 1:
-        return f"{lines[-1]} ({lines[0]})"
+        location = getattr(exc, "location", None)
+        head = location.format() if location is not None else ""
+        text = str(exc)
+        body = text[len(head):] if head and text.startswith(head) else "\n".join(lines[1:])
+        message = next((line.strip() for line in body.splitlines()
+                        if line.strip() and not line.strip().startswith("Called from")), lines[-1])
+        return f"{message} ({lines[0]})"
     text = lines[0] if isinstance(exc, PallasIneligible) else f"{type(exc).__name__}: {lines[0]}"
     return text
 
