@@ -11,10 +11,12 @@
   JAX's rule for ``custom_jvp_call`` does (the backward is the XLA path's anyway).
 - ``neg`` and ``bitcast_convert_type`` of a literal (jwarp negates constants, e.g. a loop's negative
   step; ``wp.cast`` of a constant): JAX's rules expect an MLIR value; the literal is materialised first.
-- ``atomic_rmw`` min/max of integer *vectors*: JAX's rule tests the value's MLIR type for an integer
-  type, which a tensor of integers is not, and takes the floating-point expansion (an assertion
-  fails). The wrapper emits the integer ``MIN/MAX`` (``UMIN/UMAX`` when unsigned) read-modify-write
-  for those and leaves everything else to JAX's rule.
+- ``atomic_rmw`` add/min/max of integer *vectors*: JAX's rule tests the value's MLIR type for an
+  integer type, which a tensor of integers is not, and takes the floating-point path: ``FADD`` on
+  integer bits (seen on an H200 with JAX 0.11.2: 32-bit integer histograms stayed zero, the "floats"
+  being subnormals flushed to zero) and the floating-point min/max expansion (an assertion fails). The
+  wrapper emits the integer ``ADD``, ``MIN/MAX`` (``UMIN/UMAX`` when unsigned) read-modify-write for
+  those and leaves everything else to JAX's rule.
 - ``div``, ``logistic``, ``erf_inv`` of ``float16`` tensors (JAX's rules accept only 32/64-bit floats):
   computed in float32 and rounded to float16, as Warp's half arithmetic and XLA's CPU code do (for
   ``div`` this is the correctly rounded half quotient: float32 carries more than twice half's precision).
@@ -89,7 +91,7 @@ def register_rules() -> None:
         lowering.triton_lowering_rules[custom_derivatives.custom_vjp_call_p] = lowering._closed_call_lowering_rule
     for primitive in (lax.neg_p, lax.bitcast_convert_type_p):
         _wrap_literal_operands(lowering, primitive)
-    _wrap_integer_min_max(lowering)
+    _wrap_integer_atomics(lowering)
     for primitive in (lax.div_p, lax.logistic_p, lax.erf_inv_p):
         _wrap_half_in_float32(lowering, primitive)
     _wrap_rolled_scan(lowering)
@@ -111,15 +113,16 @@ def _wrap_literal_operands(lowering: Any, primitive: Any) -> None:
     lowering.triton_lowering_rules[primitive] = rule
 
 
-def _wrap_integer_min_max(lowering: Any) -> None:
+def _wrap_integer_atomics(lowering: Any) -> None:
     from jax._src.pallas.triton import primitives
     from jax._src.state import indexing
     from jax._src.lib.triton import dialect as tt_dialect
 
     original = lowering.triton_lowering_rules.get(primitives.atomic_rmw_p)
-    if original is None or getattr(original, "_jwarp_integer_min_max", False):
+    if original is None or getattr(original, "_jwarp_integer_atomics", False):
         return
-    kinds = {primitives.AtomicOpType.MIN: ("MIN", "UMIN"), primitives.AtomicOpType.MAX: ("MAX", "UMAX")}
+    kinds = {primitives.AtomicOpType.ADD: ("ADD", "ADD"), primitives.AtomicOpType.MIN: ("MIN", "UMIN"),
+             primitives.AtomicOpType.MAX: ("MAX", "UMAX")}
 
     def rule(ctx: Any, *args_flat: Any, args_tree: Any, atomic_type: Any) -> Any:
         *_, value_aval, mask_aval = args_tree.unflatten(ctx.avals_in)
@@ -137,7 +140,7 @@ def _wrap_integer_min_max(lowering: Any) -> None:
         name = signed if jnp.issubdtype(value_aval.dtype, jnp.signedinteger) else unsigned
         return lowering._atomic_rmw(getattr(tt_dialect.RMWOp, name), ptr, val, mask=mask)
 
-    rule._jwarp_integer_min_max = True
+    rule._jwarp_integer_atomics = True
     lowering.triton_lowering_rules[primitives.atomic_rmw_p] = rule
 
 
