@@ -64,7 +64,9 @@ def survey(name: str) -> dict:
         try:
             text = lower_for_cuda_platform(source, arg_names, sig, triton_plan(CUDA_BLOCK_DIM, 0),
                                            list(example_args))
-            kernels[source.name] = "triton" if "xla.gpu.triton" in text else "xla (fell back)"
+            # mode "always" raises for an ineligible kernel: a lowering without a Triton kernel means the
+            # pallas_call had no outputs (the kernel writes no array) and was dropped
+            kernels[source.name] = "triton" if "xla.gpu.triton" in text else "nothing to run (writes no array)"
         except Exception as exc:  # the reason the kernel is not eligible
             kernels[source.name] = _first_line(exc)
         return compiled

@@ -114,11 +114,29 @@ def _leaf_layout(t: Any) -> tuple[int, int, list]:
     raise TypeError(f"wp.cast() cannot reinterpret a value of type {type_name(t)}")
 
 
-def _leaf_bytes(x: Any, scalar: Any) -> Any:
-    x = jnp.asarray(x, scalar._np_dtype)
-    if scalar._np_dtype.itemsize == 1:
-        return lax.bitcast_convert_type(x, jnp.uint8)[..., None]
-    return lax.bitcast_convert_type(x, jnp.uint8)
+_UINTS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _leaf_bits(x: Any, scalar: Any) -> Any:
+    """The bits of a scalar leaf as an unsigned integer of its size."""
+    dtype = scalar._np_dtype
+    if dtype == np.bool_:
+        return jnp.asarray(x, np.bool_).astype(np.uint8)
+    return lax.bitcast_convert_type(jnp.asarray(x, dtype), _UINTS[dtype.itemsize])
+
+
+def _field(bits: Any, src_offset: int, lo: int, hi: int, dst_offset: int, size: int) -> Any:
+    """Bytes ``[lo, hi)`` of a leaf at ``src_offset`` (``bits``), placed at their position in a leaf of
+    ``size`` bytes at ``dst_offset`` (little-endian; other bytes zero)."""
+    uint = _UINTS[size]
+    if lo > src_offset:
+        bits = lax.shift_right_logical(bits, jnp.asarray(8 * (lo - src_offset), bits.dtype))
+    bits = bits.astype(uint)
+    if hi - lo < size:
+        bits = bits & uint((1 << (8 * (hi - lo))) - 1)
+    if lo > dst_offset:
+        bits = lax.shift_left(bits, jnp.asarray(8 * (lo - dst_offset), uint))
+    return bits
 
 
 @builtin("cast", group="Utility")
@@ -136,15 +154,17 @@ def cast(call: Call, a: Value, dtype: Value) -> Value:
         raise TypeError(f"wp.cast(): {type_name(a.type)} and {type_name(target)} have different sizes")
     leaves = leaves_of(a)
     lanes = jnp.broadcast_shapes(*(jnp.shape(x) for x in leaves))
-    raw = jnp.zeros(lanes + (src_size,), jnp.uint8)  # padding bytes read as zeros
-    for (offset, scalar), x in zip(src_layout, leaves):
-        b = jnp.broadcast_to(_leaf_bytes(x, scalar), lanes + (scalar._np_dtype.itemsize,))
-        raw = raw.at[..., offset:offset + b.shape[-1]].set(b)
+    sources = [(offset, scalar._np_dtype.itemsize, _leaf_bits(x, scalar)) for (offset, scalar), x in zip(src_layout, leaves)]
     out = []
-    for offset, scalar in dst_layout:
-        n = scalar._np_dtype.itemsize
-        piece = raw[..., offset:offset + n]
-        out.append(lax.bitcast_convert_type(piece if n > 1 else piece[..., 0], scalar._np_dtype))
+    for offset, scalar in dst_layout:  # each target leaf from the source bytes it overlaps (padding reads as zero)
+        size = scalar._np_dtype.itemsize
+        bits = jnp.zeros((), _UINTS[size])
+        for src_offset, src_size, src_bits in sources:
+            lo, hi = max(offset, src_offset), min(offset + size, src_offset + src_size)
+            if lo < hi:
+                bits = bits | _field(src_bits, src_offset, lo, hi, offset, size)
+        bits = jnp.broadcast_to(bits, lanes)
+        out.append(bits != 0 if scalar._np_dtype == np.bool_ else lax.bitcast_convert_type(bits, scalar._np_dtype))
     return value_from_leaves(target, out)
 
 

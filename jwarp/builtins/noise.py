@@ -112,7 +112,8 @@ def _pairs(x: Any) -> tuple[Any, Any]:
     if isinstance(x, np.generic):  # a constant zero shared by every corner
         return x, x
     x = jnp.reshape(x, jnp.shape(x)[:-1] + (jnp.shape(x)[-1] // 2, 2))
-    return x[..., 0], x[..., 1]
+    lower, upper = lax.split(x, (1, 1), axis=x.ndim - 1)  # a split, not slices: Triton lowers splits only
+    return lower[..., 0], upper[..., 0]
 
 
 def _corners(state: Any, d: list, lo: list, hi: list) -> tuple[Any, list]:
@@ -256,22 +257,44 @@ def _fields(state: Any, n_fields: int) -> tuple[list, Any]:
     return states, state
 
 
-def _octave(state: Any, coords: list, freq: Any, amp: Any, want_jacobian: bool):
-    """One octave: (gradients of each potential, Jacobian rows of the curl, next state)."""
+def _split_last(x: Any, n: int) -> list:
+    """The ``n`` members of the last axis (a split, not slices: Triton lowers splits, of 2**k parts)."""
+    if n == 1:
+        return [x[..., 0]]
+    return [part[..., 0] for part in lax.split(x, (1,) * n, axis=x.ndim - 1)]
+
+
+def _stack_last(xs: list) -> Any:
+    """``jnp.stack(xs, -1)``, as pairwise stacks when ``len(xs)`` is a power of two (Triton stacks pairs only)."""
+    if len(xs) == 1:
+        return jnp.asarray(xs[0])[..., None]
+    if len(xs) == 2 or len(xs) & (len(xs) - 1):
+        return jnp.stack(xs, -1)
+    pairs = jnp.stack([_stack_last(xs[0::2]), _stack_last(xs[1::2])], -1)  # [..., k, j] = xs[2k + j]
+    return jnp.reshape(pairs, jnp.shape(pairs)[:-2] + (len(xs),))
+
+
+def _octave(state: Any, coords: list, freq: Any, amp: Any, want_jacobian: bool, pow2_fields: bool = False):
+    """One octave: (gradients of each potential, Jacobian rows of the curl, next state).
+
+    ``pow2_fields``: stack the three potentials of 3-D/4-D with a fourth (ignored) one, as the Pallas
+    target needs power-of-two shapes for Triton."""
     n = len(coords)
     pt = [fmul(freq, x) for x in coords]
     d, lo, hi = _lattice(pt, None)
     states, next_state = _fields(state, 1 if n == 2 else 3)
     # the three potentials of 3-D/4-D share the lattice cell: evaluate them together, on a field axis
-    fields = jnp.stack(jnp.broadcast_arrays(*states), -1)
+    stacked = states + states[-1:] if pow2_fields and len(states) == 3 else states
+    fields = _stack_last(jnp.broadcast_arrays(*stacked))
     d, lo, hi = ([jnp.asarray(x)[..., None] for x in xs] for xs in (d, lo, hi))
     grad_stack = perlin(fields, d, lo, hi, True)[1]
-    grads = [[g[..., f] for g in grad_stack] for f in range(len(states))]
+    grads = [list(fs) for fs in zip(*(_split_last(g, len(stacked)) for g in grad_stack))][:len(states)]
     jac = None
     if want_jacobian:
         k = amp * freq
         hess_stack = perlin_hessian(fields, d, lo, hi)
-        hs = [[[h[..., f] for h in row] for row in hess_stack] for f in range(len(states))]
+        rows = [list(zip(*(_split_last(h, len(stacked)) for h in row))) for row in hess_stack]  # [row][field][col]
+        hs = [[list(rows[r][f]) for r in range(n)] for f in range(len(states))]
         if n == 2:
             (h,) = hs
             jac = [[k * -h[1][col] for col in range(n)], [k * h[0][col] for col in range(n)]]
@@ -283,7 +306,8 @@ def _octave(state: Any, coords: list, freq: Any, amp: Any, want_jacobian: bool):
     return grads, jac, next_state
 
 
-def _curl_eval(state, octaves, lacunarity, gain, coords, want_jacobian: bool, n_octaves: int | None):
+def _curl_eval(state, octaves, lacunarity, gain, coords, want_jacobian: bool, n_octaves: int | None,
+               pow2_fields: bool = False):
     """(curl vector leaves, Jacobian rows or None); ``n_octaves`` when the count is a constant."""
     n = len(coords)
     n_sums = 1 if n == 2 else 3
@@ -298,7 +322,7 @@ def _curl_eval(state, octaves, lacunarity, gain, coords, want_jacobian: bool, n_
 
     def step(i, carry, live=None):
         s, freq, amp, sums, jac = carry
-        grads, j_oct, s_next = _octave(s, coords, freq, amp, want_jacobian)
+        grads, j_oct, s_next = _octave(s, coords, freq, amp, want_jacobian, pow2_fields)
 
         def keep(new, old):
             return new if live is None else jnp.where(live, new, old)
@@ -327,17 +351,17 @@ def _curl_eval(state, octaves, lacunarity, gain, coords, want_jacobian: bool, n_
 
 
 @functools.lru_cache(maxsize=None)
-def _curl_function(n_octaves: int | None):
+def _curl_function(n_octaves: int | None, pow2_fields: bool = False):
     """``curlnoise`` with Warp's Hessian-based derivative, for a constant (or traced) octave count."""
 
     @jax.custom_jvp
     def curl(state, octaves, lacunarity, gain, coords):
-        return tuple(_curl_eval(state, octaves, lacunarity, gain, list(coords), False, n_octaves)[0])
+        return tuple(_curl_eval(state, octaves, lacunarity, gain, list(coords), False, n_octaves, pow2_fields)[0])
 
     @curl.defjvp
     def curl_jvp(primals: tuple, tangents: tuple) -> tuple:
         state, octaves, lacunarity, gain, coords = primals
-        out, jac = _curl_eval(state, octaves, lacunarity, gain, list(coords), True, n_octaves)
+        out, jac = _curl_eval(state, octaves, lacunarity, gain, list(coords), True, n_octaves, pow2_fields)
         t_out = []
         for row, o in zip(jac, out):
             total = jnp.zeros_like(o)
@@ -376,7 +400,7 @@ def curlnoise(call: Call, *args: Value, **kwargs: Value) -> Value:
     lac = jnp.asarray(np.float32(2.0) if lacunarity is None else lacunarity.data, F32)
     gn = jnp.asarray(np.float32(0.5) if gain is None else gain.data, F32)
     coords = tuple(jnp.asarray(x, F32) for x in leaves_of(coord))
-    curl = _curl_function(n_octaves)
+    curl = _curl_function(n_octaves, getattr(call.ctx, "ref_memory", None) is not None)  # Pallas target
     out = curl(state_leaf(call, state, *given[1:]), jnp.asarray(octave_leaf, U32), lax.stop_gradient(lac),
                lax.stop_gradient(gn), coords)
     return value_from_leaves(VEC2 if coord.type is VEC2 else VEC3, list(out))

@@ -21,6 +21,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from jwarp.compiler.context import SITE_FLAGS, KernelContext, SlotState, first_site, initial_accumulator
+from jwarp.compiler.values import launch_mask
 
 
 def thread_coords(flat: Any, grid: tuple[int, ...], kernel_dim: int) -> tuple:
@@ -73,7 +74,9 @@ def lower_chunked(
             ctx = make_context((chunk,), fresh)
             flat = c.astype(index_dtype) * chunk + lax.iota(index_dtype, chunk)
             ctx.thread_coords = tuple(x.astype(jnp.int32) for x in thread_coords(flat, grid, kernel_dim))
-            run_body(ctx, flat < total if total % chunk else None)
+            active = flat < total if total % chunk else None
+            with launch_mask(active):
+                run_body(ctx, active)
             seen["ctx"] = ctx
             seen["new"] = {k: v for k, v in ctx.accumulators.items() if k not in accs}
             merged = {k: _combine(k, v, ctx.accumulators.get(k)) for k, v in accs.items()}

@@ -36,6 +36,7 @@ from jwarp.compiler.values import (
     STATIC,
     Value,
     is_const,
+    is_launch_mask,
     scalar_value,
     select_value,
     to_device_leaf,
@@ -154,7 +155,7 @@ def _check_array_return(lw: FunctionLowerer, frame: Any, value: Value) -> None:
         raise WarpCodegenTypeError("Functions cannot return arrays passed to them (only fixed-size arrays made by wp.zeros)")
     if frame.ret is not None and frame.ret.data != value.data:
         raise WarpCodegenTypeError(f"Function '{frame.name}' returns different fixed-size arrays on different paths")
-    if lw.active is not None and not is_const(lw.active):
+    if lw.active is not None and not is_const(lw.active) and not is_launch_mask(lw.active):
         raise WarpCodegenTypeError(f"Function '{frame.name}' returns a fixed-size array under a per-thread condition")
 
 

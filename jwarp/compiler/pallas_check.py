@@ -128,18 +128,19 @@ def cuda_target() -> Any:
     return sharding.use_abstract_mesh(mesh)
 
 
-def check_triton_lowering(fn: Any, operands: list) -> None:
-    """Run the Pallas → Triton lowering of ``fn`` (a ``pallas_call``) for the CUDA platform (no GPU
-    needed); raise :class:`PallasIneligible` with the lowering's message when it fails (a construct
-    the rule table accepts but a rule refuses)."""
+def check_triton_lowering(closed: Any, operands: list) -> None:
+    """Run the Pallas → Triton lowering of ``closed`` (the traced ``pallas_call`` program) for the CUDA
+    platform (no GPU needed); raise :class:`PallasIneligible` with the lowering's message when it fails
+    (a construct the rule table accepts but a rule refuses). The kernel is not traced again."""
     import jax
+    from jax.extend.core import jaxpr_as_fun
 
     from jwarp.compiler.pallas_triton_rules import register_rules
 
     register_rules()
     try:
         with jax.enable_x64(True), cuda_target():
-            jax.jit(fn).trace(*operands).lower(lowering_platforms=("cuda",))
+            jax.jit(jaxpr_as_fun(closed)).trace(*operands).lower(lowering_platforms=("cuda",))
     except Exception as exc:  # noqa: BLE001 - any lowering failure makes the kernel ineligible
         lines = [line for line in str(exc).splitlines() if line.strip()]
         raise PallasIneligible(f"the Triton lowering failed: {type(exc).__name__}: "

@@ -45,7 +45,7 @@ from jwarp.compiler.lower import Frame, FunctionLowerer
 from jwarp.compiler.pallas_memory import InterpretRefMemory, PallasIneligible, RefPlane, TritonRefMemory
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, Signature, StructSpec, ValueSpec
 from jwarp.compiler.source import FunctionSource
-from jwarp.compiler.values import ArrayRef, Value, value_from_leaves
+from jwarp.compiler.values import ArrayRef, Value, launch_mask, value_from_leaves
 from jwarp.compiler.views import apply_chain, write_back
 from jwarp.errors import _Located
 from jwarp.lang.arrays import ArrayType
@@ -69,6 +69,7 @@ class PallasPlan:
     lanes: int
     programs: int = 0
     verbose: bool = dataclasses.field(default=False, compare=False)  # not part of the compile-cache key
+    check_lowering: bool = dataclasses.field(default=True, compare=False)  # run the Triton lowering when tracing
 
 
 def plan_of(sig: Signature) -> PallasPlan | None:
@@ -166,6 +167,7 @@ class _Kernel:
         self.slots_read: list[bool] = []
         self.slots_written: list[bool] = []
         self.sites: list = []
+        self._pallas_call: Callable | None = None  # built once: its jit caches the traced kernel body
 
     def __call__(self, *refs: Any) -> None:
         from jax.experimental import pallas as pl
@@ -198,7 +200,8 @@ class _Kernel:
                 if plan.lanes != plan.block_dim:
                     active = active & (lane < plan.block_dim)
             ctx.thread_coords = thread_coords(flat, sig.grid, sig.kernel_dim)
-            FunctionLowerer(ctx, self.source, dict(env), active, Frame(self.source.name, is_kernel=True)).run()
+            with launch_mask(active):
+                FunctionLowerer(ctx, self.source, dict(env), active, Frame(self.source.name, is_kernel=True)).run()
             for hook in ctx.finish_hooks.values():
                 hook()
             if ctx.accumulators:
@@ -245,6 +248,11 @@ class _Kernel:
         )
 
     def call(self, operands: list) -> list:
+        if self._pallas_call is None:
+            self._pallas_call = self._build_call()
+        return list(self._pallas_call(*operands))
+
+    def _build_call(self) -> Callable:
         from jax.experimental import pallas as pl
 
         layout, plan = self.layout, self.plan
@@ -261,9 +269,8 @@ class _Kernel:
             options["compiler_params"] = plt.CompilerParams(num_warps=max(1, min(8, plan.lanes // 32)))
         else:
             options["interpret"] = True
-        call = pl.pallas_call(self, out_shape=out_shape, grid=(programs,), name=f"jwarp_{self.source.name}",
+        return pl.pallas_call(self, out_shape=out_shape, grid=(programs,), name=f"jwarp_{self.source.name}",
                               input_output_aliases={p: k for k, p in enumerate(self.written_planes)}, **options)
-        return list(call(*operands))
 
 
 def _grid(plan: PallasPlan, total: int) -> tuple[int, int]:
@@ -288,7 +295,8 @@ def _discover(source, arg_names, sig, plan, layout) -> _Kernel:
     pallas_check.check_no_host_callbacks(closed.jaxpr)
     if plan.backend == "triton":
         pallas_check.check_triton(closed.jaxpr)
-        pallas_check.check_triton_lowering(lambda *ops: probe.call(list(ops)), operands)
+        if plan.check_lowering:
+            pallas_check.check_triton_lowering(closed, operands)
     written = {s for s, w in enumerate(probe.slots_written) if w}
     kernel = _Kernel(source, arg_names, sig, plan, layout, written)
     kernel.slots_read, kernel.slots_written = probe.slots_read, probe.slots_written
@@ -324,7 +332,13 @@ def _reason(exc: BaseException) -> str:
     if not lines:
         return type(exc).__name__
     if isinstance(exc, _Located) and len(lines) > 1:
-        return f"{lines[-1]} ({lines[0]})"
+        location = getattr(exc, "location", None)
+        head = location.format() if location is not None else ""
+        text = str(exc)
+        body = text[len(head):] if head and text.startswith(head) else "\n".join(lines[1:])
+        message = next((line.strip() for line in body.splitlines()
+                        if line.strip() and not line.strip().startswith("Called from")), lines[-1])
+        return f"{message} ({lines[0]})"
     text = lines[0] if isinstance(exc, PallasIneligible) else f"{type(exc).__name__}: {lines[0]}"
     return text
 
@@ -383,12 +397,21 @@ def lower_for_cuda_platform(source: FunctionSource, arg_names: list[str], sig: S
     ShapeDtypeStructs. A Triton kernel appears as a ``__gpu$xla.gpu.triton`` custom call."""
     from jwarp.compiler.kernel_compile import build_pure_fn
 
+    if plan.mode == "always":  # the lowering below is the check (done once): its failure is the reason
+        plan = dataclasses.replace(plan, check_lowering=False)
     sig = dataclasses.replace(without_plan(sig), extra=without_plan(sig).extra + ((PALLAS_KEY, plan),))
     pure_fn = build_pure_fn(source, arg_names, sig)
     avals = [jax.tree_util.tree_map(lambda x: jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x)), op)
              for op in operands]
     with jax.enable_x64(True), pallas_check.cuda_target():
-        lowered = jax.jit(lambda *a: pure_fn(*a)[:2]).trace(*avals).lower(lowering_platforms=("cuda",))
+        traced = jax.jit(lambda *a: pure_fn(*a)[:2]).trace(*avals)
+        try:
+            lowered = traced.lower(lowering_platforms=("cuda",))
+        except Exception as exc:  # noqa: BLE001 - only reached with plan.check_lowering off
+            lines = [line for line in str(exc).splitlines() if line.strip()]
+            raise PallasFallback(
+                f"Kernel '{source.name}' cannot run on the Pallas path (triton backend): the Triton lowering "
+                f"failed: {type(exc).__name__}: {lines[0] if lines else ''}") from None
     return lowered.as_text()
 
 

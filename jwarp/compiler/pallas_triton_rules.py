@@ -9,12 +9,21 @@
 - ``round`` (both rounding methods), from ``floor``/``ceil``, the exact fractional part and selects.
 - ``custom_vjp_call`` (``@wp.func_grad`` functions, jwarp's custom adjoints): the primal function, as
   JAX's rule for ``custom_jvp_call`` does (the backward is the XLA path's anyway).
-- ``neg`` of a literal (jwarp negates constants, e.g. a loop's negative step): JAX's rule expects an
-  MLIR value; the literal is materialised first.
-- ``atomic_rmw`` min/max of integer *vectors*: JAX's rule tests the value's MLIR type for an integer
-  type, which a tensor of integers is not, and takes the floating-point expansion (an assertion
-  fails). The wrapper emits the integer ``MIN/MAX`` (``UMIN/UMAX`` when unsigned) read-modify-write
-  for those and leaves everything else to JAX's rule.
+- ``neg`` and ``bitcast_convert_type`` of a literal (jwarp negates constants, e.g. a loop's negative
+  step; ``wp.cast`` of a constant): JAX's rules expect an MLIR value; the literal is materialised first.
+- ``atomic_rmw`` add/min/max of integer *vectors*: JAX's rule tests the value's MLIR type for an
+  integer type, which a tensor of integers is not, and takes the floating-point path: ``FADD`` on
+  integer bits (seen on an H200 with JAX 0.11.2: 32-bit integer histograms stayed zero, the "floats"
+  being subnormals flushed to zero) and the floating-point min/max expansion (an assertion fails). The
+  wrapper emits the integer ``ADD``, ``MIN/MAX`` (``UMIN/UMAX`` when unsigned) read-modify-write for
+  those and leaves everything else to JAX's rule.
+- ``div``, ``logistic``, ``erf_inv`` of ``float16`` tensors (JAX's rules accept only 32/64-bit floats):
+  computed in float32 and rounded to float16, as Warp's half arithmetic and XLA's CPU code do (for
+  ``div`` this is the correctly rounded half quotient: float32 carries more than twice half's precision).
+- ``scan`` with ``unroll > 1`` (jwarp unrolls static loops by ``wp.config.loop_unroll`` for XLA): JAX's
+  rule accepts only ``unroll=1``; unrolling is a scheduling hint, so the loop is lowered rolled.
+- loop and branch bodies whose result is a literal (a loop-carried constant): JAX's ``while`` rule yields
+  the Python number itself; results of every lowered sub-program are materialised as MLIR values.
 
 Example::
 
@@ -80,8 +89,13 @@ def register_rules() -> None:
 
     if custom_derivatives.custom_vjp_call_p not in lowering.triton_lowering_rules:
         lowering.triton_lowering_rules[custom_derivatives.custom_vjp_call_p] = _inline_call_rule(lowering)
-    _wrap_literal_operands(lowering, lax.neg_p)
-    _wrap_integer_min_max(lowering)
+    for primitive in (lax.neg_p, lax.bitcast_convert_type_p):
+        _wrap_literal_operands(lowering, primitive)
+    _wrap_integer_atomics(lowering)
+    for primitive in (lax.div_p, lax.logistic_p, lax.erf_inv_p):
+        _wrap_half_in_float32(lowering, primitive)
+    _wrap_rolled_scan(lowering)
+    _wrap_literal_results(lowering)
     _registered = True
 
 
@@ -112,15 +126,16 @@ def _wrap_literal_operands(lowering: Any, primitive: Any) -> None:
     lowering.triton_lowering_rules[primitive] = rule
 
 
-def _wrap_integer_min_max(lowering: Any) -> None:
+def _wrap_integer_atomics(lowering: Any) -> None:
     from jax._src.pallas.triton import primitives
     from jax._src.state import indexing
     from jax._src.lib.triton import dialect as tt_dialect
 
     original = lowering.triton_lowering_rules.get(primitives.atomic_rmw_p)
-    if original is None or getattr(original, "_jwarp_integer_min_max", False):
+    if original is None or getattr(original, "_jwarp_integer_atomics", False):
         return
-    kinds = {primitives.AtomicOpType.MIN: ("MIN", "UMIN"), primitives.AtomicOpType.MAX: ("MAX", "UMAX")}
+    kinds = {primitives.AtomicOpType.ADD: ("ADD", "ADD"), primitives.AtomicOpType.MIN: ("MIN", "UMIN"),
+             primitives.AtomicOpType.MAX: ("MAX", "UMAX")}
 
     def rule(ctx: Any, *args_flat: Any, args_tree: Any, atomic_type: Any) -> Any:
         *_, value_aval, mask_aval = args_tree.unflatten(ctx.avals_in)
@@ -138,8 +153,59 @@ def _wrap_integer_min_max(lowering: Any) -> None:
         name = signed if jnp.issubdtype(value_aval.dtype, jnp.signedinteger) else unsigned
         return lowering._atomic_rmw(getattr(tt_dialect.RMWOp, name), ptr, val, mask=mask)
 
-    rule._jwarp_integer_min_max = True
+    rule._jwarp_integer_atomics = True
     lowering.triton_lowering_rules[primitives.atomic_rmw_p] = rule
+
+
+_HALF = (jnp.float16, jnp.bfloat16)
+
+
+def _wrap_half_in_float32(lowering: Any, primitive: Any) -> None:
+    """Lower ``primitive`` on half-precision operands in float32, rounding the result back."""
+    original = lowering.triton_lowering_rules.get(primitive)
+    if original is None or getattr(original, "_jwarp_half", False):
+        return
+
+    def in_float32(*args: Any, **params: Any) -> Any:
+        dtype = args[0].dtype
+        return primitive.bind(*(x.astype(jnp.float32) for x in args), **params).astype(dtype)
+
+    promoted = lowering.lower_fun(in_float32, multiple_results=False)
+
+    def rule(ctx: Any, *args: Any, **params: Any) -> Any:
+        if any(aval.dtype in _HALF for aval in ctx.avals_in):
+            return promoted(ctx, *args, **params)
+        return original(ctx, *args, **params)
+
+    rule._jwarp_half = True
+    lowering.triton_lowering_rules[primitive] = rule
+
+
+def _wrap_rolled_scan(lowering: Any) -> None:
+    original = lowering.triton_lowering_rules.get(lax.scan_p)
+    if original is None or getattr(original, "_jwarp_rolled", False):
+        return
+
+    def rule(ctx: Any, *args: Any, unroll: Any = 1, **params: Any) -> Any:
+        return original(ctx, *args, unroll=1, **params)
+
+    rule._jwarp_rolled = True
+    lowering.triton_lowering_rules[lax.scan_p] = rule
+
+
+def _wrap_literal_results(lowering: Any) -> None:
+    """Make every lowered (sub-)jaxpr return MLIR values, literals materialised as constants."""
+    original = lowering.lower_jaxpr_to_triton_ir
+    if getattr(original, "_jwarp_literals", False):
+        return
+
+    def lower_jaxpr(ctx: Any, jaxpr: Any, block_infos: Any, *args: Any) -> Any:
+        outs = original(ctx, jaxpr, block_infos, *args)
+        return [out if out is None else lowering._ensure_ir_value(out, var.aval)
+                for out, var in zip(outs, jaxpr.outvars)]
+
+    lower_jaxpr._jwarp_literals = True
+    lowering.lower_jaxpr_to_triton_ir = lower_jaxpr
 
 
 __all__ = ["register_rules"]

@@ -150,6 +150,36 @@ def cast_leaf(leaf: Any, scalar: type) -> Any:
     return leaf.astype(target)
 
 
+_LAUNCH_MASKS: list = []  # the innermost launch's "real thread" mask (lanes past the launch's end are off)
+
+
+class launch_mask:
+    """While active, ``mask`` marks the lanes that are threads of the launch (a Pallas block or a chunk
+    running past the launch's end): code under exactly that mask is unconditional for every thread,
+    so constructs that need it (reassigning an array field of a local struct, returning a
+    fixed-size array) stay allowed.
+
+    Example::
+
+        with launch_mask(active):
+            FunctionLowerer(ctx, source, env, active, frame).run()
+    """
+
+    def __init__(self, mask: Any):
+        self.mask = mask
+
+    def __enter__(self) -> None:
+        _LAUNCH_MASKS.append(self.mask)
+
+    def __exit__(self, *exc: Any) -> None:
+        _LAUNCH_MASKS.pop()
+
+
+def is_launch_mask(mask: Any) -> bool:
+    """Whether ``mask`` is the current launch's thread mask (see :class:`launch_mask`)."""
+    return bool(_LAUNCH_MASKS) and mask is _LAUNCH_MASKS[-1]
+
+
 def leaf_where(mask: Any, a: Any, b: Any) -> Any:
     if mask is None:
         return a
@@ -158,7 +188,7 @@ def leaf_where(mask: Any, a: Any, b: Any) -> Any:
     if a is b:
         return a
     if isinstance(a, ArrayRef) or isinstance(b, ArrayRef):  # an array field of a local struct
-        if a == b:
+        if a == b or is_launch_mask(mask):  # lanes outside the launch's threads never use it
             return a
         raise WarpCodegenError("An array field of a local struct can only be reassigned unconditionally "
                                "(not under a branch that depends on the thread)")

@@ -48,3 +48,33 @@ def test_kernel_using_the_rules_lowers_to_triton():
     x = wp.zeros(100, dtype=float)
     text = lower_for_cuda(uses_rules, 100, [x, wp.zeros(4, dtype=int), wp.zeros(100, dtype=float), 5], max_blocks=2)
     assert "xla.gpu.triton" in text
+
+
+@pytest.mark.parametrize("dtype, atomic, expected", [
+    (jnp.int32, "atomic_add", "ADD"), (jnp.uint32, "atomic_add", "ADD"), (jnp.float32, "atomic_add", "FADD"),
+    (jnp.int32, "atomic_min", "MIN"), (jnp.uint32, "atomic_max", "UMAX"),
+])
+def test_vector_atomics_pick_the_integer_operation(dtype, atomic, expected, monkeypatch):
+    # JAX's rule tests a tensor's MLIR type for an integer type and took FADD for integer vectors: on an
+    # H200 (JAX 0.11.2) 32-bit integer histograms stayed zero (the sums were flushed subnormal floats)
+    import jax
+    from jax._src.pallas.triton import lowering
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import triton as plt
+
+    from jwarp.compiler.pallas_triton_rules import register_rules
+
+    register_rules()
+    ops: list = []
+    original = lowering._atomic_rmw
+    monkeypatch.setattr(lowering, "_atomic_rmw", lambda op, *a, **k: ops.append(str(op)) or original(op, *a, **k))
+
+    def kernel(idx_ref, h_in, h_out):
+        idx = idx_ref[pl.ds(pl.program_id(0) * 64, 64)]
+        getattr(plt, atomic)(h_out, idx, jnp.ones((64,), dtype), mask=idx >= 1)
+
+    call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((4,), dtype), grid=(4,), input_output_aliases={1: 0},
+                          compiler_params=plt.CompilerParams(num_warps=2))
+    jax.jit(call).trace(jax.ShapeDtypeStruct((256,), jnp.int32), jax.ShapeDtypeStruct((4,), dtype)).lower(
+        lowering_platforms=("cuda",))
+    assert ops and all(op.split(".")[-1].upper() == expected for op in ops), ops

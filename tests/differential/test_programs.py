@@ -11,6 +11,7 @@ import pytest
 
 import jwarp
 from tests.differential.harness import PROGRAMS, compare, load_program, run_isolated, warp_installed, warp_worker
+from tests.differential.pallas_programs import TRITON_ONLY_PROGRAMS, check_lowerings, lowering_hook
 
 WARP_TIMEOUT = 600  # seconds real Warp's side may take
 
@@ -18,7 +19,7 @@ PROGRAM_FILES = sorted(p for p in PROGRAMS.glob("*.py") if not p.name.startswith
 
 
 @pytest.mark.parametrize("path", PROGRAM_FILES, ids=[p.stem for p in PROGRAM_FILES])
-def test_program_matches_warp(path):
+def test_program_matches_warp(path, monkeypatch):
     ours_module = load_program(path, jwarp, "jwarp")
     expected_error = getattr(ours_module, "EXPECT_ERROR", None)
     timeout = getattr(ours_module, "TIMEOUT", None)
@@ -27,6 +28,8 @@ def test_program_matches_warp(path):
         worker = warp_worker()
         worker.submit(path)  # real Warp runs meanwhile
     theirs: tuple = (False, None)
+    lower_for_cuda = path.stem in TRITON_ONLY_PROGRAMS and timeout is None  # shares this run (pallas_programs.py)
+    triton = lowering_hook(monkeypatch, xla_launches=True)[0] if lower_for_cuda else None
     try:
         if timeout is not None:
             ours = run_isolated(path, timeout)
@@ -41,6 +44,8 @@ def test_program_matches_warp(path):
                 theirs = (True, worker.result(WARP_TIMEOUT))
             except Exception as exc:  # noqa: BLE001 - re-raised below, after jwarp's outcome
                 theirs = (False, exc)
+    if lower_for_cuda:  # every launch must also lower to a Triton kernel (checked without a GPU)
+        check_lowerings(path.stem, triton, {})
     if getattr(ours_module, "SKIP_WARP", None):
         return
     if worker is None:

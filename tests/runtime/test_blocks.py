@@ -190,3 +190,28 @@ def test_chunked_launch_is_differentiable_on_a_tape():
         loss, grad = run(max_blocks=1, block_dim=3)
     assert loss[0] == 285.0
     np.testing.assert_array_equal(grad, 2 * np.arange(10))
+
+
+@wp.func
+def _ramp_table(base: float) -> wp.fixedarray(shape=(4,), dtype=float):
+    t = wp.zeros(shape=(4,), dtype=float)
+    for k in range(4):
+        t[k] = base + float(k)
+    return t
+
+
+@wp.kernel
+def fixed_return(out: wp.array(dtype=float)):
+    i = wp.tid()
+    t = _ramp_table(float(i))
+    out[i] = t[3]
+
+
+def test_chunk_tail_keeps_unconditional_constructs():
+    # a chunk running past the launch's end masks its tail lanes; a @wp.func returning its own fixed-size
+    # array at its top level is still unconditional for every thread (it was refused as "under a
+    # per-thread condition")
+    out = wp.zeros(300, dtype=float)
+    wp.launch(fixed_return, 300, inputs=[out], max_blocks=1)  # chunks of 256 threads on CPU
+    assert any(dict(key[0].extra).get("chunk") for key in fixed_return._cache)
+    np.testing.assert_array_equal(out.numpy(), np.arange(300) + 3.0)
