@@ -62,6 +62,7 @@ def test_vector_atomics_pick_the_integer_operation(dtype, atomic, expected, monk
     from jax.experimental import pallas as pl
     from jax.experimental.pallas import triton as plt
 
+    from jwarp.compiler.pallas_check import cuda_target
     from jwarp.compiler.pallas_triton_rules import register_rules
 
     register_rules()
@@ -75,6 +76,7 @@ def test_vector_atomics_pick_the_integer_operation(dtype, atomic, expected, monk
 
     call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((4,), dtype), grid=(4,), input_output_aliases={1: 0},
                           compiler_params=plt.CompilerParams(num_warps=2))
-    jax.jit(call).trace(jax.ShapeDtypeStruct((256,), jnp.int32), jax.ShapeDtypeStruct((4,), dtype)).lower(
-        lowering_platforms=("cuda",))
+    with cuda_target():
+        jax.jit(call).trace(jax.ShapeDtypeStruct((256,), jnp.int32), jax.ShapeDtypeStruct((4,), dtype)).lower(
+            lowering_platforms=("cuda",))
     assert ops and all(op.split(".")[-1].upper() == expected for op in ops), ops

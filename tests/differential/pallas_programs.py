@@ -24,6 +24,7 @@ from jwarp.runtime import preparation
 from jwarp.runtime.pallas_select import triton_plan
 
 TRITON_PROGRAMS = [
+    "core_launch_chains",
     "grad_loops",
     "core_array_interfaces",
     "core_arrays_nd",
@@ -108,6 +109,7 @@ TRITON_ONLY_PROGRAMS = [
     "vecmath_dtypes",
     "vecmath_matrix",
     "geometry_marching_cubes",
+    "geometry_sparse_marching_cubes",
     "geometry_primitives",
     "geometry_surface_nets",
     "grad_atomics",
@@ -142,6 +144,9 @@ NOT_ELIGIBLE = {  # program: why it does not run on the Pallas path
     "core_indexedarray": 'indexed arrays (wp.indexedarray)',
     "core_progress": 'threads spin on each other (spin locks, CAS retry loops): the Pallas path does not serialise stalled loops',
     "geometry_bvh_groups": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
+    "geometry_id_arrays": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
+    "geometry_volume_exact": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
+    "tile_gemm_contraction": 'tiles (XLA path)',
     "geometry_delaunay": 'launches no kernel',
     "geometry_hash_grid": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_hash_grid_capture": 'not surveyed: its kernels compile inside a graph capture / a JAX trace, not through wp.launch',
