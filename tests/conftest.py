@@ -1,5 +1,63 @@
-"""Shared pytest configuration: run jwarp on the CPU, quiet real Warp."""
+"""Shared pytest configuration: run jwarp on the CPU, quiet real Warp, and bound the session's memory.
 
+Every kernel a test module defines stays alive for the whole session (test modules stay imported, and
+jwarp's module registry keeps their kernels, as Warp's does), and with it every executable it compiled
+and JAX's traces of it. Over the full suite that grew the pytest process to ~6 GB, enough to make
+later tests page-cache-starved and slow on a small machine. So after each test module (and after each
+differential program, which loads a fresh module per test) the compiled programs are released: jwarp's
+per-kernel executables and JAX's in-memory caches. What is released is recompiled on demand from the
+on-disk compilation cache.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
 import os
 
+import pytest
+
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+try:
+    _trim = ctypes.CDLL("libc.so.6").malloc_trim  # give freed heap pages back to the system (glibc)
+except (OSError, AttributeError):
+    _trim = None
+
+
+# above this resident size a test's teardown releases everything (see release_compiled)
+RSS_LIMIT_MB = 1500
+
+
+def rss_mb() -> int:
+    """The resident size of this process in MiB (0 where /proc is not available)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // (1 << 20)
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def release_compiled() -> None:
+    """Drop every compiled kernel executable and JAX's in-memory compilation and tracing caches."""
+    import jax
+
+    from jwarp.runtime.kernel import forget_compiled
+
+    forget_compiled()
+    jax.clear_caches()
+    gc.collect()
+    if _trim is not None:
+        _trim(0)
+
+
+def release_if_large() -> None:
+    """:func:`release_compiled` once the process is over :data:`RSS_LIMIT_MB`."""
+    if rss_mb() > RSS_LIMIT_MB:
+        release_compiled()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_after_module():
+    yield
+    release_compiled()

@@ -37,9 +37,14 @@ from jwarp.runtime.differentiable import (
     x64_scope,
 )
 from jwarp.runtime.execution import PreparedLaunch
+from jwarp.runtime.kernel import on_forget_compiled
 from jwarp.runtime.preparation import prepare, prepare_with_trips
 
+# adjoint programs by (compiled kernel, adjoint plan), least recently used first; bounded, since each
+# holds a compiled executable
 _CACHE: dict = {}
+_CACHE_LIMIT = 64
+on_forget_compiled(_CACHE.clear)
 
 
 def adjoint_launch(kernel: Any, dim: tuple, args: list, adj_args: list, device: Any, block_dim: int) -> None:
@@ -86,9 +91,12 @@ def adjoint_launch(kernel: Any, dim: tuple, args: list, adj_args: list, device: 
         if not plan:
             return None
         key = (id(compiled), tuple(plan))
-        fn = _CACHE.get(key)
+        fn = _CACHE.pop(key, None)
         if fn is None:
-            fn = _CACHE[key] = (_make_adjoint(compiled, tuple(plan)), compiled)
+            while len(_CACHE) >= _CACHE_LIMIT:
+                del _CACHE[next(iter(_CACHE))]
+            fn = (_make_adjoint(compiled, tuple(plan)), compiled)
+        _CACHE[key] = fn  # (re)inserted last: the most recently used
         new = fn[0](bufs, values, cts)
         for (index, _), ct in zip(plan, new):
             for target, chain, _own in targets[id(bases[index])]:

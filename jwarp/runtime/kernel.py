@@ -59,10 +59,26 @@ class _Unresolved:
         self.error = error
 
 
-def forget_compiled() -> None:
-    """Drop every live kernel's compiled executables and launch plans (``wp.clear_kernel_cache``)."""
-    for k in list(_KERNELS):
+# caches built from kernels' executables elsewhere (adjoint launches, tape backward programs): cleared
+# whenever kernels forget their executables, so those executables are really released
+_FORGET_HOOKS: list[Callable[[], None]] = []
+
+
+def on_forget_compiled(hook: Callable[[], None]) -> None:
+    """Call ``hook`` (which clears a cache derived from compiled kernels) in :func:`forget_compiled`."""
+    _FORGET_HOOKS.append(hook)
+
+
+def forget_compiled(kernels: Any = None) -> None:
+    """Drop the compiled executables and launch plans of ``kernels`` (default: every live kernel, as
+    ``wp.clear_kernel_cache``), and the adjoint / tape-backward programs built from any kernel's."""
+    for k in list(_KERNELS if kernels is None else kernels):
+        for overload in list(getattr(k, "overloads", {}).values()):
+            if overload is not k:
+                overload._forget_compiled()
         k._forget_compiled()
+    for hook in _FORGET_HOOKS:
+        hook()
 
 
 class Kernel:

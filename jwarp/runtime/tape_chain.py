@@ -37,6 +37,7 @@ from jwarp.runtime.differentiable import (
     trip_counts,
     x64_scope,
 )
+from jwarp.runtime.kernel import on_forget_compiled
 from jwarp.runtime.launch_config import normalize_dim
 from jwarp.runtime.preparation import prepare, prepare_with_trips
 
@@ -46,8 +47,11 @@ from jwarp.runtime.preparation import prepare, prepare_with_trips
 # slowly and XLA gains nothing from fusing across launches here.
 MAX_SEGMENT = 1
 _MAX_PERIOD = 16
+# backward programs by segment structure, least recently used first; each holds a compiled
+# executable (a few MB on CPU), so the cache is bounded
 _CACHE: dict = {}
-_CACHE_LIMIT = 512
+_CACHE_LIMIT = 64
+on_forget_compiled(_CACHE.clear)
 
 
 @dataclass
@@ -281,11 +285,12 @@ def _backward_chunk(records: list) -> None:
         consts.append((c_in, r.values, c_out))
     diff_ids = [lid for lid, d in enumerate(diff) if d]
     key = (tuple(keys), diff, retain)
-    fn = _CACHE.get(key)
+    fn = _CACHE.pop(key, None)
     if fn is None:
-        if len(_CACHE) >= _CACHE_LIMIT:
-            _CACHE.clear()
-        fn = _CACHE[key] = (_make_backward([f for _, f, _ in steps], keys, diff, retain, diff_ids), steps)
+        while len(_CACHE) >= _CACHE_LIMIT:
+            del _CACHE[next(iter(_CACHE))]
+        fn = (_make_backward([f for _, f, _ in steps], keys, diff, retain, diff_ids), steps)
+    _CACHE[key] = fn  # (re)inserted last: the most recently used
     cts = tuple(arrays[lid]._grad.buffer for lid in diff_ids)
     with x64_scope(any(x64 for _, _, x64 in steps)):
         new = fn[0]([first[lid] for lid in diff_ids], consts, cts)
