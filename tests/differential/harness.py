@@ -19,6 +19,7 @@ import atexit
 import importlib.util
 import pickle
 import select
+import time
 import subprocess
 import sys
 import types
@@ -60,23 +61,31 @@ class WarpWorker:
         root = Path(__file__).resolve().parents[2]
         self.proc = subprocess.Popen([sys.executable, "-m", "tests.differential.warp_worker"], cwd=root,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.submitted = 0  # requests sent (their numbers)
 
     def alive(self) -> bool:
         return self.proc.poll() is None
 
     def submit(self, path: Path) -> None:
+        """Send ``path``; requests are numbered, so :meth:`result` returns this one's reply even when
+        an earlier test left its reply unread (it is skipped)."""
         from tests.differential.warp_worker import send
 
-        send(self.proc.stdin, str(path))
+        self.submitted += 1
+        send(self.proc.stdin, (self.submitted, str(path)))
 
     def result(self, timeout: float) -> Any:
         from tests.differential.warp_worker import receive
 
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        if not ready:
-            self.close()
-            raise TimeoutError(f"real Warp's run did not finish within {timeout} s (worker killed)")
-        ok, value = receive(self.proc.stdout)
+        deadline = time.monotonic() + timeout
+        while True:
+            ready, _, _ = select.select([self.proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                self.close()
+                raise TimeoutError(f"real Warp's run did not finish within {timeout} s (worker killed)")
+            number, ok, value = receive(self.proc.stdout)
+            if number == self.submitted:
+                break
         if not ok:
             raise value
         return value

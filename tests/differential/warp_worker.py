@@ -52,14 +52,32 @@ def main() -> None:
     warp = real_warp()
     while True:
         try:
-            path = receive(requests)
+            number, path = receive(requests)
         except EOFError:
             return
+        known = set(_user_modules(warp))
         try:
-            reply = (True, _as_numpy(load_program(Path(path), warp, "warp").run()))
+            reply = (number, True, _as_numpy(load_program(Path(path), warp, "warp").run()))
         except BaseException as exc:  # noqa: BLE001 - sent to the test, which re-raises it
-            reply = (False, _picklable_error(exc))
+            reply = (number, False, _picklable_error(exc))
         send(replies, reply)
+        _forget_programs(warp, known)
+
+
+def _user_modules(warp: Any) -> dict:
+    """Real Warp's registry of user modules (every module holding kernels, unique modules included)."""
+    return getattr(getattr(getattr(warp, "_src", None), "context", None), "user_modules", None) or {}
+
+
+def _forget_programs(warp: Any, known: set) -> None:
+    """Unregister what the program added (its module and its kernels' unique modules): real Warp keeps
+    every user module, and ``wp.force_load()`` in a later program would build them all, an
+    expected-error kernel included."""
+    for name in [n for n in sys.modules if n.startswith("jwarp_prog_")]:
+        del sys.modules[name]
+    registry = _user_modules(warp)
+    for name in [n for n in registry if n not in known]:
+        del registry[name]
 
 
 if __name__ == "__main__":
