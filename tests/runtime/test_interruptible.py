@@ -95,7 +95,8 @@ _SCRIPT = textwrap.dedent(
     interrupt_in(1.5)
     start = time.perf_counter()
     try:
-        wp.launch(spin, a.shape, [a, 2**30])  # hours of work
+        wp.launch(spin, a.shape, [a, 2**30])  # hours of work (a plain launch may be deferred: launch chains)
+        wp.synchronize()
         print("NOT INTERRUPTED")
     except KeyboardInterrupt:
         print("interrupted after %.1f s" % (time.perf_counter() - start))
@@ -104,6 +105,7 @@ _SCRIPT = textwrap.dedent(
     interrupt_in(1.0)
     try:
         wp.launch(spin, a.shape, [a, 1])
+        wp.synchronize()
         print("NOT INTERRUPTED")
     except KeyboardInterrupt:
         print("queued launch interrupted")
