@@ -61,7 +61,7 @@ def main() -> None:
         except BaseException as exc:  # noqa: BLE001 - sent to the test, which re-raises it
             reply = (number, False, _picklable_error(exc))
         send(replies, reply)
-        _forget_programs(warp, known)
+        _forget_programs(warp, known, path)
 
 
 def _user_modules(warp: Any) -> dict:
@@ -69,15 +69,22 @@ def _user_modules(warp: Any) -> dict:
     return getattr(getattr(getattr(warp, "_src", None), "context", None), "user_modules", None) or {}
 
 
-def _forget_programs(warp: Any, known: set) -> None:
-    """Unregister what the program added (its module and its kernels' unique modules): real Warp keeps
-    every user module, and ``wp.force_load()`` in a later program would build them all, an
-    expected-error kernel included."""
+def _forget_programs(warp: Any, known: set, path: str) -> None:
+    """Unregister the Warp modules the program at ``path`` added (its module, and the unique modules of
+    its kernels; Warp's own modules made meanwhile, e.g. by ``wp.map``, stay): real Warp keeps every
+    user module, and ``wp.force_load()`` in a later program would build them all, an expected-error
+    kernel included."""
     for name in [n for n in sys.modules if n.startswith("jwarp_prog_")]:
         del sys.modules[name]
     registry = _user_modules(warp)
     for name in [n for n in registry if n not in known]:
-        del registry[name]
+        if name.startswith("jwarp_prog_") or any(_defined_in(k, path) for k in getattr(registry[name], "_get_live_kernels", list)()):
+            del registry[name]
+
+
+def _defined_in(kernel: Any, path: str) -> bool:
+    code = getattr(getattr(kernel, "func", None), "__code__", None)
+    return code is not None and os.path.abspath(code.co_filename) == os.path.abspath(path)
 
 
 if __name__ == "__main__":
