@@ -21,7 +21,7 @@ Example:
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
@@ -42,6 +42,17 @@ from jwarp.runtime.pointer_views import view_from_pointer
 from jwarp.runtime.dtype_views import view_shape_and_ops
 
 _ids = itertools.count()
+
+
+
+# Functions of modules that build on this one (creation: copy_into, clone; indexed: index_with_arrays,
+# struct_from_record), registered by them when jwarp is imported: no import back from here.
+_SERVICES: dict[str, Callable] = {}
+
+
+def register_array_services(**services: Callable) -> None:
+    """Called by :mod:`jwarp.runtime.creation` and :mod:`jwarp.runtime.indexed` at import."""
+    _SERVICES.update(services)
 
 
 class array(ArrayArithmetic, ReadFlags):
@@ -381,8 +392,7 @@ class array(ArrayArithmetic, ReadFlags):
             flat = host.reshape((-1,) + self.dtype._shape_)
             return [self.dtype(x) for x in flat]
         if isinstance(self.dtype, StructType):
-            from jwarp.runtime.indexed import struct_from_record
-
+            struct_from_record = _SERVICES["struct_from_record"]
             return [struct_from_record(self.dtype, x, self.device) for x in host.reshape(-1)]
         return host.reshape(-1).tolist()
 
@@ -404,8 +414,7 @@ class array(ArrayArithmetic, ReadFlags):
     # -- in-place ops ----------------------------------------------------------------------------
     def assign(self, src: Any) -> None:
         """Copy ``src`` (array, numpy, list) into this array; shapes must match."""
-        from jwarp.runtime.creation import copy_into
-
+        copy_into = _SERVICES["copy_into"]
         if _deferred(self, lambda: copy_into(self, src), [src] if isinstance(src, array) else []):
             return
         copy_into(self, src)
@@ -442,9 +451,7 @@ class array(ArrayArithmetic, ReadFlags):
         return out
 
     def clone(self, device: Any = None, requires_grad: bool | None = None) -> array:
-        from jwarp.runtime.creation import clone
-
-        return clone(self, device=device, requires_grad=requires_grad)
+        return _SERVICES["clone"](self, device=device, requires_grad=requires_grad)
 
     # -- views -----------------------------------------------------------------------------------
     def _view(self, ops: tuple, shape: tuple, dtype: Any = None) -> array:
@@ -462,9 +469,7 @@ class array(ArrayArithmetic, ReadFlags):
         if len(key) > self.ndim:
             raise RuntimeError(f"Too many indices for an array of {self.ndim} dimensions")
         if any(isinstance(k, array) for k in key):  # index arrays: a wp.indexedarray
-            from jwarp.runtime.indexed import index_with_arrays
-
-            return index_with_arrays(self, key)
+            return _SERVICES["index_with_arrays"](self, key)
         if len(key) == self.ndim and all(isinstance(k, (int, np.integer)) for k in key):
             raise RuntimeError("Item indexing is not supported on wp.array objects")
         shape, norm = [], []

@@ -17,7 +17,7 @@ import numpy as np
 
 from jwarp.lang.arrays import _Generic
 from jwarp.runtime import capture, storage
-from jwarp.runtime.array import array
+from jwarp.runtime.array import array, register_array_services
 from jwarp.runtime.copying import copy_elements, copy_gradients
 
 
@@ -130,3 +130,6 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     With ``count == 0`` the whole of ``src`` is copied. Both arrays must have the same dtype.
     """
     copy_elements(dest, src, dest_offset, src_offset, count)
+
+
+register_array_services(copy_into=copy_into, clone=clone)

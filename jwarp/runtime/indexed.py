@@ -31,7 +31,7 @@ from jwarp.lang import array_annotations
 from jwarp.lang.arrays import INDEXED, ArrayType, resolve_dtype, type_name
 from jwarp.lang.struct import StructType
 from jwarp.runtime import storage
-from jwarp.runtime.array import array
+from jwarp.runtime.array import array, register_array_services
 from jwarp.runtime.array_ops import ArrayArithmetic
 from jwarp.runtime.device import get_device
 from jwarp.runtime.creation import clone
@@ -310,6 +310,8 @@ def _array_from_descriptor(t: Any, record: Any, device: Any) -> Any:
     strides = tuple(int(n) for n in record["strides"][:ndim])
     return array(ptr=ptr, shape=shape, strides=strides, dtype=t.dtype, device=device)
 
+
+register_array_services(index_with_arrays=index_with_arrays, struct_from_record=struct_from_record)
 
 __all__ = ["indexedarray", "indexedarray1d", "indexedarray2d", "indexedarray3d", "indexedarray4d",
            "check_index_array", "index_with_arrays", "struct_from_record"]
