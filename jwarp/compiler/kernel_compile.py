@@ -27,7 +27,7 @@ from jwarp.compiler.context import (REPORTED_FLAGS, KernelContext, SlotState, in
                                      split_planes)
 from jwarp.compiler.handles import bind_handle
 from jwarp.compiler.lower import Frame, FunctionLowerer
-from jwarp.compiler.pallas_lower import build_pallas_pure_fn, plan_of, without_plan
+from jwarp.compiler.pallas_lower import PallasFallback, build_pallas_pure_fn, plan_of, without_plan
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, Signature, StructSpec, ValueSpec
 from jwarp.compiler.source import FunctionSource
 from jwarp.compiler.values import ArrayRef, Value, value_from_leaves
@@ -226,14 +226,26 @@ def serialise_on_stall(ctx: KernelContext, entry_planes: list, sig: Signature, m
     ctx.accumulators = dict(accs)
 
 
+def compile_program(jitted: Any, *args: Any) -> Any:
+    """``jitted`` lowered for ``args`` and compiled ahead of time (the compile step of every executable
+    of a :class:`CompiledKernel`; for a Pallas launch on a GPU this is where Triton compiles the kernel)."""
+    with jax.enable_x64(True):  # the cached traces are made with 64-bit types on
+        return jitted.lower(*args).compile()
+
+
 class _CompileOnFirstCall:
     """Calls ``jitted``'s ahead-of-time compiled program, lowered from its cached trace at the first
     call (with that call's operands, so they fix devices and layouts); operands of other types go
-    to ``fallback()``'s executable."""
+    to ``fallback()``'s executable. ``guard(compile, args)`` runs the compile (see
+    :meth:`CompiledKernel._guarded_compile`); when it returns None the kernel fell back to the XLA
+    path and ``replacement()`` is the executable that runs from then on."""
 
-    def __init__(self, jitted: Callable | None, fallback: Callable) -> None:
+    def __init__(self, jitted: Callable | None, fallback: Callable, guard: Callable | None = None,
+                 replacement: Callable | None = None) -> None:
         self._jitted = jitted
         self._fallback = fallback
+        self._guard = guard
+        self._replacement = replacement
         self._call: Callable | None = None
 
     def __call__(self, *args: Any) -> Any:
@@ -242,9 +254,10 @@ class _CompileOnFirstCall:
             if self._jitted is None:
                 call = self._fallback()
             else:
-                with jax.enable_x64(True):  # the cached trace was made with 64-bit types on
-                    ahead = self._jitted.lower(*args).compile()
-                call = _compiled_first(ahead, self._fallback)
+                jitted = self._jitted
+                compile_ = lambda: compile_program(jitted, *args)  # noqa: E731
+                ahead = self._guard(compile_, args) if self._guard is not None else compile_()
+                call = self._replacement() if ahead is None else _compiled_first(ahead, self._fallback)
             self._call = call
         return call(*args)
 
@@ -275,6 +288,10 @@ class CompiledKernel:
     # the jitted flat function compile_kernel traced (its trace is cached: calls inside a 64-bit
     # trace reuse it); None for kernels built without one
     _traced_fn: Callable | None = None
+    name: str = ""  # the kernel's name (in errors)
+    # a launch on the Pallas target: (operands) -> the same launch compiled for the XLA path, which
+    # this kernel becomes when the Pallas program fails to compile under pallas="auto" (None elsewhere)
+    _xla_path: Callable[[list], CompiledKernel] | None = None
 
     def executable(self, donate: bool = False, operands: list | None = None) -> Callable:
         """A callable ``(*bases, *values) -> flat outputs`` (written bases first, then diagnostics).
@@ -294,9 +311,43 @@ class CompiledKernel:
             if donate:
                 fn = self._donating(operands)
             else:
-                fn = _CompileOnFirstCall(self._traced_fn, self._jaxpr_executable)
+                fn = _CompileOnFirstCall(self._traced_fn, self._jaxpr_executable, self._guarded_compile,
+                                         lambda: self.executable())
             self._executables[donate] = fn
         return fn
+
+    def _guarded_compile(self, compile_: Callable[[], Any], operands: list | tuple) -> Any:
+        """``compile_()``; for a Pallas launch whose program fails to compile (e.g. Triton cannot compile
+        the kernel for the GPU although it lowered), under ``pallas="auto"`` this kernel becomes the same
+        launch on the XLA path (remembered: its signature never tries Pallas again) and None is returned;
+        under ``"always"`` :class:`PallasFallback` names the kernel. Nothing has run yet either way.
+
+        Example:
+            >>> compiled._guarded_compile(lambda: compile_program(jitted, *operands), operands)  # doctest: +SKIP
+        """
+        if self._xla_path is None:
+            return compile_()
+        try:
+            return compile_()
+        except Exception as exc:  # noqa: BLE001 - any compile failure of the Pallas program is a fallback reason
+            plan = plan_of(self.signature)
+            lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+            reason = f"{type(exc).__name__}: {lines[0] if lines else ''}"
+            backend = plan.backend if plan is not None else "pallas"
+            if plan is None or plan.mode != "auto":
+                raise PallasFallback(
+                    f"Kernel '{self.name}' cannot run on the Pallas path ({backend} backend): its program failed "
+                    f"to compile: {reason}. With pallas='auto' (wp.config.pallas or the kernel's option) it runs "
+                    "on the XLA path instead.") from exc
+            xla = self._xla_path(list(operands))
+            if xla.written != self.written:
+                raise RuntimeError(f"Kernel '{self.name}': the XLA path writes other arrays than the Pallas "
+                                   "path (internal error)") from exc
+            if plan.verbose:
+                print(f"Kernel '{self.name}': the Pallas kernel failed to compile ({backend} backend), falling "
+                      f"back to XLA: {reason}")
+            self.__dict__.update(vars(xla))  # every holder of this kernel (caches, programs) now runs XLA's
+            return None
 
     def temp_bytes(self, operands: list, donate: bool = False) -> int:
         """Bytes of temporaries XLA allocates to run this program on ``operands`` (its compiled
@@ -311,7 +362,9 @@ class CompiledKernel:
         if donate:
             self.executable(donate=True, operands=operands)
         if donate not in self._memory:  # the plain program (or a donating one built without a trace)
-            ahead = self._ahead_compile(operands)
+            ahead = self._guarded_compile(lambda: self._ahead_compile(operands), operands)
+            if ahead is None:  # fell back to the XLA path: its program's temporaries
+                return self.temp_bytes(operands, donate)
             if not donate:
                 self._executables[False] = _compiled_first(ahead, self._jaxpr_executable)
             self._memory[donate] = ahead.memory_analysis()
@@ -321,8 +374,7 @@ class CompiledKernel:
     def _ahead_compile(self, operands: list) -> Any:
         """The plain (non-donating) program compiled ahead of time for ``operands``."""
         if self._traced_fn is not None:
-            with jax.enable_x64(True):  # the cached trace was made with 64-bit types on
-                return self._traced_fn.lower(*operands).compile()
+            return compile_program(self._traced_fn, *operands)
         with jax.enable_x64(True) if self.uses_x64 else contextlib.nullcontext():
             return self._jaxpr_executable().lower(*operands).compile()
 
@@ -343,8 +395,9 @@ class CompiledKernel:
             return self._jaxpr_executable(donate=True)
         inner = self._traced_fn
         fn = jax.jit(lambda *args: inner(*args), donate_argnums=tuple(self.written))
-        with jax.enable_x64(True):  # the trace of ``inner`` was made with 64-bit types on
-            ahead = fn.lower(*operands).compile()
+        ahead = self._guarded_compile(lambda: compile_program(fn, *operands), operands)
+        if ahead is None:  # fell back to the XLA path: its donating program
+            return self.executable(donate=True, operands=operands)
         self._memory[True] = ahead.memory_analysis()
         if _copies_a_parameter(ahead):
             return self.executable()
@@ -405,6 +458,10 @@ def compile_kernel(source: FunctionSource, arg_names: list[str], sig: Signature,
     uses_x64 = any(
         jnp.dtype(v.dtype).itemsize == 8 for v in [*jax.tree_util.tree_leaves(example_args), *out_avals]
     )
+    xla_path = None
+    if plan_of(sig) is not None and not sig.record_trips and sig.loop_bounds is None:
+        def xla_path(operands: list) -> CompiledKernel:
+            return compile_kernel(source, arg_names, without_plan(sig), operands)
     return CompiledKernel(
         signature=sig,
         pure_fn=lambda *a: pure_fn(*a)[:2],
@@ -416,7 +473,9 @@ def compile_kernel(source: FunctionSource, arg_names: list[str], sig: Signature,
         uses_x64=uses_x64,
         param_access=holder.get("param_access", ()),
         _traced_fn=jitted,
+        name=source.name,
+        _xla_path=xla_path,
     )
 
 
-__all__ = ["CompiledKernel", "compile_kernel", "build_pure_fn", "composites"]
+__all__ = ["CompiledKernel", "compile_kernel", "compile_program", "build_pure_fn", "composites"]
