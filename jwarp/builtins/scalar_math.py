@@ -100,10 +100,7 @@ def bit_count(call: Call, x: Value) -> Value:
     if c.is_const(x.data):  # folded in Python: the value's bits in its own width
         bits = x.type._np_dtype.itemsize * 8
         return Value(scalars.int32, np.int32(bin(int(x.data) & ((1 << bits) - 1)).count("1")))
-    data = x.data
-    if data.dtype.itemsize < 4:  # counted in 32 bits (Triton has no 8/16-bit popcount); same count
-        data = data.astype(jnp.uint8 if data.dtype.itemsize == 1 else jnp.uint16).astype(jnp.uint32)
-    return Value(scalars.int32, lax.population_count(data).astype(jnp.int32))
+    return Value(scalars.int32, lax.population_count(x.data).astype(jnp.int32))  # (Triton: pallas_triton_rules)
 
 
 def _sign(x):

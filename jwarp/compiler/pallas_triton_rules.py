@@ -24,6 +24,13 @@
   rule accepts only ``unroll=1``; unrolling is a scheduling hint, so the loop is lowered rolled.
 - loop and branch bodies whose result is a literal (a loop-carried constant): JAX's ``while`` rule yields
   the Python number itself; results of every lowered sub-program are materialised as MLIR values.
+- ``population_count`` and ``clz`` of every integer type other than ``int32`` (``wp.bit_count`` of
+  ``int8``, ``uint16``, ``uint32``, ``uint64``…): JAX's rules call libdevice's ``__nv_popc``/``__nv_clz``
+  only for an exact ``int32`` and ``__nv_popcll``/``__nv_clzll`` for ``int64`` (whose ``int32`` result
+  then stands for an ``int64`` value), and emit ``math.ctpop``/``math.ctlz`` for every other type, which
+  Triton's conversion to LLVM has no pattern for: the compile failed on an H200 (JAX 0.11.2). jwarp
+  counts in 32-bit lanes only: narrower integers zero-extended (``clz`` less the added bits), 64-bit
+  ones as two 32-bit halves, each half reinterpreted as ``int32`` for JAX's ``int32`` rule.
 
 Example::
 
@@ -96,6 +103,8 @@ def register_rules() -> None:
         _wrap_half_in_float32(lowering, primitive)
     _wrap_rolled_scan(lowering)
     _wrap_literal_results(lowering)
+    for primitive, fn in ((lax.population_count_p, _popcount_in_int32), (lax.clz_p, _clz_in_int32)):
+        _wrap_bit_counts(lowering, primitive, fn)
     _registered = True
 
 
@@ -206,6 +215,66 @@ def _wrap_literal_results(lowering: Any) -> None:
 
     lower_jaxpr._jwarp_literals = True
     lowering.lower_jaxpr_to_triton_ir = lower_jaxpr
+
+
+def _as_int32(x: Any) -> Any:
+    """The bits of a 32-bit integer ``x`` as ``int32`` (the only type JAX's rules count in 32 bits)."""
+    return x if x.dtype == jnp.int32 else lax.bitcast_convert_type(x, jnp.int32)
+
+
+def _widened(x: Any) -> Any:
+    """``x`` (8 or 16 bits) zero-extended to ``int32``: the same set bits."""
+    unsigned = jnp.dtype(f"uint{x.dtype.itemsize * 8}")
+    return x.astype(unsigned).astype(jnp.int32) if x.dtype != unsigned else x.astype(jnp.int32)
+
+
+def _halves(x: Any) -> tuple[Any, Any]:
+    """(high, low) 32 bits of a 64-bit integer, each as ``int32``."""
+    u = x if x.dtype == jnp.uint64 else lax.bitcast_convert_type(x, jnp.uint64)
+    high = lax.shift_right_logical(u, jnp.uint64(32)).astype(jnp.uint32)
+    low = (u & jnp.uint64(0xFFFFFFFF)).astype(jnp.uint32)
+    return _as_int32(high), _as_int32(low)
+
+
+def _popcount_in_int32(x: Any) -> Any:
+    bits = x.dtype.itemsize * 8
+    if bits == 64:
+        high, low = _halves(x)
+        count = lax.population_count(high) + lax.population_count(low)
+    elif bits == 32:
+        count = lax.population_count(_as_int32(x))
+    else:
+        count = lax.population_count(_widened(x))
+    return count.astype(x.dtype)
+
+
+def _clz_in_int32(x: Any) -> Any:
+    bits = x.dtype.itemsize * 8
+    if bits == 64:
+        high, low = _halves(x)
+        count = jnp.where(high != 0, lax.clz(high), 32 + lax.clz(low))
+    elif bits == 32:
+        count = lax.clz(_as_int32(x))
+    else:
+        count = lax.clz(_widened(x)) - (32 - bits)
+    return count.astype(x.dtype)
+
+
+def _wrap_bit_counts(lowering: Any, primitive: Any, in_int32: Callable) -> None:
+    """Lower ``primitive`` of every integer type but ``int32`` as ``in_int32`` (``int32`` counts only)."""
+    original = lowering.triton_lowering_rules.get(primitive)
+    if original is None or getattr(original, "_jwarp_int32", False):
+        return
+    widened = lowering.lower_fun(in_int32, multiple_results=False)
+
+    def rule(ctx: Any, x: Any, **params: Any) -> Any:
+        [aval] = ctx.avals_in
+        if aval.dtype == jnp.int32:
+            return original(ctx, x, **params)
+        return widened(ctx, lowering._ensure_ir_value(x, aval), **params)
+
+    rule._jwarp_int32 = True
+    lowering.triton_lowering_rules[primitive] = rule
 
 
 __all__ = ["register_rules"]

@@ -80,3 +80,65 @@ def test_vector_atomics_pick_the_integer_operation(dtype, atomic, expected, monk
         jax.jit(call).trace(jax.ShapeDtypeStruct((256,), jnp.int32), jax.ShapeDtypeStruct((4,), dtype)).lower(
             lowering_platforms=("cuda",))
     assert ops and all(op.split(".")[-1].upper() == expected for op in ops), ops
+
+
+_INT_TYPES = [jnp.int8, jnp.uint8, jnp.int16, jnp.uint16, jnp.int32, jnp.uint32, jnp.int64, jnp.uint64]
+
+
+@pytest.mark.parametrize("dtype", _INT_TYPES)
+def test_bit_counts_in_32_bit_lanes_match_lax(dtype):
+    import jax
+
+    from jwarp.compiler.pallas_triton_rules import _clz_in_int32, _popcount_in_int32
+
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(1)
+    edges = [0, 1, 2, info.max, info.min, info.max // 2, info.max // 2 + 1, 3, 0x10000 % (int(info.max) + 1)]
+    bits = np.dtype(dtype).itemsize * 8
+    values = np.concatenate([np.array([int(e) % (1 << bits) for e in edges], np.uint64).astype(dtype),
+                             rng.integers(info.min, info.max, 2000, dtype=dtype, endpoint=True)])
+    with jax.enable_x64(True):
+        x = jnp.asarray(values, dtype)
+        for ours, primitive in ((_popcount_in_int32, lax.population_count), (_clz_in_int32, lax.clz)):
+            got, want = ours(x), primitive(x)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def _triton_ir(monkeypatch) -> list:
+    """Collects the Triton module text of every kernel lowered while the test runs."""
+    from jax._src.pallas.triton import lowering
+
+    modules: list = []
+    original = lowering.lower_jaxpr_to_triton_module
+
+    def record(*args, **kwargs):
+        result = original(*args, **kwargs)
+        modules.append(str(result.module))
+        return result
+
+    monkeypatch.setattr(lowering, "lower_jaxpr_to_triton_module", record)
+    return modules
+
+
+@wp.kernel
+def bit_counts(i8: wp.array(dtype=wp.int8), u16: wp.array(dtype=wp.uint16), u32: wp.array(dtype=wp.uint32),
+               u64: wp.array(dtype=wp.uint64), i64: wp.array(dtype=wp.int64), out: wp.array2d(dtype=wp.int32)):
+    i = wp.tid()
+    out[i, 0] = wp.bit_count(i8[i])
+    out[i, 1] = wp.bit_count(u16[i])
+    out[i, 2] = wp.bit_count(u32[i])
+    out[i, 3] = wp.bit_count(u64[i])
+    out[i, 4] = wp.bit_count(i64[i])
+
+
+def test_bit_count_of_every_width_calls_libdevice_popc(monkeypatch):
+    # JAX's rules emit math.ctpop for every integer type but int32/int64, which Triton does not lower to
+    # LLVM: the program scalar_bit_count failed to compile on an H200; jwarp counts in int32 lanes only
+    modules = _triton_ir(monkeypatch)
+    arrays = [wp.zeros(8, dtype=t) for t in (wp.int8, wp.uint16, wp.uint32, wp.uint64, wp.int64)]
+    text = lower_for_cuda(bit_counts, 8, [*arrays, wp.zeros((8, 5), dtype=wp.int32)])
+    assert "xla.gpu.triton" in text
+    (ir,) = modules
+    assert "math.ctpop" not in ir and "math.ctlz" not in ir and "__nv_popcll" not in ir
+    assert ir.count('symbol = "__nv_popc"') == 7  # one per 8/16/32-bit value, two per 64-bit value
