@@ -152,8 +152,10 @@ class TritonRefMemory(RefMemory):
     def _exchange(self, ctx, plane, lin, value, keep, compare):
         from jax.experimental.pallas import triton as plt
 
-        if compare is not None:
-            raise PallasIneligible("atomic_cas (the Triton backend has only a scalar compare-and-swap)")
+        if compare is not None:  # a lane that does not take part swaps its value for itself: no change
+            from jwarp.compiler.pallas_triton_rules import atomic_cas_lanes
+
+            return atomic_cas_lanes(plane.ref, lin, compare if keep is None else jnp.where(keep, compare, value), value)
         return plt.atomic_xchg(plane.ref, lin, value, mask=keep)
 
 

@@ -32,6 +32,12 @@
   counts in 32-bit lanes only: narrower integers zero-extended (``clz`` less the added bits), 64-bit
   ones as two 32-bit halves, each half reinterpreted as ``int32`` for JAX's ``int32`` rule.
 
+jwarp also defines ``atomic_cas_lanes`` (:func:`atomic_cas_lanes`): a compare-and-swap of every lane of
+a block at its own element (``atomic_cas`` of a launch's threads). Pallas's ``atomic_cas`` takes one
+scalar; Triton's ``tt.atomic_cas`` takes a tensor of pointers, so the rule emits that, the pointers
+computed as for the other atomics. It has no mask: a lane that must not take part compares and swaps
+``val`` with ``val`` (which changes no element), at its clamped (valid) index.
+
 Example::
 
     register_rules()   # before lowering or checking a kernel for the Triton backend
@@ -43,6 +49,9 @@ from typing import Any, Callable
 
 import jax.numpy as jnp
 from jax import lax
+from jax._src import core as jax_core
+from jax._src import state
+from jax._src import tree_util
 
 _registered = False
 
@@ -105,6 +114,7 @@ def register_rules() -> None:
     _wrap_literal_results(lowering)
     for primitive, fn in ((lax.population_count_p, _popcount_in_int32), (lax.clz_p, _clz_in_int32)):
         _wrap_bit_counts(lowering, primitive, fn)
+    lowering.triton_lowering_rules.setdefault(atomic_cas_lanes_p, _atomic_cas_lanes_rule)
     _registered = True
 
 
@@ -277,4 +287,59 @@ def _wrap_bit_counts(lowering: Any, primitive: Any, in_int32: Callable) -> None:
     lowering.triton_lowering_rules[primitive] = rule
 
 
-__all__ = ["register_rules"]
+atomic_cas_lanes_p = jax_core.Primitive("jwarp_atomic_cas_lanes")
+
+
+def atomic_cas_lanes(ref: Any, index: Any, compare: Any, value: Any) -> Any:
+    """For every lane ``k``: atomically, where ``ref[index[k]] == compare[k]``, store ``value[k]``;
+    returns each lane's element before its operation (Triton backend only: a ``tt.atomic_cas`` over
+    a tensor of pointers; lanes that must not take part pass ``compare == value``).
+
+    Example (inside a Triton ``pallas_call`` kernel)::
+
+        old = atomic_cas_lanes(lock_ref, lane_index, jnp.zeros(256, jnp.int32), jnp.ones(256, jnp.int32))
+    """
+    from jax._src.state import primitives as state_primitives
+
+    ref, transforms = state_primitives.get_ref_and_transforms(ref, (index,), "atomic_cas_lanes")
+    args_flat, args_tree = tree_util.tree_flatten((ref, transforms, compare, value))
+    return atomic_cas_lanes_p.bind(*args_flat, args_tree=args_tree)
+
+
+def _atomic_cas_lanes_abstract_eval(*avals_flat: Any, args_tree: Any) -> tuple:
+    from jax._src.pallas import core as pallas_core
+
+    ref, transforms, compare, value = args_tree.unflatten(avals_flat)
+    target = pallas_core.TransformedRef(ref, transforms)
+    if target.shape != value.shape or compare.shape != value.shape:
+        raise ValueError(f"atomic_cas_lanes: index shape {target.shape}, compare {compare.shape}, value {value.shape}")
+    if not (target.dtype == value.dtype == compare.dtype):
+        raise ValueError(f"atomic_cas_lanes: element {target.dtype}, compare {compare.dtype}, value {value.dtype}")
+    return jax_core.ShapedArray(value.shape, value.dtype), {state.WriteEffect(0)}
+
+
+atomic_cas_lanes_p.def_effectful_abstract_eval(_atomic_cas_lanes_abstract_eval)
+
+
+def _atomic_cas_lanes_rule(ctx: Any, *args_flat: Any, args_tree: Any) -> Any:
+    from jax._src.lib.mlir import ir
+    from jax._src.lib.triton import dialect as tt_dialect
+    from jax._src.pallas.triton import lowering
+    from jax._src.state import indexing
+
+    ptr, indexers, compare, value = args_tree.unflatten(args_flat)
+    *_, compare_aval, value_aval = args_tree.unflatten(ctx.avals_in)
+    indexers = list(indexers)
+    if len(indexers) != 1 or not isinstance(indexers[0], indexing.NDIndexer):
+        raise NotImplementedError("atomic_cas_lanes takes one index array")
+    ptr = lowering._compute_pointers_from_indices(ptr, ctx.block_infos[0], indexers[0])
+    compare = lowering._ensure_ir_value(compare, compare_aval)
+    value = lowering._ensure_ir_value(value, value_aval)
+    ptr_type = ir.RankedTensorType(ptr.type)
+    element = tt_dialect.PointerType(ptr_type.element_type).pointee_type
+    result_type = ir.RankedTensorType.get(ptr_type.shape, element, ptr_type.encoding)
+    return tt_dialect.atomic_cas(result_type, ptr, compare, value, sem=tt_dialect.MemSemantic.ACQUIRE_RELEASE,
+                                 scope=tt_dialect.MemSyncScope.GPU)
+
+
+__all__ = ["register_rules", "atomic_cas_lanes", "atomic_cas_lanes_p"]

@@ -142,3 +142,21 @@ def test_bit_count_of_every_width_calls_libdevice_popc(monkeypatch):
     (ir,) = modules
     assert "math.ctpop" not in ir and "math.ctlz" not in ir and "__nv_popcll" not in ir
     assert ir.count('symbol = "__nv_popc"') == 7  # one per 8/16/32-bit value, two per 64-bit value
+
+
+@wp.kernel
+def masked_cas(slots: wp.array(dtype=int), olds: wp.array(dtype=int), flags: wp.array(dtype=float)):
+    i = wp.tid()
+    if i % 3 != 0:
+        olds[i] = wp.atomic_cas(slots, i % 4, i - 1, i)
+    wp.atomic_cas(flags, i % 2, 0.0, 1.0)
+
+
+def test_atomic_cas_is_one_tensor_compare_and_swap(monkeypatch):
+    # Pallas's atomic_cas takes one scalar; jwarp's atomic_cas_lanes emits tt.atomic_cas over the block's lanes
+    modules = _triton_ir(monkeypatch)
+    text = lower_for_cuda(masked_cas, 100, [wp.zeros(4, dtype=int), wp.zeros(100, dtype=int), wp.zeros(2, dtype=float)])
+    assert "xla.gpu.triton" in text
+    (ir,) = modules
+    cas = [line for line in ir.splitlines() if "tt.atomic_cas" in line]
+    assert len(cas) == 2 and all("tensor<256x!tt.ptr" in line for line in cas), cas

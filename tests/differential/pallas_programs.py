@@ -29,6 +29,7 @@ TRITON_PROGRAMS = [
     "core_array_interfaces",
     "core_arrays_nd",
     "core_atomics",
+    "core_atomic_order",
     "core_closures",
     "core_component_stores",
     "core_composite_constructors",
@@ -99,7 +100,6 @@ TRITON_PROGRAMS = [
 ]
 
 INTERPRET_PROGRAMS = {  # program: {kernel: why it does not lower to Triton}
-    "core_atomic_order": {'exchange': 'atomic_cas (the Triton backend has only a scalar compare-and-swap)'},
     "core_kernel_arrays": {'local_array': "the operation 'slice' has no Triton lowering (e.g. a gather or scatter of values such as a thread-lo"},
     "lang_codegen_errors": {'bare_return': 'no Triton kernel in the lowering', 'none_annotated': 'no Triton kernel in the lowering'},
     "lang_fixedarray": {'fixed': "a value of shape (256, 2, 3) in 'broadcast_in_dim': the Triton backend needs power-of-two block shap"},
