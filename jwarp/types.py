@@ -3,20 +3,19 @@
 Example:
     >>> import jwarp as wp
     >>> wp.types.vector(length=3, dtype=wp.float64)
-    <class 'jwarp.types.vec3d'>
+    <class 'jwarp.types.vec_t'>
     >>> wp.types.types_equal(wp.vec3, wp.vec3f)
     True
 """
 
 from __future__ import annotations
 
-from jwarp.lang.composites import (  # noqa: F401
-    ALIASES as _ALIASES,
-    composite_base,
-    matrix,
-    quaternion,
-    transformation,
-    vector,
+from jwarp.lang.composites import ALIASES as _ALIASES, composite_base  # noqa: F401
+from jwarp.lang.type_factories import (  # noqa: F401
+    public_matrix as matrix,
+    public_quaternion as quaternion,
+    public_transformation as transformation,
+    public_vector as vector,
 )
 from jwarp.lang.scalars import (  # noqa: F401
     Float,

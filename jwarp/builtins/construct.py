@@ -86,7 +86,7 @@ def construct(call: Call, target: Value, *args: Value, **kwargs: Value) -> Value
         return construct_struct(call, t, list(args), dict(kwargs))
     if composites.is_composite(t):
         call.name = t._wp_constructor_  # Warp reports the builtin's name ('vector', 'quaternion')
-        return construct_composite(call, t, list(args), dict(kwargs))
+        return construct_composite(call, composites.canonical(t), list(args), dict(kwargs))
     if kwargs:
         raise TypeError(f"{type_name(t)}() takes no keyword arguments")
     if scalars.is_scalar_type(t):

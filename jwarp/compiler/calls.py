@@ -18,7 +18,7 @@ from jwarp.compiler.registry import BUILTINS, Builtin, Call
 from jwarp.compiler.source import get_source, refresh_closure, static_key
 from jwarp.compiler.values import STATIC, TupleType, Value, python_to_value
 from jwarp.errors import WarpCodegenAttributeError, WarpCodegenError, WarpCodegenTypeError, is_located, with_call_site
-from jwarp.lang import composites, scalars
+from jwarp.lang import composites, scalars, type_factories
 from jwarp.lang.arrays import FUNCTION, ArrayType, type_name
 from jwarp.lang.refs import address_of, strip_reference
 from jwarp.lang.struct import StructType
@@ -131,6 +131,7 @@ _TYPE_FACTORIES = {
     composites.matrix: "matrix",
     composites.quaternion: "quaternion",
     composites.transformation: "transformation",
+    **type_factories.PUBLIC_FACTORIES,
 }
 
 

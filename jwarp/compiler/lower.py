@@ -44,7 +44,7 @@ from jwarp.errors import (
     mark_failed_node,
     with_location,
 )
-from jwarp.lang import scalars
+from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, type_name
 from jwarp.lang.tile_types import TileType
 
@@ -353,7 +353,7 @@ def lift_python(obj: Any, name: str = "") -> Value:
         raise WarpCodegenError(
             f"Array '{name}' is captured from Python scope; pass arrays to kernels as arguments instead"
         )
-    return Value(STATIC, obj)
+    return Value(STATIC, composites.canonical(obj))  # wp.types.vector(3, float) is wp.vec3 in kernels
 
 
 _STATEMENTS = {

@@ -355,7 +355,7 @@ def python_to_value(obj: Any) -> Value | None:
         if scalar is not None:
             return scalar_value(scalar, obj)
     if isinstance(obj, composites.composite_base):
-        t = type(obj)
+        t = composites.canonical(type(obj))
         flat = np.asarray(obj._v).reshape(-1)
         return Value(t, tuple(const(x, t._wp_scalar_type_) for x in flat))
     if isinstance(obj, StructInstance) and not obj._cls.has_arrays:

@@ -158,18 +158,18 @@ def resolve_annotation(annotation: Any) -> Any:
         if annotation.ndim is typing.Any:
             raise TypeError(f"{annotation!r}: kernel parameters with any number of dimensions are not supported "
                             "by jwarp; give the ndim")
-        return ArrayType(resolve_dtype(annotation.dtype), annotation.ndim, annotation._array_kind)
+        return ArrayType(composites.canonical(resolve_dtype(annotation.dtype)), annotation.ndim, annotation._array_kind)
     if getattr(annotation, "_jwarp_array", False):
         # an annotation-only runtime array (``wp.array(dtype=float)``) or a real array
         _reject_subclass_instance(annotation)
-        dtype = resolve_dtype(annotation.dtype)
+        dtype = composites.canonical(resolve_dtype(annotation.dtype))
         return ArrayType(dtype, annotation.ndim, getattr(annotation, "_array_kind", "array"),
                          fixed=bool(getattr(annotation, "_jwarp_fixed", False)))
     scalar = scalars.canonical_scalar(annotation) if isinstance(annotation, type) else None
     if scalar is not None:
         return scalar
     if composites.is_composite(annotation):
-        return annotation
+        return composites.canonical(annotation)
     if composites.is_generic_composite(annotation):
         return _generic_composite(annotation)
     return None

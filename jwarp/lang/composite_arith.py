@@ -1,6 +1,7 @@
 """Python-scope arithmetic of composite values (``v + w``, ``2.0 * v``, ``m @ v``, ``q * q``, ``t * t``).
 
-Results keep the left operand's type; ``%`` is C's ``fmod`` (the sign follows the dividend), as in
+Results have the left operand's canonical type (``wp.vec3f`` for a ``wp.types.vector(3, float)``
+or a user subclass of it, as Warp); ``%`` is C's ``fmod`` (the sign follows the dividend), as in
 Warp; quaternion and transform products are Hamilton and rigid-transform composition.
 
 Example:
@@ -28,8 +29,12 @@ class CompositeArithmetic:
     def _composite_of(kind: str, shape: tuple, scalar: Any) -> type:
         raise NotImplementedError
 
+    @classmethod
+    def _canonical_type(cls) -> type:
+        raise NotImplementedError
+
     def _wrap(self, result: np.ndarray):
-        return type(self)(result.astype(self._wp_scalar_type_._np_dtype))
+        return self._canonical_type()(result.astype(self._wp_scalar_type_._np_dtype))
 
     @staticmethod
     def _operand(x: Any) -> Any:
@@ -88,7 +93,7 @@ class CompositeArithmetic:
         if isinstance(y, CompositeArithmetic):
             product = _PRODUCTS.get((self._wp_type_kind_, y._wp_type_kind_))
             if product is not None:
-                return type(self)(product(self._v, y._v))
+                return self._canonical_type()(product(self._v, y._v))
             return self.__matmul__(y)
         return self._wrap(self._v * self._operand(y))
 

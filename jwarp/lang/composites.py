@@ -29,6 +29,15 @@ import numpy as np
 from jwarp.lang import composite_access as access
 from jwarp.lang.composite_arith import CompositeArithmetic
 from jwarp.lang import scalars
+from jwarp.lang.composite_names import (
+    SUFFIX as _SUFFIX,
+    is_generic_scalar as _is_generic_scalar,
+    resolve_dim as _resolve_dim,
+    resolve_scalar as _resolve_dtype,
+    type_args as _type_args,
+    type_name as _type_name,
+    value_type_name as _value_type_name,
+)
 from jwarp.lang.scalars import canonical_scalar
 
 
@@ -199,10 +208,11 @@ class composite_base(CompositeArithmetic):
         return self._v.astype(dtype) if dtype is not None else self._v.copy()
 
     def __repr__(self) -> str:
+        name = _value_type_name(type(self))
         if self._wp_type_kind_ == "matrix":
-            return f"{type(self).__name__}({self._v.tolist()})"
+            return f"{name}({self._v.tolist()})"
         # as Warp: float32/int32 components print as Python numbers, others as boxed scalars
-        return f"{type(self).__name__}([{', '.join(repr(x) for x in self)}])"
+        return f"{name}([{', '.join(repr(x) for x in self)}])"
 
     def __str__(self) -> str:
         if self._v.ndim == 2:  # Warp prints one matrix row per line
@@ -230,6 +240,10 @@ class composite_base(CompositeArithmetic):
     @staticmethod
     def _composite_of(kind: str, shape: tuple, scalar: Any) -> type:
         return vector(shape[0], scalar) if kind == "vector" else matrix(shape, scalar)
+
+    @classmethod
+    def _canonical_type(cls) -> type:
+        return canonical(cls)
 
 
 def _scalar_value(x: Any) -> Any:
@@ -358,50 +372,6 @@ def _as_array(x: Any) -> np.ndarray:
     return np.asarray(x._v if isinstance(x, composite_base) else x)
 
 
-_SUFFIX = {
-    "float16": "h",
-    "bfloat16": "bf",
-    "float32": "f",
-    "float64": "d",
-    "int8": "b",
-    "uint8": "ub",
-    "int16": "s",
-    "uint16": "us",
-    "int32": "i",
-    "uint32": "ui",
-    "int64": "l",
-    "uint64": "ul",
-    "bool": "bool",
-}
-
-
-def _is_generic_scalar(dtype: Any) -> bool:
-    return dtype is Any or isinstance(dtype, TypeVar)
-
-
-def _resolve_dtype(dtype: Any) -> Any:
-    """Canonical scalar class of ``dtype``; ``Any`` and the TypeVars (``wp.Float`` ...) stay generic."""
-    if _is_generic_scalar(dtype):
-        return dtype
-    scalar = canonical_scalar(dtype)
-    if scalar is None:
-        raise TypeError(f"Invalid scalar type {dtype!r} for a composite type")
-    return scalar
-
-
-def _resolve_dim(n: Any, what: str) -> int:
-    """A composite dimension: a positive int, or 0 for ``Any`` (a generic dimension, as in Warp)."""
-    if n is Any:
-        return 0
-    try:
-        value = int(n)
-    except (TypeError, ValueError):
-        raise TypeError(f"Invalid {what} {n!r} for a composite type: expected an int or typing.Any") from None
-    if value <= 0:
-        raise TypeError(f"Invalid {what} {n!r} for a composite type: expected a positive int")
-    return value
-
-
 _KIND_NAMES = {
     "vector": ("vec_t", "vector", _vector_instance),
     "matrix": ("mat_t", "matrix", _matrix_instance),
@@ -410,35 +380,13 @@ _KIND_NAMES = {
 }
 
 
-def _type_args(kind: str, shape: tuple[int, ...], scalar: Any) -> dict[str, Any]:
-    dims = tuple(Any if d == 0 else d for d in shape)
-    if kind == "vector":
-        return {"length": dims[0], "dtype": scalar}
-    if kind == "matrix":
-        return {"shape": dims, "dtype": scalar}
-    return {"dtype": scalar}
-
-
-def _type_name(kind: str, shape: tuple[int, ...], scalar: Any, generic: bool) -> str:
-    if generic:  # e.g. "vector(length=Any, dtype=Float)", "matrix(shape=(Any, Any), dtype=float32)"
-
-        def show(x: Any) -> str:
-            if isinstance(x, tuple):
-                return "(" + ", ".join(show(d) for d in x) + ")"
-            return "Any" if x is Any else getattr(x, "__name__", str(x))
-
-        args = ", ".join(f"{k}={show(v)}" for k, v in _type_args(kind, shape, scalar).items())
-        return f"{_KIND_NAMES[kind][1]}({args})"
-    suffix = _SUFFIX[scalar.__name__]
-    if kind == "vector":
-        return f"vec{shape[0]}{suffix}"
-    if kind == "matrix":
-        return f"mat{shape[0]}{shape[1]}{suffix}"
-    return ("quat" if kind == "quaternion" else "transform") + suffix
+def _make_composite(kind: str, shape: tuple[int, ...], scalar: Any, empty: bool = False) -> type:
+    """The one class of (kind, shape, scalar, empty); see :func:`_new_composite`."""
+    return _new_composite(kind, tuple(shape), scalar, bool(empty))
 
 
 @functools.lru_cache(maxsize=None)
-def _make_composite(kind: str, shape: tuple[int, ...], scalar: Any, empty: bool = False) -> type:
+def _new_composite(kind: str, shape: tuple[int, ...], scalar: Any, empty: bool) -> type:
     """``empty``: a 0 in ``shape`` is a real zero length (Warp's empty vector, the value of an empty
     slice), not a generic (``Any``) dimension."""
     generic = (0 in shape and not empty) or _is_generic_scalar(scalar)
@@ -462,7 +410,29 @@ def _make_composite(kind: str, shape: tuple[int, ...], scalar: Any, empty: bool 
     if kind == "matrix":
         attrs["_wp_row_type_"] = _make_composite("vector", (shape[1],), scalar)
         attrs["_wp_col_type_"] = _make_composite("vector", (shape[0],), scalar)
-    return type(_type_name(kind, shape, scalar, generic), (base,), attrs)
+    if generic or empty:
+        return type(_type_name(kind, shape, scalar, generic), (base,), attrs)
+    # As Warp: the type factories' class (``vec_t``) is distinct from the named type (``vec3f``),
+    # which subclasses it; the named class is the canonical one kernel values and results use.
+    factory = type(generic_str, (base,), attrs)
+    named_attrs = {"__slots__": (), "__module__": "jwarp.types", "_wp_canonical_": True, "_wp_factory_": factory}
+    return type(_type_name(kind, shape, scalar, False), (factory,), named_attrs)
+
+
+def canonical(t: Any) -> Any:
+    """The canonical class of composite type ``t``: ``wp.vec4d`` for ``wp.types.vector(4, wp.float64)``
+    or for a user subclass of either; any other type is returned unchanged.
+
+        >>> import jwarp as wp
+        >>> from jwarp.lang.composites import canonical
+        >>> canonical(wp.types.vector(length=4, dtype=wp.float64)) is wp.vec4d
+        True
+    """
+    if not isinstance(t, type) or "_wp_canonical_" in t.__dict__ or not issubclass(t, composite_base):
+        return t
+    if getattr(t, "_wp_type_args_", None) is None:  # the instance base classes
+        return t
+    return _make_composite(t._wp_type_kind_, t._shape_, t._wp_scalar_type_, t._wp_empty_)
 
 
 def vector(length: Any, dtype: Any = float) -> type:

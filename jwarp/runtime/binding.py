@@ -97,7 +97,8 @@ class ArgumentPacker:
             return self.pack_indexed(name, t, value._view())
         if value._buffer is None and value._base is None:
             raise self.fail(name, "was passed an array that has no data (freed, or an annotation)")
-        if not (t.dtype.accepts(value.dtype) if isinstance(t.dtype, GenericType) else value.dtype == t.dtype):
+        dtype = composites.canonical(value.dtype)  # wp.types.vector(3, float) arrays fit wp.vec3 parameters
+        if not (t.dtype.accepts(dtype) if isinstance(t.dtype, GenericType) else dtype == t.dtype):
             raise self.fail(
                 name,
                 f"expects an array with dtype={type_name(t.dtype)} but passed array has dtype={type_name(value.dtype)}.",
@@ -120,7 +121,7 @@ class ArgumentPacker:
         self.arrays.append((name, value))
         if value.dtype is scalars.uint64:
             self.pack_array_handles(name, value)
-        return ArraySpec(value.dtype, value.shape, index, value._chain)
+        return ArraySpec(dtype, value.shape, index, value._chain)
 
     def pack_array_handles(self, name: str, value: array) -> None:
         """Geometry ids stored in a ``uint64`` array (read when the launch is bound; at most
@@ -228,7 +229,7 @@ def array_kind(value: Any) -> str | None:
 def _infer_type(value: Any, name: str, packer: ArgumentPacker) -> Any:
     kind = array_kind(value)
     if kind is not None:
-        return ArrayType(value.dtype, value.ndim, kind)
+        return ArrayType(composites.canonical(value.dtype), value.ndim, kind)
     if isinstance(value, bool):
         return scalars.bool_
     if isinstance(value, int):
@@ -236,7 +237,7 @@ def _infer_type(value: Any, name: str, packer: ArgumentPacker) -> Any:
     if isinstance(value, float):
         return scalars.float32
     if isinstance(value, (scalars.scalar_base, composites.composite_base)):
-        return type(value)
+        return composites.canonical(type(value))
     if isinstance(value, (np.generic, jax.core.Tracer)) and value.ndim == 0:
         return scalars.canonical_scalar(value.dtype)
     if isinstance(value, StructInstance):

@@ -33,7 +33,9 @@ def test_type_params_follow_warp():
     assert wp.mat22._wp_type_params_ == (2, 2, wp.float32)
     assert wp.quath._wp_type_args_ == {"dtype": wp.float16}
     assert wp.vec3._wp_constructor_ == "vector" and wp.transform._wp_constructor_ == "transformation"
-    assert wp.types.quaternion(dtype=float) is wp.quatf
+    # as Warp: the factories' classes are distinct from the named aliases but equal to them
+    assert wp.types.quaternion(dtype=float) is not wp.quatf
+    assert wp.types.types_equal(wp.types.quaternion(dtype=float), wp.quatf)
     assert composites.is_generic_composite(wp.types.quaternion())  # Warp's default dtype is Any
 
 
@@ -229,3 +231,20 @@ def test_matrices_and_transforms_take_attributes_like_vectors():
     m, t, q = wp.mat22h(1, 2, 3, 4), wp.transform(), wp.quat()
     m.foo, t.foo, q.foo = 1, 2, 3
     assert (m.foo, t.foo, q.foo) == (1, 2, 3)
+
+
+def test_factory_classes_canonicalize_to_the_named_types():
+    V = wp.types.vector(length=4, dtype=wp.float64)
+    assert V is not wp.vec4d and V is wp.types.vector(length=4, dtype=wp.float64)
+    assert issubclass(wp.vec4d, V) and V.__name__ == "vec_t"
+
+    class Sub(V):
+        pass
+
+    for t in (V, Sub, wp.vec4d):
+        assert composites.canonical(t) is wp.vec4d
+    assert composites.canonical(wp.types.matrix(shape=(4, 3), dtype=wp.float64)) is wp.types.matrix((4, 3), wp.float64).__mro__[0].__subclasses__()[0]
+    assert composites.with_scalar(wp.vec3f, wp.float64) is wp.vec3d  # keyword and positional calls share one class
+    assert type(Sub(1.0, 2.0, 3.0, 4.0) + V(1.0, 1.0, 1.0, 1.0)) is wp.vec4d
+    assert repr(Sub(1.0, 2.0, 3.0, 4.0)).startswith("vec4d(")
+    assert composites.canonical(wp.float32) is wp.float32

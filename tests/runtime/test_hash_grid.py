@@ -57,3 +57,22 @@ def _query_without_grid(grid: wp.uint64, out: wp.array(dtype=int)):
 def test_query_with_an_id_that_is_no_grid_names_the_builtin():
     with pytest.raises(Exception, match="hash_grid_query.*no HashGrid id"):
         wp.launch(_query_without_grid, dim=1, inputs=[wp.uint64(12345), wp.zeros(1, dtype=int)])
+
+
+def test_geometry_inputs_accept_factory_vector_types():
+    """Arrays of ``wp.types.vector(3, float)`` (Warp's factory class, distinct from ``wp.vec3``) and of
+    user subclasses are accepted as points wherever ``wp.vec3`` arrays are (as in Warp)."""
+    V = wp.types.vector(length=3, dtype=wp.float32)
+
+    class Sub(wp.vec3):
+        pass
+
+    pts = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], dtype=np.float32)
+    for t in (V, Sub):
+        grid = wp.HashGrid(4, 4, 4)
+        grid.build(wp.array(pts, dtype=t), radius=0.5)
+        mesh = wp.Mesh(wp.array(pts, dtype=t), wp.array([0, 1, 2], dtype=wp.int32))
+        bvh = wp.Bvh(wp.array(pts, dtype=t), wp.array(pts + 0.1, dtype=t))
+        assert mesh.id and bvh.id
+    with pytest.raises(TypeError):
+        wp.HashGrid(4, 4, 4).build(wp.array(pts, dtype=wp.types.vector(3, wp.float64)), radius=0.5)

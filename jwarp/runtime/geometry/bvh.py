@@ -51,9 +51,9 @@ class Bvh:
             raise RuntimeError("The same number of lower and upper bounds must be provided")
         if lowers.device != uppers.device:
             raise RuntimeError("Lower and upper bounds must live on the same device")
-        if lowers.dtype != composites.vec3 or not lowers.is_contiguous:
+        if composites.canonical(lowers.dtype) is not composites.vec3 or not lowers.is_contiguous:
             raise RuntimeError("lowers should be a contiguous array of type wp.vec3")
-        if uppers.dtype != composites.vec3 or not uppers.is_contiguous:
+        if composites.canonical(uppers.dtype) is not composites.vec3 or not uppers.is_contiguous:
             raise RuntimeError("uppers should be a contiguous array of type wp.vec3")
         if groups is not None:
             if groups.dtype != scalars.int32 or not groups.is_contiguous:

@@ -196,7 +196,7 @@ def delaunay_edge_flip(positions: array, indices: array, ref_positions: array | 
     area_eps = _check_epsilon(area_epsilon, "area_epsilon")
     ref_eps = _check_epsilon(ref_area_epsilon, "ref_area_epsilon")
     for name, p in (("positions", positions), ("ref_positions", ref_positions)):
-        if p is not None and (not isinstance(p, array) or p.dtype != composites.vec2):
+        if p is not None and (not isinstance(p, array) or composites.canonical(p.dtype) is not composites.vec2):
             raise ValueError(f"delaunay_edge_flip(): {name} must be a wp.vec2 array")
     total = array(shape=(1,), dtype=scalars.int32, device=indices.device)
     shape = tuple(indices.shape)

@@ -119,7 +119,7 @@ class HashGrid:
 
     def build(self, points: array, radius: float, groups: Any = None) -> None:
         """Bucket ``points`` (an array of this grid's vec3 type) into cells of width ``radius``."""
-        if points.dtype != self._vec_type:
+        if composites.canonical(points.dtype) is not self._vec_type:
             raise TypeError(f"Hash grid points should have type {self._vec_type.__name__}, got {points.dtype}")
         if radius <= 0.0:
             raise ValueError(f"Hash grid cell width must be positive, got {radius}")

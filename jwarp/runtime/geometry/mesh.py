@@ -62,7 +62,7 @@ def assign_group_tables(tables: dict, tree: bvh_build.FlatTree, device: Any) -> 
 
 
 def _vec3_array(a: Any, what: str) -> None:
-    if not isinstance(a, array) or a.dtype != composites.vec3 or not a.is_contiguous:
+    if not isinstance(a, array) or composites.canonical(a.dtype) is not composites.vec3 or not a.is_contiguous:
         raise RuntimeError(f"Mesh {what} should be a contiguous array of type wp.vec3")
 
 

@@ -66,7 +66,7 @@ def grid_type_of(bg_value: Any) -> Any:
 def points_numpy(points: Any, what: str) -> tuple[np.ndarray, bool]:
     """(N×3 points, in world space?) of a vec3i/vec3f or N×3 int32/float32 contiguous array."""
     ok = isinstance(points, array) and points.is_contiguous and (
-        (points.ndim == 1 and points.dtype in (composites.vector(3, scalars.int32), composites.vec3))
+        (points.ndim == 1 and composites.canonical(points.dtype) in (composites.vector(3, scalars.int32), composites.vec3))
         or (points.ndim == 2 and points.shape[1] == 3 and points.dtype in (scalars.int32, scalars.float32)))
     if not ok:
         raise RuntimeError(f"{what} must be contiguous and either a 1D Warp array of vec3f or vec3i or a 2D n-by-3 "
