@@ -2,7 +2,8 @@
 
 import importlib
 
-for _name in ("vector_math", "quaternion", "transform", "spatial", "random", "noise", "hash_grid", "geometry_primitives",
+for _name in ("vector_math", "quaternion", "transform", "spatial", "random", "noise", "hash_grid", "hash_grid_pairs",
+              "geometry_primitives",
               "mesh_point_queries", "mesh_ray_queries", "bvh_queries", "bvh_groups",
               "tile_geometry_queries", "volume", "volume_index"):
     try:

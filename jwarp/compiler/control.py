@@ -322,6 +322,14 @@ def _query_loop(lw: FunctionLowerer, node: ast.For, query: Value) -> None:
     from jwarp.lang import scalars
 
     hidden = f"__query_{node.lineno}_{node.col_offset}"
+    if getattr(query.type, "_jwarp_query_pairs_", None) is not None:
+        from jwarp.compiler import pair_loop
+
+        names = pair_loop.accumulators(lw, node)
+        key = _acc_key(_loop_key(lw, node))
+        if names is not None and pair_loop.lower_pairs(lw, node, query, names,
+                                                       lambda trips: lw.ctx.record_trip_count(key, trips)):
+            return
     lw.env[hidden] = query
     lw.env[node.target.id] = Value(scalars.int32, jnp.zeros(lw.ctx.grid, jnp.int32))
     step = BUILTINS[query.type._jwarp_query_next_]

@@ -1,10 +1,10 @@
 """``wp.HashGrid``: points bucketed into a periodic grid of cubic cells, for neighbour queries.
 
 ``build(points, radius)`` computes every point's cell (Warp's hashing: ``floor(p / radius)`` per axis,
-wrapped into ``dim_x × dim_y × dim_z``), sorts the point indices by cell (a stable sort: points of one
-cell stay in index order, as in Warp) and finds each cell's range in the sorted order with
-``searchsorted``. All of it is one jitted JAX function. Kernels receive ``grid.id`` and query it
-with ``wp.hash_grid_query`` (see :mod:`jwarp.builtins.hash_grid`).
+wrapped into ``dim_x × dim_y × dim_z``), sorts the point indices by cell (stable: points of one cell
+stay in index order, as in Warp; one sort of unique ``cell * n + index`` keys, much faster on XLA:CPU
+than a stable argsort) and finds each cell's range from per-cell counts and their prefix sum. All of
+it is one jitted JAX function. Kernels receive ``grid.id`` and query it with ``wp.hash_grid_query`` (see :mod:`jwarp.builtins.hash_grid`).
 
 Example:
     >>> import numpy as np, jwarp as wp
@@ -38,15 +38,16 @@ def _build(points: Any, inv: Any, groups: Any, dims: tuple, capacity: int) -> tu
     """(point ids in cell order, cell starts, cell ends, groups in that order). With ``groups``, points
     of one cell are ordered by group id as an unsigned number (Warp's (cell, group) keys)."""
     dx, dy, dz = dims
+    n = points.shape[0]
     cells = cell_index(*(cell_coord(points[:, k] * inv) for k in range(3)), dims).astype(jnp.int32)
-    if groups is None:
-        order = jnp.argsort(cells, stable=True).astype(jnp.int32)
+    if groups is None:  # one sort of unique int64 keys (cell, index): far faster than a stable argsort
+        keys = jnp.sort(cells.astype(jnp.int64) * max(n, 1) + jnp.arange(n, dtype=jnp.int64))
+        order = (keys % max(n, 1)).astype(jnp.int32)
     else:
         order = jnp.lexsort((groups.astype(jnp.uint32), cells)).astype(jnp.int32)
-    sorted_cells = cells[order]
-    all_cells = jnp.arange(dx * dy * dz, dtype=jnp.int32)
-    starts = jnp.searchsorted(sorted_cells, all_cells, side="left").astype(jnp.int32)
-    ends = jnp.searchsorted(sorted_cells, all_cells, side="right").astype(jnp.int32)
+    counts = jnp.zeros(dx * dy * dz, jnp.int32).at[cells].add(1, mode="promise_in_bounds")
+    ends = jnp.cumsum(counts, dtype=jnp.int32)
+    starts = ends - counts
     point_ids = jnp.zeros(capacity, jnp.int32).at[: order.shape[0]].set(order)
     sorted_groups = jnp.zeros(capacity, jnp.int32)
     if groups is not None:

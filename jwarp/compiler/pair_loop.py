@@ -1,0 +1,345 @@
+"""Query ``for`` loops that only accumulate, lowered as a flattened pass over (lane, candidate) pairs.
+
+``for j in wp.hash_grid_query(...)`` is a per-lane loop: lowered as a masked while loop, every
+iteration costs work for all lanes until the lane with the most candidates is done, and each
+``*_next`` call steps over empty cells. When the body only *accumulates* into variables of the
+enclosing scope (``v += e`` or ``v = v + e``, possibly under ``if``; ``v`` read nowhere else), the
+iterations of one lane are independent, so the loop can instead run once over every (lane,
+candidate) pair: the query type's *plan* (``_jwarp_query_pairs_``, e.g.
+:mod:`jwarp.builtins.hash_grid_pairs`) gives each lane's candidates as ranges of a sorted order;
+pairs are numbered by prefix sums of the range lengths and processed :func:`chunk_size` at a time
+(memory stays bounded), the body is lowered once over a chunk of pairs (lane values gathered to
+their pairs; accumulators start at zero), and the chunk's accumulator values are summed into their
+lanes (a scatter-add). The work is the number of candidates, not their maximum times the lanes.
+
+Float sums are associated differently than in Warp (per lane: the sum of each chunk's partial sums,
+then added to the value before the loop), so results agree to rounding. Anything else keeps the
+masked while loop: ``break``/``continue``/``return``, array stores, ``print``, an atomic whose
+result is used, a body variable or the loop target read after the loop, a lane variable changed by
+a call (``wp.randf(state)``), thread-local arrays, tiles, reverse-mode (bounded) lowering and
+Pallas kernels.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import textwrap
+from typing import TYPE_CHECKING, Any
+
+import jax.numpy as jnp
+from jax import lax
+
+from jwarp.compiler.loop_carry import CarrySpec, assigned_names, run_lax_loop
+from jwarp.compiler.values import STATIC, ArrayRef, Value, is_varying_leaf, leaves_of, to_device_leaf, value_from_leaves, zeros_value
+from jwarp.errors import ControlSignal
+from jwarp.lang import scalars
+from jwarp.lang.arrays import ArrayType
+from jwarp.lang.tile_types import TileType
+
+if TYPE_CHECKING:
+    from jwarp.compiler.lower import FunctionLowerer
+
+_MAX_CHUNK = 1 << 16
+_ORDERED = frozenset({"print", "printf", "breakpoint", "volume_store", "atomic_cas", "atomic_exch"})
+
+
+class _Fallback(ControlSignal):
+    """The body turned out not to be a pure accumulation (seen while lowering it)."""
+
+
+def chunk_size(lanes: int) -> int:
+    """Pairs per pass: about four per lane, a power of two in [256, 65536]."""
+    size = 256
+    while size < lanes * 4 and size < _MAX_CHUNK:
+        size *= 2
+    return size
+
+
+# ------------------------------------------------------------------------------------------------
+# which loops qualify
+
+
+def _accumulations(body: list[ast.stmt], names: set[str]) -> bool:
+    """Every use of ``names`` in ``body`` is ``v += e`` or ``v = v + e`` / ``v = e + v`` (``e``
+    without ``v``)."""
+    allowed: set[int] = set()
+    for node in _walk(body):
+        target, other = None, None
+        if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.target, ast.Name):
+            target, other = node.target, node.value
+        elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+              and isinstance(node.value, ast.BinOp) and isinstance(node.value.op, ast.Add)):
+            left, right = node.value.left, node.value.right
+            name = node.targets[0].id
+            if isinstance(left, ast.Name) and left.id == name:
+                target, other = node.targets[0], right
+                allowed.add(id(left))
+            elif isinstance(right, ast.Name) and right.id == name:
+                target, other = node.targets[0], left
+                allowed.add(id(right))
+        if target is not None and target.id in names:
+            if any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(other)):
+                return False
+            allowed.add(id(target))
+    return all(id(n) in allowed for n in _walk(body) if isinstance(n, ast.Name) and n.id in names)
+
+
+def _walk(body: list[ast.stmt]):
+    for stmt in body:
+        yield from ast.walk(stmt)
+
+
+def _resolve(expr: ast.expr, lookup) -> Any:
+    if isinstance(expr, ast.Name):
+        return lookup(expr.id)
+    if isinstance(expr, ast.Attribute):
+        return getattr(_resolve(expr.value, lookup), expr.attr)
+    raise LookupError
+
+
+def _pure(body: list[ast.stmt], lookup, seen: set, returns: bool = False) -> bool:
+    """No array stores, no order-dependent calls (prints, atomics whose result is used), and the
+    user functions called are pure too (checked from their source)."""
+    bare = {id(s.value) for s in _walk(body) if isinstance(s, ast.Expr)}
+    for node in _walk(body):
+        if isinstance(node, (ast.Break, ast.Continue, ast.Global, ast.Nonlocal)) and not returns:
+            return False
+        if isinstance(node, ast.Return) and not returns:
+            return False
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+            return False
+        if not isinstance(node, ast.Call):
+            continue
+        try:
+            fn = _resolve(node.func, lookup)
+        except Exception:
+            return False
+        if fn is builtins.print or fn is builtins.breakpoint:
+            return False
+        name = getattr(fn, "name", None) if getattr(fn, "_jwarp_builtin", False) or hasattr(fn, "lower") else None
+        if name is not None:
+            if name in _ORDERED or name.startswith("tile_") or (name.startswith("atomic_") and id(node) not in bare):
+                return False
+            continue
+        if getattr(fn, "_jwarp_function", False):
+            if id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            if not all(_pure_function(o.func, seen) for o in fn.overloads):
+                return False
+    return True
+
+
+def _pure_function(func: Any, seen: set) -> bool:
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    fdef = tree.body[0]
+    if not isinstance(fdef, ast.FunctionDef):
+        return False
+    closure = inspect.getclosurevars(func)
+    scope = {**vars(builtins), **func.__globals__, **closure.nonlocals}
+    params = {a.arg for a in fdef.args.args}
+
+    def lookup(name: str) -> Any:
+        if name in params:
+            raise LookupError(name)
+        return scope[name]
+
+    return _pure(fdef.body, lookup, seen, returns=True)  # its own control flow is its own
+
+
+def _used_outside(tree: ast.AST, loop: ast.For, names: set[str]) -> bool:
+    inside = {id(n) for n in ast.walk(loop)}
+    return any(isinstance(n, ast.Name) and n.id in names and id(n) not in inside for n in ast.walk(tree))
+
+
+def accumulators(lw: FunctionLowerer, node: ast.For) -> set[str] | None:
+    """The names a query loop accumulates into, or None when it must stay a masked while loop."""
+    ctx = lw.ctx
+    if ctx.loop_bounds is not None or ctx.ref_memory is not None or ctx.partial_lanes is not None:
+        return None
+    if any(s.local for s in ctx.slots):
+        return None
+    assigned = assigned_names(node.body)
+    outer = {n for n in assigned if n in lw.env}
+    temps = (assigned - outer) | {node.target.id}
+    if node.target.id in outer or _used_outside(lw.src.tree, node, temps):
+        return None
+    if not _accumulations(node.body, outer):
+        return None
+
+    def lookup(name: str) -> Any:
+        value = lw.lookup(name)
+        if value.type is not STATIC:
+            raise LookupError(name)
+        return value.data
+
+    if not _pure(node.body, lookup, set()):
+        return None
+    for name in outer:
+        t = lw.env[name].type
+        if t is STATIC or isinstance(t, (ArrayType, TileType)):
+            return None
+    return outer
+
+
+# ------------------------------------------------------------------------------------------------
+# the pass over pairs
+
+
+def _remappable(env: dict, grid: tuple) -> bool:
+    for value in env.values():
+        if value.type is STATIC:
+            continue
+        if isinstance(value.type, TileType):
+            return False
+        if isinstance(value.type, ArrayType):
+            ref = value.data
+            if not isinstance(ref, ArrayRef) or ref.axes is not None or any(
+                    is_varying_leaf(getattr(x, "data", x)) for x in ref.prefix):
+                return False
+            continue
+        try:
+            leaves = leaves_of(value)
+        except Exception:
+            return False
+        if any(not _plain_leaf(leaf, grid) for leaf in leaves):
+            return False
+    return True
+
+
+def _plain_leaf(leaf: Any, grid: tuple) -> bool:
+    if isinstance(leaf, (ArrayRef, tuple, list)) or not hasattr(leaf, "shape"):
+        return not isinstance(leaf, (ArrayRef, tuple, list))
+    return jnp.ndim(leaf) == 0 or jnp.ndim(leaf) == len(grid)
+
+
+def _to_pairs(value: Value, grid: tuple, lane: Any) -> Value:
+    if value.type is STATIC or isinstance(value.type, ArrayType):
+        return value
+    n = lane.shape[0]
+    leaves = [jnp.broadcast_to(leaf, grid).reshape(-1).at[lane].get(mode="promise_in_bounds")
+              if is_varying_leaf(leaf) else leaf for leaf in leaves_of(value)]
+    del n
+    return value_from_leaves(value.type, leaves)
+
+
+def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str], record) -> bool:
+    """Lower the query loop ``node`` as a pass over pairs; False when the query cannot be planned
+    (the caller then lowers the masked while loop). ``record(trips)`` notes the loop's trip count
+    (the most candidates of a lane), as the while loop would."""
+    from jwarp.compiler.loop_carry import Snapshot
+    from jwarp.compiler.values import is_const
+
+    ctx = lw.ctx
+    grid = tuple(ctx.grid)
+    n = 1
+    for d in grid:
+        n *= d
+    if n == 0 or not _remappable(lw.env, grid):
+        return False
+    entry = lw.active
+    mask = jnp.asarray(True) if entry is None else to_device_leaf(entry)
+    active = jnp.broadcast_to(mask, grid).reshape(n)
+    plan = query.type._jwarp_query_pairs_(ctx, query, active)
+    if plan is None:
+        return False
+    size = chunk_size(n)
+    if ctx.thread_coords is not None:
+        coords = tuple(jnp.broadcast_to(c, grid).reshape(n) for c in ctx.thread_coords)
+    else:
+        coords = tuple(jnp.broadcast_to(t, grid).reshape(n) for t in ctx.tid)
+    target = node.target.id
+    state: dict = {}
+
+    def units(step: Any) -> dict:
+        """The step's candidate ranges as *units* (lane-major: unit ``u`` is range ``u % k`` of lane
+        ``u // k``): their pair offsets (an exclusive prefix sum of their lengths) and, per unit, the
+        sorted position of its first pair minus its offset."""
+        ranges = plan.ranges(step)
+        lo = jnp.stack([r[0] for r in ranges], axis=1)
+        count = jnp.maximum(jnp.stack([r[1] for r in ranges], axis=1) - lo, 0)
+        count = count.reshape(-1)
+        end = lax.associative_scan(jnp.add, count)
+        off = end - count
+        return {"off": off, "count": count, "delta": lo.reshape(-1) - off, "total": end[-1],
+                "lanes": count.reshape(n, -1).sum(axis=1, dtype=jnp.int32), "k": len(ranges)}
+
+    def locate(u: dict, base: Any) -> tuple:
+        """Pairs ``[base, base + size)`` of a step: (lane, sorted position, valid)."""
+        ids = lax.iota(jnp.int32, u["off"].shape[0])
+        nonempty = u["count"] > 0
+        at = jnp.where(nonempty & (u["off"] >= base) & (u["off"] < base + size), u["off"] - base, size)
+        first = jnp.max(jnp.where(nonempty & (u["off"] <= base), ids, 0))
+        marks = jnp.zeros(size, jnp.int32).at[at].max(ids, mode="drop").at[0].max(first)
+        unit = lax.associative_scan(jnp.maximum, marks)
+        p = base + lax.iota(jnp.int32, size)
+        pos = p + u["delta"].at[unit].get(mode="promise_in_bounds")
+        return unit // u["k"], pos, p < u["total"]
+
+    def iteration() -> None:
+        lane, pos, valid = locate(state["units"], state["base"])
+        lane_env = dict(lw.env)
+        pair_env = {k: (zeros_value(v.type) if k in names else _to_pairs(v, grid, lane)) for k, v in lane_env.items()}
+        pair_env[target] = Value(scalars.int32, plan.ids(pos))
+        saved = (ctx.grid, ctx.tid, ctx.thread_coords)
+        ctx.grid, ctx.tid = (size,), (lax.iota(jnp.int32, size),)
+        ctx.thread_coords = tuple(c.at[lane].get(mode="promise_in_bounds") for c in coords)
+        lw.env, lw.active = dict(pair_env), valid
+        from jwarp.compiler.control import LoopFrame
+
+        lw.loops.append(LoopFrame())
+        try:
+            lw.exec_block(node.body)
+        finally:
+            lw.loops.pop()
+            ctx.grid, ctx.tid, ctx.thread_coords = saved
+        for k, v in pair_env.items():
+            if k not in names and k != target and lw.env.get(k) is not v:
+                raise _Fallback()
+        sums = {}
+        rows = jnp.where(valid, lane, n)
+        for k in names:
+            value = lw.env[k]
+            out = []
+            for old, new in zip(leaves_of(lane_env[k]), leaves_of(value)):
+                if is_const(new) and not bool(new):
+                    out.append(old)
+                    continue
+                part = jnp.zeros(n, jnp.result_type(new)).at[rows].add(jnp.broadcast_to(new, (size,)), mode="drop")
+                out.append(old + part.reshape(grid).astype(jnp.result_type(old)))
+            sums[k] = value_from_leaves(value.type, out)
+        lw.env = lane_env
+        lw.env.update(sums)
+        lw.active = entry
+
+    def emit(init: dict, step_fn) -> dict:
+        def chunk(c: tuple) -> tuple:
+            base, carry = c
+            state["base"] = base
+            return base + size, step_fn(carry, iteration)
+
+        def step(c: tuple) -> tuple:
+            k, carry, most = c
+            u = units(k)
+            state["units"] = u
+            _, carry = lax.while_loop(lambda c: c[0] < u["total"], chunk, (jnp.int32(0), carry))
+            return k + 1, carry, most + u["lanes"]
+
+        start = (jnp.int32(0), init, jnp.zeros(n, jnp.int32))
+        _, final, most = lax.while_loop(lambda c: c[0] < plan.steps, step, start)
+        state["most"] = jnp.max(most)
+        return final
+
+    snap = Snapshot(lw)
+    try:
+        run_lax_loop(lw, node, CarrySpec(names=set(names)), emit)
+    except _Fallback:
+        snap.restore(lw)
+        return False
+    record(state["most"])
+    return True

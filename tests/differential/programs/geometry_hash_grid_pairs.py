@@ -1,0 +1,100 @@
+"""Hash-grid ``for`` loops lowered as a flattened pass over (lane, candidate) pairs (loops that only
+accumulate): an SPH density and a force sum under ``if`` (``acc += ...``), a DEM-style contact sum
+(``f = f + contact(...)``) with an atomic, an integer count, queries wrapping around a small grid and
+larger than it, a 2-D launch, a masked launch (some lanes skip the loop), and loops that are NOT pure
+accumulations (an order-dependent checksum, a loop variable read after the loop, a random state)
+which keep the per-lane loop. Float sums associate differently than in Warp: tolerances."""
+
+RTOL = 1e-4
+ATOL = 1e-5
+
+
+@wp.func
+def contact(p: wp.vec3, q: wp.vec3, h: float):
+    d = p - q
+    r = wp.length(d)
+    if r > 1.0e-6 and r < h:
+        return d * ((h - r) / r)
+    return wp.vec3()
+
+
+@wp.kernel
+def sums(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, rho: wp.array(dtype=float),
+         f: wp.array(dtype=wp.vec3), n: wp.array(dtype=int), hits: wp.array(dtype=int)):
+    i = wp.tid()
+    p = x[i]
+    total = float(0.0)
+    acc = wp.vec3()
+    force = wp.vec3(1.0, 0.0, 0.0)
+    count = int(0)
+    for j in wp.hash_grid_query(grid, p, h):
+        d = x[j] - p
+        r2 = wp.dot(d, d)
+        if r2 < h * h:
+            total += (h * h - r2) * (h * h - r2)
+            acc += d * float(j % 3)
+        force = force + contact(p, x[j], h)
+        count += 1
+        wp.atomic_add(hits, j, 1)
+    rho[i] = total
+    f[i] = acc + force
+    n[i] = count
+
+
+@wp.kernel
+def masked(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array(dtype=float)):
+    i, k = wp.tid()
+    p = x[i]
+    s = float(k)
+    if i % 3 != 0:
+        for j in wp.hash_grid_query(grid, p, h * float(k + 1)):
+            s = s + wp.length(x[j] - p)
+    out[i * 2 + k] = s
+
+
+@wp.kernel
+def ordered(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array(dtype=int),
+            last: wp.array(dtype=int), rnd: wp.array(dtype=float)):
+    i = wp.tid()
+    c = int(0)
+    for j in wp.hash_grid_query(grid, x[i], h):
+        c = c * 31 + j  # order-dependent: not an accumulation
+    out[i] = c
+    k = int(-1)
+    for j in wp.hash_grid_query(grid, x[i], h):
+        k = j
+    last[i] = k
+    state = wp.rand_init(7, i)
+    t = float(0.0)
+    for j in wp.hash_grid_query(grid, x[i], h):
+        t += wp.randf(state)  # the random state changes each iteration
+    rnd[i] = t
+
+
+def _points(n, scale, offset, seed):
+    return (np.random.default_rng(seed).random((n, 3)) * scale + offset).astype(np.float32)
+
+
+def run():
+    out = {}
+    pts = _points(400, 2.0, -1.0, 11)
+    x = wp.array(pts, dtype=wp.vec3)
+    grid = wp.HashGrid(4, 4, 4)  # smaller than the points' domain: cells wrap around
+    grid.build(x, 0.25)
+    rho = wp.zeros(400, dtype=float)
+    f = wp.zeros(400, dtype=wp.vec3)
+    n = wp.zeros(400, dtype=int)
+    hits = wp.zeros(400, dtype=int)
+    wp.launch(sums, dim=400, inputs=[grid.id, x, 0.3, rho, f, n, hits])
+    out["rho"], out["f"], out["n"], out["hits"] = rho.numpy(), f.numpy(), n.numpy(), hits.numpy()
+    big = wp.HashGrid(3, 2, 5)  # queries larger than the grid
+    big.build(x, 0.5)
+    m = wp.zeros(800, dtype=float)
+    wp.launch(masked, dim=(400, 2), inputs=[big.id, x, 1.2, m])
+    out["masked"] = m.numpy()
+    c = wp.zeros(400, dtype=int)
+    last = wp.zeros(400, dtype=int)
+    rnd = wp.zeros(400, dtype=float)
+    wp.launch(ordered, dim=400, inputs=[grid.id, x, 0.3, c, last, rnd])
+    out["checksum"], out["last"], out["rnd"] = c.numpy(), last.numpy(), rnd.numpy()
+    return out
