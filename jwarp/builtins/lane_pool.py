@@ -25,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable
 
 import jax
@@ -49,6 +50,27 @@ def blank_of(scratch: dict, size: int) -> dict:
 
 def _gather(s: dict, rows: Any) -> dict:
     return {k: v.at[rows].get(mode="promise_in_bounds") for k, v in s.items()}
+
+
+def _packed(home: dict, keys: tuple) -> list:
+    """The 1-d lane arrays ``keys`` of ``home`` stacked into one matrix per dtype (a refill then
+    gathers one row per lane instead of one element from each array): ``[(names, matrix)]``."""
+    groups: dict = {}
+    for k in keys:
+        v = home[k]
+        if v.ndim == 1 and v.dtype in (jnp.float32, jnp.int32):
+            groups.setdefault(v.dtype, []).append(k)
+    return [(tuple(names), jnp.stack([home[k] for k in names], axis=1)) for names in groups.values()
+            if len(names) > 1]
+
+
+def _gather_packed(home: dict, matrices: list, rows: Any, names: list) -> dict:
+    out = {}
+    for names, matrix in zip(names, matrices):
+        got = matrix.at[rows].get(mode="promise_in_bounds")
+        out.update({k: got[:, j] for j, k in enumerate(names)})
+    out.update({k: v.at[rows].get(mode="promise_in_bounds") for k, v in home.items() if k not in out})
+    return out
 
 
 def _where(take: Any, new: dict, old: dict) -> dict:
@@ -108,6 +130,8 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
 
     home = state
     keys = tuple(state) if outputs is None else tuple(outputs)
+    # the lanes' read-only inputs, packed once for the refills' gathers
+    packed = _packed(state, tuple(k for k in state if k not in keys))
     w0 = sizes[0]
     # the first pool: refilled from the queue
     ids0 = jnp.arange(w0, dtype=jnp.int32)
@@ -137,7 +161,8 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
         slot = nxt + rank
         take = free & (slot < total)
         ids = queue[jnp.clip(slot, 0, n - 1)]
-        fresh = barrier(go, _gather, home, ids)
+        fresh = barrier(go, partial(_gather_packed, names=[p[0] for p in packed]), home,
+                        [p[1] for p in packed], ids)
         fresh.update(blank(w0))
         body = {k: v for k, v in pool.items() if not k.startswith("__")}
         pool2 = _where(take, fresh, body)

@@ -22,6 +22,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
+from jwarp.builtins import bvh_trail
 from jwarp.builtins import triangle_math as tm
 from jwarp.builtins.bvh_walk import subtree, walk, walk_nearest
 from jwarp.builtins.common import Call, Value
@@ -98,7 +99,19 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
         hit, t, _, _, _ = _hit(s, *corners)
         return jnp.where(hit & (t >= 0), t, jnp.inf)
 
-    s = walk_nearest(view.tree, state, run, enter, candidate, fetch=view.corners, depth=view.depth)
+    if root is None and bvh_trail.supported(view.face_count, bool(view.handle.fact("grouped"))):
+        def leaf_data(prim: Any) -> list:
+            return [x for corner in view.corners(prim) for x in corner]
+
+        def tested(s: dict, prim: Any, cols: tuple) -> Any:
+            hit, t, _, _, _ = _hit(s, cols[0:3], cols[3:6], cols[6:9])
+            return jnp.where(hit & (t >= 0), t, jnp.inf)
+
+        rows = bvh_trail.node_rows(view.tree, view.face_count, leaf_data)
+        state.pop("node")
+        s = bvh_trail.walk_trail(rows, state, run, enter, tested)
+    else:
+        s = walk_nearest(view.tree, state, run, enter, candidate, fetch=view.corners, depth=view.depth)
     hit = run & (s["t"] < max_t)
     _, _, _, _, sign = _hit(s, *view.corners(s["face"]))
     return dict(s, hit=hit, sign=jnp.where(hit, sign, jnp.ones_like(sign)))

@@ -187,7 +187,8 @@ class Mesh:
     def _launch_operands(self) -> handles.LaunchOperands:
         """The mesh's buffers for a launch that receives its id (see :mod:`jwarp.runtime.handles`)."""
         static = (("faces", self._face_count), ("nodes", self._tree.node_count),
-                  ("velocities", self._velocities is not None), ("winding", self.support_winding_number), ("depth", self._tree.depth))
+                  ("velocities", self._velocities is not None), ("winding", self.support_winding_number), ("depth", self._tree.depth),
+                  ("grouped", self.groups is not None))
         arrays = {"points": self._points, "indices": self.indices, "tris": self._tris,
                   "velocities": self._velocities if self._velocities is not None else self._no_velocities,
                   "node_bounds": self._node_bounds, "node_links": self._node_links, **self._groups}

@@ -1,0 +1,169 @@
+"""Nearest-first BVH traversal with no per-lane stack: heap-numbered nodes and a bit trail.
+
+A tree built by :func:`jwarp.runtime.geometry.bvh_build.build` without groups has a shape that
+depends on its primitive count only (every node splits its range in half), so it can be numbered
+as a *heap*: the root is 1 and the children of node ``k`` are ``2k`` and ``2k + 1`` (some slots of
+the last level stay empty). A lane's traversal state is then two integers, the node it stands on
+and a *trail* whose bit ``l`` says that the farther child of its ancestor at level ``l`` is still
+to be visited. Going down into the nearer of two entered children sets the bit of the node's
+level; popping takes the deepest set bit ``l``, clears it and moves to the sibling of the current
+node's ancestor at level ``l + 1`` (``(node >> shift) ^ 1``). This visits nodes in exactly the
+order of a stack walk (Warp's: nearer child first, the farther one pushed), but without a stack
+array, whose per-lane scatter and gather dominated each step.
+
+Each step reads one row of a per-launch table (:func:`node_rows`): for an internal node the boxes
+of both children, for a leaf its primitive's data and index; the query's arithmetic then
+vectorises over the lanes (see :mod:`jwarp.builtins.lane_pool`).
+
+Example (inside a builtin):
+    >>> rows = node_rows(tree, face_count, leaf_data)  # doctest: +SKIP
+    >>> state = walk_trail(rows, depth, state, active, enter, candidate)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from jwarp.builtins.bvh_walk import Tree, gather_rows
+from jwarp.builtins.lane_pool import barrier, pooled_loop
+
+# columns of a row: 12 for two child boxes (or up to 12 of leaf data), then the leaf flag and the
+# primitive index (bit pattern of an int32); padded to 16 floats (one 64-byte cache line)
+_WIDTH = 16
+_FLAG, _PRIM = 12, 13
+_POOL = 4096
+_CHUNK = 8
+MAX_LEVELS = 30
+
+
+@lru_cache(maxsize=64)
+def heap_order(count: int) -> tuple[np.ndarray, int]:
+    """``(pre, levels)`` of the halving tree over ``count`` primitives: ``pre[k]`` is the
+    pre-order node number of heap node ``k`` (-1 for an empty slot and for slot 0)."""
+    levels = max(int(count - 1).bit_length(), 0) + 1
+    pre = np.full(1 << levels, -1, np.int64)
+    slot, node = np.array([1]), np.array([0])
+    start, end = np.array([0]), np.array([count])
+    while slot.size:
+        pre[slot] = node
+        inner = end - start > 1
+        s, n, b, e = slot[inner], node[inner], start[inner], end[inner]
+        mid = b + (e - b) // 2
+        slot = np.concatenate([2 * s, 2 * s + 1])
+        node = np.concatenate([n + 1, n + 2 * (mid - b)])
+        start, end = np.concatenate([b, mid]), np.concatenate([mid, e])
+    return pre.astype(np.int32), levels
+
+
+def supported(count: int, grouped: bool) -> bool:
+    """Whether :func:`walk_trail` can walk the tree over ``count`` primitives."""
+    return not grouped and 1 <= count and heap_order(count)[1] <= MAX_LEVELS
+
+
+def node_rows(tree: Tree, count: int, leaf_data: Callable[[Any], Any]) -> Any:
+    """The ``(2^levels, 16)`` float32 table of heap rows: an internal node's two child boxes
+    (lower xyz, upper xyz each; an empty child has an empty box), or a leaf's ``leaf_data(prim)``
+    (a list of at most 12 lane arrays), flag 1 and primitive index."""
+    pre, _ = heap_order(count)
+    slots = pre.shape[0]
+    pre_j = jnp.asarray(pre)
+    present = pre_j >= 0
+    node = jnp.maximum(pre_j, 0)
+    prim = gather_rows(tree.links, node)[:, 1]
+    leaf = present & (prim >= 0)
+    empty = jnp.asarray([jnp.inf] * 3 + [-jnp.inf] * 3, jnp.float32)
+    padded = jnp.concatenate([pre_j, jnp.full((slots,), -1, jnp.int32)])
+    kids = jnp.stack([padded[2 * jnp.arange(slots) + j] for j in (0, 1)], axis=1)  # heap 2k, 2k + 1
+    boxes = gather_rows(tree.bounds, jnp.maximum(kids, 0))  # (slots, 2, 6)
+    boxes = jnp.where((kids >= 0)[..., None], boxes, empty).reshape(slots, 12)
+    data = leaf_data(jnp.maximum(prim, 0))
+    data = jnp.stack(list(data) + [jnp.zeros_like(data[0])] * (12 - len(data)), axis=1)
+    body = jnp.where(leaf[:, None], data, boxes)
+    flag = leaf.astype(jnp.float32)[:, None]
+    bits = lax.bitcast_convert_type(jnp.maximum(prim, 0), jnp.float32)[:, None]
+    pad = jnp.zeros((slots, _WIDTH - 14), jnp.float32)
+    return jnp.concatenate([body, flag, bits, pad], axis=1)
+
+
+def _level(node: Any) -> Any:
+    return 31 - lax.clz(node)
+
+
+def stepper(rows: Any, enter: Callable, candidate: Callable, best: str = "t", best_prim: str = "face") -> tuple:
+    """``(running, step)`` of :func:`walk_trail` (for :func:`jwarp.builtins.lane_pool.pooled_loop`)."""
+    def running(s: dict) -> Any:
+        return s["node"] > 0
+
+    def gather(node: Any) -> Any:
+        return gather_rows(rows, node)
+
+    def tests(s: dict, row: Any) -> tuple:
+        """The expensive part, computed once per lane: a code (bit 0/1: the left/right child
+        is entered, bit 2: the left one is nearer, bit 3: the node is a leaf) and the leaf's
+        candidate value."""
+        run = running(s)
+        is_leaf = run & (row[:, _FLAG] != 0)
+        prim = lax.bitcast_convert_type(row[:, _PRIM], jnp.int32)
+        cols = tuple(row[:, k] for k in range(12))
+        value = jnp.where(is_leaf, candidate(s, prim, cols), jnp.inf)
+        (hl, kl), (hr, kr) = enter(s, cols[0:3], cols[3:6]), enter(s, cols[6:9], cols[9:12])
+        inner = run & ~is_leaf
+        code = ((inner & hl).astype(jnp.int32) | ((inner & hr).astype(jnp.int32) << 1)
+                | ((kl < kr).astype(jnp.int32) << 2))
+        return code, value, prim
+
+    def step(s: dict, go: Any) -> dict:
+        row = barrier(go, gather, s["node"])
+        code, value, prim = barrier(go, tests, s, row)
+        node, trail = s["node"], s["trail"]
+        run = running(s)
+        hl, hr, near_left = (code & 1) != 0, (code & 2) != 0, (code & 4) != 0
+        better = value < s[best]
+        level = _level(jnp.maximum(node, 1))
+        left = 2 * node
+        both = hl & hr
+        down = jnp.where(hl & (~hr | near_left), left, left + 1)
+        trail = trail | jnp.where(both, jnp.left_shift(1, level), 0)
+        pop = run & ~(hl | hr)
+        deepest = _level(jnp.maximum(trail, 1))
+        up = jnp.right_shift(node, jnp.maximum(level - deepest - 1, 0)) ^ 1
+        popped = jnp.where(trail == 0, 0, up)
+        out = dict(s)
+        out[best] = jnp.where(better, value, s[best])
+        out[best_prim] = jnp.where(better, prim, s[best_prim])
+        out["node"] = jnp.where(pop, popped, jnp.where(hl | hr, down, node))
+        out["trail"] = jnp.where(pop & (trail != 0), trail & ~jnp.left_shift(1, deepest), trail)
+        return out
+
+    return running, step
+
+
+def walk_trail(rows: Any, state: dict, active: Any, enter: Callable[[dict, tuple, tuple], tuple],
+               candidate: Callable[[dict, Any, tuple], Any], best: str = "t", best_prim: str = "face") -> dict:
+    """Closest-primitive search over heap rows (see the module docstring), nearest child first.
+
+    ``enter(state, lower, upper)`` returns ``(enter, key)`` (which lanes enter a child box: those
+    that may hold a candidate below ``state[best]``; the key orders the children, smaller first,
+    the right child on ties as Warp). ``candidate(state, prim, data)`` is a leaf primitive's value
+    (``inf`` when it does not count; ``data`` the 12 row columns). ``state[best]`` starts at the
+    limit; ``state[best_prim]`` receives the primitive of the smallest candidate (the first found
+    wins ties). Returns the final state."""
+    shape = active.shape
+    flat = {k: jnp.broadcast_to(v, shape).reshape(-1) for k, v in state.items()}
+    n = flat[best].shape[0]
+    flat["node"] = jnp.ones((n,), jnp.int32)
+    flat["trail"] = jnp.zeros((n,), jnp.int32)
+
+    running, step = stepper(rows, enter, candidate, best, best_prim)
+    out = pooled_loop(flat, active.reshape(-1), running, step, width=_POOL, chunk=_CHUNK,
+                      outputs=(best, best_prim, "node", "trail"))
+    return {k: v.reshape(shape) for k, v in out.items()}
+
+
+__all__ = ["MAX_LEVELS", "heap_order", "node_rows", "supported", "walk_trail"]
