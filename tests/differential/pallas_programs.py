@@ -190,6 +190,7 @@ NOT_ELIGIBLE = {  # program: why it does not run on the Pallas path
     "tile_solvers": 'tiles (kernels using tiles keep the XLA path)',
     "tile_stack": 'tiles (kernels using tiles keep the XLA path)',
     "tile_structs": 'tiles (kernels using tiles keep the XLA path)',
+    "types_factory_classes": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "types_tile_python_scope": 'launches no kernel',
 }
 
