@@ -74,8 +74,12 @@ def test_config_rejects_bad_values():
 
 _SCRIPT = textwrap.dedent(
     """
-    import os, signal, threading, time
+    import faulthandler, os, signal, sys, threading, time
     import numpy as np
+    faulthandler.dump_traceback_later(200, exit=True)  # a hang shows where it waits, then fails
+    # Ctrl-C as a user's terminal delivers it, whatever SIGINT disposition the test runner passed on
+    print("inherited SIGINT handler:", signal.getsignal(signal.SIGINT), file=sys.stderr)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import jwarp as wp
 
     @wp.kernel
@@ -122,6 +126,7 @@ def test_ctrl_c_interrupts_a_long_first_launch_and_changes_nothing(tmp_path):
     env = dict(os.environ)
     env.pop("JWARP_CPU_ASYNC_DISPATCH", None)
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240, env=env)
+    assert "Timeout (0:03:20)!" not in done.stderr, f"hung:\n{done.stdout}\n{done.stderr[-4000:]}"
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert "NOT INTERRUPTED" not in lines, done.stdout
