@@ -24,19 +24,13 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from jwarp.builtins.lane_pool import barrier, pooled_loop
+from jwarp.builtins.lane_pool import barrier, gather_rows, pooled_loop
 
 
 def table(call: Any, handle: Any, name: str) -> list:
     """The planes of a bound object's array ``name``, cut off from differentiation."""
     slot = call.ctx.slots[handle.arrays[name].data.slot]
     return [lax.stop_gradient(p) for p in slot.planes]
-
-
-def gather_rows(plane: Any, index: Any) -> Any:
-    """``plane[index]`` for lane indices (clamped into range); rows keep their trailing axes."""
-    index = jnp.clip(index, 0, plane.shape[0] - 1)
-    return plane.at[index].get(mode="promise_in_bounds")
 
 
 @dataclass

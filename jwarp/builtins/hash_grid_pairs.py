@@ -21,15 +21,11 @@ import jax.numpy as jnp
 from jax import lax
 
 from jwarp.builtins.hash_grid import _FIELDS, QUERY_TYPES
+from jwarp.builtins.lane_pool import gather_rows
 from jwarp.compiler.values import leaves_of, to_device_leaf
 
 ROWS_PER_STEP = 3
 """Rows of the query box handled per step (a step's ranges are computed for every lane)."""
-
-
-def _gather(plane: Any, index: Any) -> Any:
-    index = jnp.clip(index, 0, plane.shape[0] - 1)
-    return plane.at[index].get(mode="promise_in_bounds")
 
 
 @dataclass
@@ -63,17 +59,17 @@ class QueryPlan:
             row = jnp.mod(zz, dz) * (dx * dy) + jnp.mod(yy, dy) * dx
             ca, cb = jnp.mod(xa, dx), jnp.mod(xb, dx)
             wraps = ca > cb
-            lo1 = _gather(self.starts, row + ca)
-            hi1 = _gather(self.ends, row + jnp.where(wraps, dx - 1, cb))
-            lo2 = _gather(self.starts, row)
-            hi2 = _gather(self.ends, row + cb)
+            lo1 = gather_rows(self.starts, row + ca)
+            hi1 = gather_rows(self.ends, row + jnp.where(wraps, dx - 1, cb))
+            lo2 = gather_rows(self.starts, row)
+            hi2 = gather_rows(self.ends, row + cb)
             out.append((lo1, jnp.where(live, hi1, lo1)))
             out.append((lo2, jnp.where(live & wraps, hi2, lo2)))
         return out
 
     def ids(self, position: Any) -> Any:
         """The point index stored at sorted ``position``."""
-        return _gather(self.point_ids, position)
+        return gather_rows(self.point_ids, position)
 
 
 def pair_plan(ctx: Any, query: Any, active: Any) -> QueryPlan | None:

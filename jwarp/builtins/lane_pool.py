@@ -44,6 +44,12 @@ def barrier(go: Any, fn: Callable, *args: Any) -> Any:
     return lax.cond(go, fn, zeros, *args)
 
 
+def gather_rows(plane: Any, index: Any) -> Any:
+    """``plane[index]`` for lane indices (clamped into range); rows keep their trailing axes."""
+    index = jnp.clip(index, 0, plane.shape[0] - 1)
+    return plane.at[index].get(mode="promise_in_bounds")
+
+
 def blank_of(scratch: dict, size: int) -> dict:
     return {k: jnp.zeros((size,) + tuple(shape), dtype) for k, (shape, dtype) in scratch.items()}
 
@@ -193,4 +199,4 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
     return home
 
 
-__all__ = ["barrier", "pooled_loop"]
+__all__ = ["barrier", "gather_rows", "pooled_loop"]
