@@ -22,7 +22,7 @@ Example (inside a builtin):
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Callable
 
 import jax
@@ -61,16 +61,39 @@ def heap_order(count: int) -> tuple[np.ndarray, int]:
     return pre.astype(np.int32), levels
 
 
+@lru_cache(maxsize=64)
+def inorder_order(count: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(pre, kids, levels)``: the halving tree over ``count`` primitives numbered *in order* as a
+    complete tree of ``levels`` levels (padded with empty slots): heap node ``k`` at level ``L``
+    becomes slot ``(2 (k - 2^L) + 1) 2^(levels - 1 - L)``, so a slot's lowest set bit ``h`` is its
+    height bit and its children are ``slot -+ h / 2``. ``pre[slot]``: the pre-order node (-1: empty
+    or slot 0); ``kids[slot]``: the pre-order nodes of its two children (-1: none)."""
+    heap, levels = heap_order(count)
+    size = heap.shape[0]
+    k = np.arange(1, size, dtype=np.int64)
+    level = np.floor(np.log2(k)).astype(np.int64)
+    level -= (np.left_shift(1, level) > k).astype(np.int64)  # exact floor(log2) against rounding
+    level += (np.left_shift(1, level + 1) <= k).astype(np.int64)
+    slot = (2 * (k - np.left_shift(1, level)) + 1) << (levels - 1 - level)
+    pre = np.full(size, -1, np.int64)
+    pre[slot] = heap[1:]
+    kids = np.full((size, 2), -1, np.int64)
+    inner = 2 * k < size
+    kids[slot[inner], 0] = heap[2 * k[inner]]
+    kids[slot[inner], 1] = heap[2 * k[inner] + 1]
+    return pre.astype(np.int32), kids.astype(np.int32), levels
+
+
 def supported(count: int, grouped: bool) -> bool:
     """Whether :func:`walk_trail` can walk the tree over ``count`` primitives."""
     return not grouped and 1 <= count and heap_order(count)[1] <= MAX_LEVELS
 
 
 def node_rows(tree: Tree, count: int, leaf_data: Callable[[Any], Any]) -> Any:
-    """The ``(2^levels, 16)`` float32 table of heap rows: an internal node's two child boxes
-    (lower xyz, upper xyz each; an empty child has an empty box), or a leaf's ``leaf_data(prim)``
-    (a list of at most 12 lane arrays), flag 1 and primitive index."""
-    pre, _ = heap_order(count)
+    """The ``(2^levels, 16)`` float32 table of rows in in-order slots (:func:`inorder_order`): an
+    internal node's two child boxes (lower xyz, upper xyz each; an empty child has an empty box), or
+    a leaf's ``leaf_data(prim)`` (a list of at most 12 lane arrays), flag 1 and primitive index."""
+    pre, kids, _ = inorder_order(count)
     slots = pre.shape[0]
     pre_j = jnp.asarray(pre)
     present = pre_j >= 0
@@ -78,8 +101,7 @@ def node_rows(tree: Tree, count: int, leaf_data: Callable[[Any], Any]) -> Any:
     prim = gather_rows(tree.links, node)[:, 1]
     leaf = present & (prim >= 0)
     empty = jnp.asarray([jnp.inf] * 3 + [-jnp.inf] * 3, jnp.float32)
-    padded = jnp.concatenate([pre_j, jnp.full((slots,), -1, jnp.int32)])
-    kids = jnp.stack([padded[2 * jnp.arange(slots) + j] for j in (0, 1)], axis=1)  # heap 2k, 2k + 1
+    kids = jnp.asarray(kids)
     boxes = gather_rows(tree.bounds, jnp.maximum(kids, 0))  # (slots, 2, 6)
     boxes = jnp.where((kids >= 0)[..., None], boxes, empty).reshape(slots, 12)
     data = leaf_data(jnp.maximum(prim, 0))
@@ -91,22 +113,25 @@ def node_rows(tree: Tree, count: int, leaf_data: Callable[[Any], Any]) -> Any:
     return jnp.concatenate([body, flag, bits, pad], axis=1)
 
 
-def _level(node: Any) -> Any:
-    return 31 - lax.clz(node)
+def root_slot(count: int) -> int:
+    """The in-order slot of the root (its height bit)."""
+    return 1 << (inorder_order(count)[2] - 1)
 
 
-def stepper(rows: Any, enter: Callable, candidate: Callable, best: str = "t", best_prim: str = "face") -> tuple:
-    """``(running, step)`` of :func:`walk_trail` (for :func:`jwarp.builtins.lane_pool.pooled_loop`)."""
+def stepper(rows: Any, enter: Callable, candidate: Callable, best: str = "t", best_prim: str = "face",
+            fast: tuple | None = None) -> tuple:
+    """``(running, step)`` of :func:`walk_trail` (for :func:`jwarp.builtins.lane_pool.pooled_loop`).
+    ``fast``: ``(enter_fast, key)``, a cheaper ``enter`` that is exact for the lanes whose
+    ``state[key]`` is False; a step uses it when no running lane of the pool has ``key`` set."""
     def running(s: dict) -> Any:
         return s["node"] > 0
 
     def gather(node: Any) -> Any:
         return gather_rows(rows, node)
 
-    def tests(s: dict, row: Any) -> tuple:
+    def tests(s: dict, row: Any, enter: Callable = enter) -> tuple:
         """The expensive part, computed once per lane: a code (bit 0/1: the left/right child
-        is entered, bit 2: the left one is nearer, bit 3: the node is a leaf) and the leaf's
-        candidate value."""
+        is entered, bit 2: the left one is nearer) and the leaf's candidate value."""
         run = running(s)
         is_leaf = run & (row[:, _FLAG] != 0)
         prim = lax.bitcast_convert_type(row[:, _PRIM], jnp.int32)
@@ -120,32 +145,36 @@ def stepper(rows: Any, enter: Callable, candidate: Callable, best: str = "t", be
 
     def step(s: dict, go: Any) -> dict:
         row = barrier(go, gather, s["node"])
-        code, value, prim = barrier(go, tests, s, row)
+        if fast is None:
+            code, value, prim = barrier(go, tests, s, row)
+        else:  # a conditional is a barrier too
+            general = jnp.sum(s[fast[1]] & running(s), dtype=jnp.int32) > 0
+            code, value, prim = lax.cond(general, tests, partial(tests, enter=fast[0]), s, row)
         node, trail = s["node"], s["trail"]
         run = running(s)
         hl, hr, near_left = (code & 1) != 0, (code & 2) != 0, (code & 4) != 0
         better = value < s[best]
-        level = _level(jnp.maximum(node, 1))
-        left = 2 * node
-        both = hl & hr
-        down = jnp.where(hl & (~hr | near_left), left, left + 1)
-        trail = trail | jnp.where(both, jnp.left_shift(1, level), 0)
+        height = node & -node  # the node's height bit; its children are node -+ height / 2
+        half = jnp.right_shift(height, 1)
+        down = jnp.where(hl & (~hr | near_left), node - half, node + half)
+        trail = trail | jnp.where(hl & hr, height, 0)
         pop = run & ~(hl | hr)
-        deepest = _level(jnp.maximum(trail, 1))
-        up = jnp.right_shift(node, jnp.maximum(level - deepest - 1, 0)) ^ 1
-        popped = jnp.where(trail == 0, 0, up)
+        deepest = trail & -trail  # the height bit of the nearest ancestor with a pending far child
+        # that far child: the ancestor's other child, on the side of the current node's bit flipped
+        far = ((node ^ deepest) & -deepest) | jnp.right_shift(deepest, 1)
         out = dict(s)
         out[best] = jnp.where(better, value, s[best])
         out[best_prim] = jnp.where(better, prim, s[best_prim])
-        out["node"] = jnp.where(pop, popped, jnp.where(hl | hr, down, node))
-        out["trail"] = jnp.where(pop & (trail != 0), trail & ~jnp.left_shift(1, deepest), trail)
+        out["node"] = jnp.where(pop, far, jnp.where(hl | hr, down, node))  # far is 0 when nothing is pending
+        out["trail"] = jnp.where(pop, trail ^ deepest, trail)
         return out
 
     return running, step
 
 
-def walk_trail(rows: Any, state: dict, active: Any, enter: Callable[[dict, tuple, tuple], tuple],
-               candidate: Callable[[dict, Any, tuple], Any], best: str = "t", best_prim: str = "face") -> dict:
+def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[[dict, tuple, tuple], tuple],
+               candidate: Callable[[dict, Any, tuple], Any], best: str = "t", best_prim: str = "face",
+               fast: tuple | None = None) -> dict:
     """Closest-primitive search over heap rows (see the module docstring), nearest child first.
 
     ``enter(state, lower, upper)`` returns ``(enter, key)`` (which lanes enter a child box: those
@@ -153,16 +182,14 @@ def walk_trail(rows: Any, state: dict, active: Any, enter: Callable[[dict, tuple
     the right child on ties as Warp). ``candidate(state, prim, data)`` is a leaf primitive's value
     (``inf`` when it does not count; ``data`` the 12 row columns). ``state[best]`` starts at the
     limit; ``state[best_prim]`` receives the primitive of the smallest candidate (the first found
-    wins ties). Returns the final state."""
+    wins ties). ``fast``: see :func:`stepper`. Returns the final state."""
     shape = active.shape
     flat = {k: jnp.broadcast_to(v, shape).reshape(-1) for k, v in state.items()}
-    n = flat[best].shape[0]
-    flat["node"] = jnp.ones((n,), jnp.int32)
-    flat["trail"] = jnp.zeros((n,), jnp.int32)
-
-    running, step = stepper(rows, enter, candidate, best, best_prim)
-    out = pooled_loop(flat, active.reshape(-1), running, step, width=_POOL, chunk=_CHUNK,
-                      outputs=(best, best_prim, "node", "trail"))
+    # a lane's position lives only in the pool: it starts at the root with nothing pending
+    scratch = {"node": ((), jnp.int32, root_slot(count)), "trail": ((), jnp.int32, 0)}
+    running, step = stepper(rows, enter, candidate, best, best_prim, fast)
+    out = pooled_loop(flat, active.reshape(-1), running, step, width=_POOL, chunk=_CHUNK, scratch=scratch,
+                      outputs=(best, best_prim))
     return {k: v.reshape(shape) for k, v in out.items()}
 
 

@@ -26,6 +26,7 @@ Example:
 from __future__ import annotations
 
 from functools import partial
+from collections.abc import Mapping
 from typing import Any, Callable
 
 import jax
@@ -51,32 +52,90 @@ def gather_rows(plane: Any, index: Any) -> Any:
 
 
 def blank_of(scratch: dict, size: int) -> dict:
-    return {k: jnp.zeros((size,) + tuple(shape), dtype) for k, (shape, dtype) in scratch.items()}
+    """Fresh scratch arrays: ``{name: (trailing shape, dtype)}`` (zeros) or ``(shape, dtype, fill)``."""
+    out = {}
+    for k, spec in scratch.items():
+        shape, dtype = spec[0], spec[1]
+        fill = spec[2] if len(spec) > 2 else 0
+        out[k] = jnp.full((size,) + tuple(shape), fill, dtype)
+    return out
 
 
 def _gather(s: dict, rows: Any) -> dict:
     return {k: v.at[rows].get(mode="promise_in_bounds") for k, v in s.items()}
 
 
-def _packed(home: dict, keys: tuple) -> list:
-    """The 1-d lane arrays ``keys`` of ``home`` stacked into one matrix per dtype (a refill then
-    gathers one row per lane instead of one element from each array): ``[(names, matrix)]``."""
-    groups: dict = {}
-    for k in keys:
+_WORDS = (jnp.float32, jnp.int32, jnp.bool_)
+
+
+def _packable(home: dict, keys: tuple) -> tuple:
+    """The keys of 1-d lane arrays of 32-bit (or bool) type, which :func:`_pack` stacks."""
+    return tuple(k for k in keys if home[k].ndim == 1 and home[k].dtype in _WORDS)
+
+
+def _pack(home: dict, names: tuple) -> Any:
+    """The lane arrays ``names`` as the columns of one float32 matrix (ints by bit pattern, bools as
+    0/1), so a refill gathers or scatters one row per lane instead of one element per array."""
+    cols = []
+    for k in names:
         v = home[k]
-        if v.ndim == 1 and v.dtype in (jnp.float32, jnp.int32):
-            groups.setdefault(v.dtype, []).append(k)
-    return [(tuple(names), jnp.stack([home[k] for k in names], axis=1)) for names in groups.values()
-            if len(names) > 1]
+        if v.dtype == jnp.int32:
+            v = lax.bitcast_convert_type(v, jnp.float32)
+        cols.append(v.astype(jnp.float32))
+    return jnp.stack(cols, axis=1)
 
 
-def _gather_packed(home: dict, matrices: list, rows: Any, names: list) -> dict:
+def _unpack(matrix: Any, names: tuple, like: dict) -> dict:
     out = {}
-    for names, matrix in zip(names, matrices):
-        got = matrix.at[rows].get(mode="promise_in_bounds")
-        out.update({k: got[:, j] for j, k in enumerate(names)})
-    out.update({k: v.at[rows].get(mode="promise_in_bounds") for k, v in home.items() if k not in out})
+    for j, k in enumerate(names):
+        col, dtype = matrix[:, j], like[k].dtype
+        if dtype == jnp.int32:
+            col = lax.bitcast_convert_type(col, jnp.int32)
+        elif dtype == jnp.bool_:
+            col = col != 0
+        out[k] = col
     return out
+
+
+@jax.tree_util.register_pytree_node_class
+class Lanes(Mapping):
+    """A pool's state as ``step`` sees it: a mapping of lane arrays whose read-only inputs are the
+    rows of one packed ``(inputs, lanes)`` matrix (:func:`_pack`, transposed), cut out only where
+    they are read (inside the fusion that reads them; passing the mapping through
+    :func:`barrier` passes the matrix)."""
+
+    def __init__(self, arrays: dict, packed: Any, names: tuple, dtypes: tuple):
+        self.arrays, self.packed, self.names, self.dtypes = arrays, packed, names, dtypes
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self.arrays:
+            return self.arrays[key]
+        j = self.names.index(key)
+        col, dtype = self.packed[j], self.dtypes[j]
+        if dtype == jnp.int32:
+            return lax.bitcast_convert_type(col, jnp.int32)
+        return col != 0 if dtype == jnp.bool_ else col
+
+    def __iter__(self):
+        return iter(tuple(self.arrays) + self.names)
+
+    def __len__(self) -> int:
+        return len(self.arrays) + len(self.names)
+
+    def tree_flatten(self) -> tuple:
+        keys = tuple(self.arrays)
+        return (tuple(self.arrays[k] for k in keys), self.packed), (keys, self.names, self.dtypes)
+
+    @classmethod
+    def tree_unflatten(cls, aux: tuple, children: tuple) -> Lanes:
+        keys, names, dtypes = aux
+        return cls(dict(zip(keys, children[0])), children[1], names, dtypes)
+
+
+def _prefix_count(flags: Any) -> Any:
+    """Inclusive prefix sum of a bool lane array (an associative scan: XLA:CPU's cumulative sum is
+    slower at pool sizes)."""
+    return lax.associative_scan(jnp.add, flags.astype(jnp.int32))
 
 
 def _where(take: Any, new: dict, old: dict) -> dict:
@@ -128,21 +187,60 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
     def blank(size: int) -> dict:
         return blank_of(scratch, size)
 
+    keys = tuple(state) if outputs is None else tuple(outputs)
+    inputs = tuple(k for k in state if k not in keys)
+    # The lanes' read-only inputs stay packed in one matrix in the pool ("__in", one row per lane:
+    # a refill gathers and selects whole rows, and steps read its columns inside their fusions);
+    # the outputs travel between the pool and the launch as one row per lane too ("__out").
+    in_names, out_names = _packable(state, inputs), _packable(state, keys)
+    in_rows = _pack(state, in_names) if in_names else None
+    home = {k: state[k] for k in keys if k not in out_names}
+    if out_names:
+        home["__out"] = _pack(state, out_names)
+    loose = {k: state[k] for k in inputs if k not in in_names}
+
+    in_types = tuple(state[k].dtype for k in in_names)
+
+    def view(pool: dict) -> Any:
+        """The pool as ``step`` sees it (:class:`Lanes`)."""
+        if not in_names:
+            return pool
+        return Lanes({k: v for k, v in pool.items() if k != "__in"}, pool["__in"], in_names, in_types)
+
     def live(s: dict) -> Any:
-        return s["__valid"] & running(s)
+        return s["__valid"] & running(view(s))
 
     def steps(s: dict, go: Any) -> dict:
-        return lax.fori_loop(0, chunk, lambda i, x: step(x, go), s)
+        def one(i: Any, x: dict) -> dict:
+            new = step(view(x), go)
+            out = {k: new[k] for k in x if k != "__in"}
+            if in_names:
+                out["__in"] = x["__in"]
+            return out
+        return lax.fori_loop(0, chunk, one, s)
 
-    home = state
-    keys = tuple(state) if outputs is None else tuple(outputs)
-    # the lanes' read-only inputs, packed once for the refills' gathers
-    packed = _packed(state, tuple(k for k in state if k not in keys))
+    def lanes_of(rows: Any) -> dict:
+        """The launch lanes ``rows`` (inputs and current outputs) as pool entries."""
+        got = _gather(loose, rows)
+        if in_names:  # the pool keeps its inputs lane-minor, so steps read them contiguously
+            got["__in"] = in_rows.at[rows].get(mode="promise_in_bounds").T
+        packed = _gather(home, rows)
+        if out_names:
+            got.update(_unpack(packed.pop("__out"), out_names, state))
+        got.update(packed)
+        return got
+
+    def results_of(pool: dict) -> dict:
+        out = {k: pool[k] for k in keys if k not in out_names}
+        if out_names:
+            out["__out"] = _pack(pool, out_names)
+        return out
+
     w0 = sizes[0]
     # the first pool: refilled from the queue
     ids0 = jnp.arange(w0, dtype=jnp.int32)
     valid0 = ids0 < total
-    pool0 = _gather(home, queue[jnp.minimum(ids0, n - 1)])
+    pool0 = lanes_of(queue[jnp.minimum(ids0, n - 1)])
     pool0.update(blank(w0))
     pool0["__valid"] = valid0
     pool0["__id"] = queue[jnp.minimum(ids0, n - 1)]
@@ -159,19 +257,20 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
         pool, nxt, home = c
         go = nxt >= 0
         pool = steps(pool, go)
-        done = pool["__valid"] & ~running(pool)
+        done = pool["__valid"] & ~running(view(pool))
         rows = jnp.where(done, pool["__id"], n)
-        home = dict(home, **barrier(go, _scatter, {k: home[k] for k in keys}, rows, {k: pool[k] for k in keys}))
+        home = barrier(go, _scatter, home, rows, results_of(pool))
         free = done | ~pool["__valid"]
-        rank = jnp.cumsum(free, dtype=jnp.int32) - 1
+        rank = _prefix_count(free) - 1
         slot = nxt + rank
         take = free & (slot < total)
         ids = queue[jnp.clip(slot, 0, n - 1)]
-        fresh = barrier(go, partial(_gather_packed, names=[p[0] for p in packed]), home,
-                        [p[1] for p in packed], ids)
+        fresh = barrier(go, lanes_of, ids)
         fresh.update(blank(w0))
         body = {k: v for k, v in pool.items() if not k.startswith("__")}
         pool2 = _where(take, fresh, body)
+        if in_names:
+            pool2["__in"] = jnp.where(take[None, :], fresh["__in"], pool["__in"])
         pool2["__id"] = jnp.where(take, ids, pool["__id"])
         pool2["__valid"] = take | (pool["__valid"] & ~done)
         nxt = jnp.minimum(nxt + jnp.sum(free, dtype=jnp.int32), total)
@@ -183,7 +282,10 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
         if level > 0:  # pack the running lanes of the previous pool into this one
             run = live(pool)
             order = jnp.nonzero(run, size=size, fill_value=0)[0]
+            packed = pool.pop("__in", None)
             pool = _gather(pool, order)
+            if packed is not None:
+                pool["__in"] = packed[:, order]
             pool["__valid"] = pool["__valid"] & (jnp.arange(size) < jnp.sum(run, dtype=jnp.int32))
         last = level == len(sizes) - 1
         smaller = sizes[level + 1] if not last else 0
@@ -195,8 +297,12 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
             pool = lax.while_loop(cond, lambda p: steps(p, jnp.sum(p["__valid"], dtype=jnp.int32) >= 0), pool)
         # write back every lane of this pool (running ones are written again by the next pool)
         rows = jnp.where(pool["__valid"], pool["__id"], n)
-        home = dict(home, **_scatter({k: home[k] for k in keys}, rows, {k: pool[k] for k in keys}))
-    return home
+        home = _scatter(home, rows, results_of(pool))
+    out = dict(state)
+    out.update({k: v for k, v in home.items() if k != "__out"})
+    if out_names:
+        out.update(_unpack(home["__out"], out_names, state))
+    return out
 
 
 __all__ = ["barrier", "gather_rows", "pooled_loop"]

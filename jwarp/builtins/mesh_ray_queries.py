@@ -107,9 +107,14 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
             hit, t, _, _, _ = _hit(s, cols[0:3], cols[3:6], cols[6:9])
             return jnp.where(hit & (t >= 0), t, jnp.inf)
 
+        def enter_fast(s: dict, lower: tuple, upper: tuple) -> tuple:
+            start_, _, rcp_ = _ray_of(s)
+            hit, t = tm.ray_box_entry_fast(start_, rcp_, lower, upper)
+            return hit & (t < s["t"]), t
+
         rows = bvh_trail.node_rows(view.tree, view.face_count, leaf_data)
         state.pop("node")
-        s = bvh_trail.walk_trail(rows, state, run, enter, tested)
+        s = bvh_trail.walk_trail(rows, view.face_count, state, run, enter, tested, fast=(enter_fast, "robust"))
     else:
         s = walk_nearest(view.tree, state, run, enter, candidate, fetch=view.corners, depth=view.depth)
     hit = run & (s["t"] < max_t)
