@@ -122,7 +122,8 @@ def stepper(rows: Any, enter: Callable, candidate: Callable, best: str = "t", be
             fast: tuple | None = None) -> tuple:
     """``(running, step)`` of :func:`walk_trail` (for :func:`jwarp.builtins.lane_pool.pooled_loop`).
     ``fast``: ``(enter_fast, key)``, a cheaper ``enter`` that is exact for the lanes whose
-    ``state[key]`` is False; a step uses it when no running lane of the pool has ``key`` set."""
+    ``state[key]`` is False; ``step(s, go, general)`` uses it when ``general`` (from
+    :func:`needs_general`, once per chunk of steps) is False."""
     def running(s: dict) -> Any:
         return s["node"] > 0
 
@@ -143,12 +144,12 @@ def stepper(rows: Any, enter: Callable, candidate: Callable, best: str = "t", be
                 | ((kl < kr).astype(jnp.int32) << 2))
         return code, value, prim
 
-    def step(s: dict, go: Any) -> dict:
+    def step(s: dict, go: Any, general: Any = None) -> dict:
         row = barrier(go, gather, s["node"])
         if fast is None:
             code, value, prim = barrier(go, tests, s, row)
         else:  # a conditional is a barrier too
-            general = jnp.sum(s[fast[1]] & running(s), dtype=jnp.int32) > 0
+            general = needs_general(fast[1])(s) if general is None else general
             code, value, prim = lax.cond(general, tests, partial(tests, enter=fast[0]), s, row)
         node, trail = s["node"], s["trail"]
         run = running(s)
@@ -172,9 +173,16 @@ def stepper(rows: Any, enter: Callable, candidate: Callable, best: str = "t", be
     return running, step
 
 
+def needs_general(key: str) -> Callable[[Any], Any]:
+    """Whether any running lane of a pool has ``key`` set (the ``hint`` of :func:`stepper`'s ``fast``)."""
+    def hint(s: Any) -> Any:
+        return jnp.sum(s[key] & (s["node"] > 0), dtype=jnp.int32) > 0
+    return hint
+
+
 def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[[dict, tuple, tuple], tuple],
                candidate: Callable[[dict, Any, tuple], Any], best: str = "t", best_prim: str = "face",
-               fast: tuple | None = None) -> dict:
+               fast: tuple | None = None, derive: Callable[[Any], dict] | None = None) -> dict:
     """Closest-primitive search over heap rows (see the module docstring), nearest child first.
 
     ``enter(state, lower, upper)`` returns ``(enter, key)`` (which lanes enter a child box: those
@@ -182,14 +190,17 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     the right child on ties as Warp). ``candidate(state, prim, data)`` is a leaf primitive's value
     (``inf`` when it does not count; ``data`` the 12 row columns). ``state[best]`` starts at the
     limit; ``state[best_prim]`` receives the primitive of the smallest candidate (the first found
-    wins ties). ``fast``: see :func:`stepper`. Returns the final state."""
+    wins ties). ``fast``: see :func:`stepper`. ``derive``: per-lane constants computed from the
+    state when a lane enters the pool (see :func:`jwarp.builtins.lane_pool.pooled_loop`). Returns
+    the final state."""
     shape = active.shape
     flat = {k: jnp.broadcast_to(v, shape).reshape(-1) for k, v in state.items()}
     # a lane's position lives only in the pool: it starts at the root with nothing pending
     scratch = {"node": ((), jnp.int32, root_slot(count)), "trail": ((), jnp.int32, 0)}
     running, step = stepper(rows, enter, candidate, best, best_prim, fast)
     out = pooled_loop(flat, active.reshape(-1), running, step, width=_POOL, chunk=_CHUNK, scratch=scratch,
-                      outputs=(best, best_prim))
+                      outputs=(best, best_prim), derive=derive,
+                      hint=None if fast is None else needs_general(fast[1]))
     return {k: v.reshape(shape) for k, v in out.items()}
 
 

@@ -152,7 +152,8 @@ def _scatter(home: dict, rows: Any, values: dict) -> dict:
 
 def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: Step, width: int = 4096,
                 chunk: int = 4, scratch: dict | None = None, smallest: int = 512, outputs: tuple | None = None,
-                shrink: int = 8) -> dict:
+                shrink: int = 8, derive: Callable[[Any], dict] | None = None,
+                hint: Callable[[Any], Any] | None = None) -> dict:
     """Run ``step`` on every active lane until ``running`` says it is done; returns the final state.
 
     ``state``: lane arrays ``(n,)`` (or ``(n, ...)``); ``active``: ``(n,)`` bool (inactive lanes keep
@@ -163,7 +164,10 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
     the keys the loop changes (written back to the launch lanes; default all). Launches of at most
     ``width`` lanes run as one masked loop (one compiled copy of ``step``); larger ones refill a
     pool of ``width`` lanes, then pack the survivors into pools ``shrink`` times smaller, down to
-    ``smallest`` lanes."""
+    ``smallest`` lanes. ``derive(lanes)``: more read-only lane arrays (1-d, 32-bit or bool)
+    computed from the inputs when lanes enter the pool (not stored for every launch lane); they
+    are not returned. ``hint(pool)``: a scalar computed from the pool once per ``chunk`` steps and
+    passed to ``step`` as a third argument (e.g. whether any pooled lane needs a slower path)."""
     scratch = scratch or {}
     n = int(active.shape[0])
     if n == 0:
@@ -172,12 +176,14 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
     if n <= width:  # inactive lanes keep their state whatever ``step`` does to them
         pool = dict(state, **blank_of(scratch, n))
         pool["__valid"] = active
+        fixed = derive(pool) if derive is not None else {}
 
         def masked(p: dict) -> dict:
-            new = step(p, total >= 0)
-            return _where(active, new, p)
+            lanes = dict(p, **fixed)
+            new = step(lanes, total >= 0) if hint is None else step(lanes, total >= 0, hint(lanes))
+            return _where(active, {k: new[k] for k in p}, p)
 
-        pool = lax.while_loop(lambda p: jnp.any(active & running(p)), masked, pool)
+        pool = lax.while_loop(lambda p: jnp.any(active & running(dict(p, **fixed))), masked, pool)
         return {k: pool[k] for k in state}
     queue = jnp.nonzero(active, size=n, fill_value=0)[0].astype(jnp.int32)
     sizes = [width]
@@ -200,6 +206,11 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
     loose = {k: state[k] for k in inputs if k not in in_names}
 
     in_types = tuple(state[k].dtype for k in in_names)
+    if derive is not None:  # the derived arrays' names and types, from a one-lane trial
+        trial = jax.eval_shape(lambda st: derive(Lanes({}, _pack(st, in_names).T, in_names, in_types)),
+                               {k: jax.ShapeDtypeStruct((1,), state[k].dtype) for k in in_names})
+        extra = tuple(trial)
+        in_names, in_types = in_names + extra, in_types + tuple(trial[k].dtype for k in extra)
 
     def view(pool: dict) -> Any:
         """The pool as ``step`` sees it (:class:`Lanes`)."""
@@ -211,8 +222,10 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
         return s["__valid"] & running(view(s))
 
     def steps(s: dict, go: Any) -> dict:
+        h = hint(view(s)) if hint is not None else None
+
         def one(i: Any, x: dict) -> dict:
-            new = step(view(x), go)
+            new = step(view(x), go) if hint is None else step(view(x), go, h)
             out = {k: new[k] for k in x if k != "__in"}
             if in_names:
                 out["__in"] = x["__in"]
@@ -223,7 +236,12 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
         """The launch lanes ``rows`` (inputs and current outputs) as pool entries."""
         got = _gather(loose, rows)
         if in_names:  # the pool keeps its inputs lane-minor, so steps read them contiguously
-            got["__in"] = in_rows.at[rows].get(mode="promise_in_bounds").T
+            base = in_rows.at[rows].get(mode="promise_in_bounds").T
+            if derive is not None:
+                stored = len(in_names) - len(extra)
+                more = derive(Lanes({}, base, in_names[:stored], in_types[:stored]))
+                base = jnp.concatenate([base, _pack(more, extra).T], axis=0)
+            got["__in"] = base
         packed = _gather(home, rows)
         if out_names:
             got.update(_unpack(packed.pop("__out"), out_names, state))

@@ -82,6 +82,7 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
     """The nearest hit per lane with ``0 <= t < max_t`` (within the subtree ``root``): keys hit, t,
     face, sign. Nearer boxes are visited first and boxes entered beyond the best hit are skipped."""
     shape = run.shape
+    robust_arg = robust
     rcp = _safe_rcp(direction) if robust is None else tuple(1.0 / d for d in direction)
     if robust is None:
         robust = (direction[0] == 0) | (direction[1] == 0) | (direction[2] == 0)
@@ -112,9 +113,18 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
             hit, t = tm.ray_box_entry_fast(start_, rcp_, lower, upper)
             return hit & (t < s["t"]), t
 
+        safe = robust_arg is None
+
+        def derive(lanes: Any) -> dict:
+            """A ray's reciprocal direction and triangle-test constants, when it enters the pool."""
+            d = tuple(lanes[k] for k in ("dx", "dy", "dz"))
+            r = _safe_rcp(d) if safe else tuple(1.0 / x for x in d)
+            return {**dict(zip(("rx", "ry", "rz"), r)), **dict(zip(_SETUP_KEYS, tm.ray_setup(d)))}
+
         rows = bvh_trail.node_rows(view.tree, view.face_count, leaf_data)
-        state.pop("node")
-        s = bvh_trail.walk_trail(rows, view.face_count, state, run, enter, tested, fast=(enter_fast, "robust"))
+        lean = {k: v for k, v in state.items() if k not in ("node", "rx", "ry", "rz") + _SETUP_KEYS}
+        s = dict(state, **bvh_trail.walk_trail(rows, view.face_count, lean, run, enter, tested,
+                                               fast=(enter_fast, "robust"), derive=derive))
     else:
         s = walk_nearest(view.tree, state, run, enter, candidate, fetch=view.corners, depth=view.depth)
     hit = run & (s["t"] < max_t)

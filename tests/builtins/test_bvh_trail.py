@@ -56,9 +56,11 @@ def test_inorder_slots_match_the_heap(n):
                 assert kids[slot, j] == -1
 
 
-def test_walk_trail_over_a_refilled_pool_finds_the_nearest_hit():
-    """More rays than the pool (refills, then smaller pools), some parallel to an axis (the general
-    box test): nearest hits against testing every triangle."""
+@pytest.mark.parametrize("parallel", [False, True])
+def test_walk_trail_over_a_refilled_pool_finds_the_nearest_hit(parallel):
+    """More rays than the pool (refills, then smaller pools), with or without rays parallel to an
+    axis (the general box test, else the plain slab test): nearest hits against testing every
+    triangle."""
     rng = np.random.default_rng(3)
     faces = 300
     corners = (rng.random((faces, 1, 3)) * 2 - 1 + rng.normal(size=(faces, 3, 3)) * 0.2).astype(np.float32)
@@ -66,8 +68,9 @@ def test_walk_trail_over_a_refilled_pool_finds_the_nearest_hit():
     n = 9000
     origin = (rng.random((n, 3)) * 4 - 2).astype(np.float32)
     direction = (rng.random((n, 3)) * 2 - 1 - origin + rng.normal(size=(n, 3))).astype(np.float32)
-    direction[::7, 0] = 0.0
-    direction[::11, 2] = 0.0
+    if parallel:
+        direction[::7, 0] = 0.0
+        direction[::11, 2] = 0.0
     flat = jnp.asarray(corners.reshape(faces, 9))
 
     def run(bounds, links, o, d):
@@ -91,7 +94,14 @@ def test_walk_trail_over_a_refilled_pool_finds_the_nearest_hit():
             return jnp.where(hit & (t >= 0), t, jnp.inf)
 
         rows = node_rows(Tree(bounds, links, int(links.shape[0])), faces, lambda p: list(flat[p].T))
-        out = walk_trail(rows, faces, state, jnp.ones((n,), bool), enter, tested, fast=(enter_fast, "robust"))
+        def derive(lanes):  # the reciprocal direction and triangle-test constants, made in the pool
+            d = tuple(lanes[k] for k in ("dx", "dy", "dz"))
+            return {**dict(zip(("rx", "ry", "rz"), mrq._safe_rcp(d))),
+                    **dict(zip(mrq._SETUP_KEYS, tm.ray_setup(d)))}
+
+        lean = {k: v for k, v in state.items() if k not in ("rx", "ry", "rz") + mrq._SETUP_KEYS}
+        out = walk_trail(rows, faces, lean, jnp.ones((n,), bool), enter, tested, fast=(enter_fast, "robust"),
+                         derive=derive)
         # every ray against every face
         c = [tuple(flat[None, :, 3 * j + k] for k in range(3)) for j in range(3)]
         ray = {k: v[:, None] for k, v in state.items()}
