@@ -223,14 +223,16 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
 
     def steps(s: dict, go: Any) -> dict:
         h = hint(view(s)) if hint is not None else None
+        packed = s.get("__in")  # read-only within the chunk: not part of the loop's carry
 
         def one(i: Any, x: dict) -> dict:
-            new = step(view(x), go) if hint is None else step(view(x), go, h)
-            out = {k: new[k] for k in x if k != "__in"}
-            if in_names:
-                out["__in"] = x["__in"]
-            return out
-        return lax.fori_loop(0, chunk, one, s)
+            lanes = view(dict(x, __in=packed)) if in_names else x
+            new = step(lanes, go) if hint is None else step(lanes, go, h)
+            return {k: new[k] for k in x}
+        out = lax.fori_loop(0, chunk, one, {k: v for k, v in s.items() if k != "__in"})
+        if in_names:
+            out["__in"] = packed
+        return out
 
     def lanes_of(rows: Any) -> dict:
         """The launch lanes ``rows`` (inputs and current outputs) as pool entries."""
@@ -277,7 +279,7 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
         pool = steps(pool, go)
         done = pool["__valid"] & ~running(view(pool))
         rows = jnp.where(done, pool["__id"], n)
-        home = barrier(go, _scatter, home, rows, results_of(pool))
+        home = _scatter(home, rows, results_of(pool))  # in place (a barrier would copy home)
         free = done | ~pool["__valid"]
         rank = _prefix_count(free) - 1
         slot = nxt + rank
