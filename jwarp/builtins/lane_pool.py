@@ -185,7 +185,9 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
 
         pool = lax.while_loop(lambda p: jnp.any(active & running(dict(p, **fixed))), masked, pool)
         return {k: pool[k] for k in state}
-    queue = jnp.nonzero(active, size=n, fill_value=0)[0].astype(jnp.int32)
+    # the active lanes in order (all of them, the common case, without compacting)
+    queue = lax.cond(total == n, lambda a: jnp.arange(n, dtype=jnp.int32),
+                     lambda a: jnp.nonzero(a, size=n, fill_value=0)[0].astype(jnp.int32), active)
     sizes = [width]
     while sizes[-1] // shrink >= smallest:
         sizes.append(sizes[-1] // shrink)
