@@ -142,16 +142,17 @@ def stepper(rows: Any, enter: Callable, candidate: Callable, best: str = "t", be
         inner = run & ~is_leaf
         code = ((inner & hl).astype(jnp.int32) | ((inner & hr).astype(jnp.int32) << 1)
                 | ((kl < kr).astype(jnp.int32) << 2))
-        return code, value, prim
+        return code, value
 
     def step(s: dict, go: Any, general: Any = None) -> dict:
         row = barrier(go, gather, s["node"])
         if fast is None:
-            code, value, prim = barrier(go, tests, s, row)
+            code, value = barrier(go, tests, s, row)
         else:  # a conditional is a barrier too
             general = needs_general(fast[1])(s) if general is None else general
-            code, value, prim = lax.cond(general, tests, partial(tests, enter=fast[0]), s, row)
+            code, value = lax.cond(general, tests, partial(tests, enter=fast[0]), s, row)
         node, trail = s["node"], s["trail"]
+        prim = lax.bitcast_convert_type(row[:, _PRIM], jnp.int32)
         run = running(s)
         hl, hr, near_left = (code & 1) != 0, (code & 2) != 0, (code & 4) != 0
         better = value < s[best]
