@@ -152,7 +152,6 @@ def walk_nearest(tree: Tree, state: dict, active: Any, enter: Callable[[dict, tu
     an internal node (entering the nearer, pushing the other) or scores a leaf. ``depth`` bounds
     the stack (the tree's depth). Returns the final state (``node`` is -1)."""
     shape, flat = _flat(state, active)
-    flat["sp"] = jnp.zeros(flat["node"].shape, jnp.int32)
     count = tree.count
     lanes = flat["node"].shape[0]
     table = _node_table(tree, fetch, lanes)
@@ -216,8 +215,8 @@ def walk_nearest(tree: Tree, state: dict, active: Any, enter: Callable[[dict, tu
         return s
 
     out = pooled_loop(flat, active.reshape(-1), running, step, width=_WIDTH, chunk=_CHUNK,
-                      scratch={"stack": ((depth,), jnp.int32)}, outputs=(best, best_prim, "node"))
-    out.pop("sp")
+                      scratch={"stack": ((depth,), jnp.int32), "sp": ((), jnp.int32)},
+                      outputs=(best, best_prim, "node"))
     return {k: v.reshape(shape) for k, v in out.items()}
 
 

@@ -106,15 +106,20 @@ class Lanes(Mapping):
 
     def __init__(self, arrays: dict, packed: Any, names: tuple, dtypes: tuple):
         self.arrays, self.packed, self.names, self.dtypes = arrays, packed, names, dtypes
+        self._cut: dict = {}  # each input cut once (a step that passes it on returns this object)
 
     def __getitem__(self, key: str) -> Any:
         if key in self.arrays:
             return self.arrays[key]
-        j = self.names.index(key)
-        col, dtype = self.packed[j], self.dtypes[j]
-        if dtype == jnp.int32:
-            return lax.bitcast_convert_type(col, jnp.int32)
-        return col != 0 if dtype == jnp.bool_ else col
+        if key not in self._cut:
+            j = self.names.index(key)
+            col, dtype = self.packed[j], self.dtypes[j]
+            if dtype == jnp.int32:
+                col = lax.bitcast_convert_type(col, jnp.int32)
+            elif dtype == jnp.bool_:
+                col = col != 0
+            self._cut[key] = col
+        return self._cut[key]
 
     def __iter__(self):
         return iter(tuple(self.arrays) + self.names)
@@ -230,6 +235,9 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
         def one(i: Any, x: dict) -> dict:
             lanes = view(dict(x, __in=packed)) if in_names else x
             new = step(lanes, go) if hint is None else step(lanes, go, h)
+            changed = [k for k in in_names if k in new and new[k] is not lanes[k]]
+            if changed:
+                raise ValueError(f"pooled_loop: the step changes {changed}: list them in outputs or scratch")
             return {k: new[k] for k in x}
         out = lax.fori_loop(0, chunk, one, {k: v for k, v in s.items() if k != "__in"})
         if in_names:

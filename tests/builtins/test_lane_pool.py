@@ -106,3 +106,20 @@ def test_walk_nearest_finds_the_nearest_box_entry():
     np.testing.assert_array_equal(np.asarray(t), want.astype(np.float32))
     found = np.isfinite(want)
     np.testing.assert_array_equal(dist[found, np.asarray(face)[found]], want[found])
+
+
+def test_pooled_loop_rejects_a_step_that_changes_an_input():
+    """Keys outside ``outputs`` are read-only inputs (kept packed in the pool): changing one in the step
+    would be lost, so tracing refuses it (such state belongs in ``scratch``)."""
+    state = {"x": jnp.arange(100, dtype=jnp.int32) % 7, "k": jnp.zeros(100, jnp.int32)}
+
+    def step(s, go):
+        return dict(s, x=s["x"] - 1, k=s["k"] + 1)
+
+    try:
+        jax.jit(lambda st: pooled_loop(st, jnp.ones(100, bool), lambda s: s["x"] > 0, step, width=16, chunk=2,
+                                       smallest=4, outputs=("x",)))(state)
+    except ValueError as err:
+        assert "'k'" in str(err)
+    else:
+        raise AssertionError("a changed input was accepted")
