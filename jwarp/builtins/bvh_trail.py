@@ -1,15 +1,17 @@
-"""Nearest-first BVH traversal with no per-lane stack: heap-numbered nodes and a bit trail.
+"""Nearest-first BVH traversal with no per-lane stack: in-order numbered nodes and a bit trail.
 
 A tree built by :func:`jwarp.runtime.geometry.bvh_build.build` without groups has a shape that
 depends on its primitive count only (every node splits its range in half), so it can be numbered
-as a *heap*: the root is 1 and the children of node ``k`` are ``2k`` and ``2k + 1`` (some slots of
-the last level stay empty). A lane's traversal state is then two integers, the node it stands on
-and a *trail* whose bit ``l`` says that the farther child of its ancestor at level ``l`` is still
-to be visited. Going down into the nearer of two entered children sets the bit of the node's
-level; popping takes the deepest set bit ``l``, clears it and moves to the sibling of the current
-node's ancestor at level ``l + 1`` (``(node >> shift) ^ 1``). This visits nodes in exactly the
-order of a stack walk (Warp's: nearer child first, the farther one pushed), but without a stack
-array, whose per-lane scatter and gather dominated each step.
+as a complete binary tree (:func:`heap_order`; some slots of the last levels stay empty), here *in
+order* (:func:`inorder_order`): a slot's lowest set bit ``h`` is its height bit and its children are
+``slot - h/2`` and ``slot + h/2``; the root is ``2^(levels-1)``. A lane's traversal state is two
+integers, the slot it stands on and a *trail* holding the height bits of the ancestors whose
+farther child is still to be visited. Going down into the nearer of two entered children adds the
+node's height bit; popping takes the lowest trail bit ``b`` (the nearest such ancestor), clears it
+and moves to that ancestor's other child, ``((slot ^ b) & -b) | b/2`` (0 when the trail is empty:
+done). This visits nodes in exactly the order of a stack walk (Warp's: nearer child first, the
+farther one pushed) without a stack array, whose per-lane scatter and gather dominated each step,
+and with only bitwise operations and constant shifts (which vectorise without AVX2).
 
 Each step reads one row of a per-launch table (:func:`node_rows`): for an internal node the boxes
 of both children, for a leaf its primitive's data and index; the query's arithmetic then
@@ -17,7 +19,7 @@ vectorises over the lanes (see :mod:`jwarp.builtins.lane_pool`).
 
 Example (inside a builtin):
     >>> rows = node_rows(tree, face_count, leaf_data)  # doctest: +SKIP
-    >>> state = walk_trail(rows, depth, state, active, enter, candidate)  # doctest: +SKIP
+    >>> state = walk_trail(rows, face_count, state, active, enter, candidate)  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -184,7 +186,8 @@ def needs_general(key: str) -> Callable[[Any], Any]:
 def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[[dict, tuple, tuple], tuple],
                candidate: Callable[[dict, Any, tuple], Any], best: str = "t", best_prim: str = "face",
                fast: tuple | None = None, derive: Callable[[Any], dict] | None = None) -> dict:
-    """Closest-primitive search over heap rows (see the module docstring), nearest child first.
+    """Closest-primitive search over the rows of :func:`node_rows` (see the module docstring),
+    nearest child first.
 
     ``enter(state, lower, upper)`` returns ``(enter, key)`` (which lanes enter a child box: those
     that may hold a candidate below ``state[best]``; the key orders the children, smaller first,
@@ -205,4 +208,5 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     return {k: v.reshape(shape) for k, v in out.items()}
 
 
-__all__ = ["MAX_LEVELS", "heap_order", "node_rows", "supported", "walk_trail"]
+__all__ = ["MAX_LEVELS", "heap_order", "inorder_order", "needs_general", "node_rows", "root_slot", "stepper",
+           "supported", "walk_trail"]

@@ -8,6 +8,12 @@ lane waits and few are left, the survivors are packed into a pool a quarter the 
 shapes: one compiled loop per size). The pool's arrays stay in cache, and the work done is close
 to the sum of the lanes' own trip counts.
 
+Lane data is kept in few arrays, since every separate array operation is a thunk with its own
+fixed cost: the read-only inputs (the state keys that are not ``outputs``) are packed into one
+row per launch lane, gathered as rows at a refill and kept lane-minor in the pool
+(:class:`Lanes` cuts the columns out inside the fusions that read them); a step must not change
+them (state that changes in the pool without being written back belongs in ``scratch``).
+
 :func:`barrier` evaluates a function in its own XLA computation. XLA:CPU fuses gathers into the
 arithmetic that reads them, and a fusion containing a gather is not vectorised; it also
 duplicates cheap arithmetic into every fusion that uses it. Gathering (or computing a few
@@ -18,7 +24,7 @@ Example:
     >>> import jax.numpy as jnp
     >>> state = {"x": jnp.arange(6, dtype=jnp.int32)}
     >>> out = pooled_loop(state, jnp.ones(6, bool), lambda s: s["x"] > 0,
-    ...                   lambda s, go: dict(s, x=s["x"] - 1), width=4, chunk=2)
+    ...                   lambda s, go: dict(s, x=jnp.maximum(s["x"] - 1, 0)), width=4, chunk=2)
     >>> [int(v) for v in out["x"]]
     [0, 0, 0, 0, 0, 0]
 """
