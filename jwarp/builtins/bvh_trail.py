@@ -203,7 +203,7 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     scratch = {"node": ((), jnp.int32, root_slot(count)), "trail": ((), jnp.int32, 0)}
     running, step = stepper(rows, enter, candidate, best, best_prim, fast)
     out = pooled_loop(flat, active.reshape(-1), running, step, width=_POOL, chunk=_CHUNK, scratch=scratch,
-                      outputs=(best, best_prim), derive=derive,
+                      outputs=(best, best_prim), derive=derive, pack_inputs=True,
                       hint=None if fast is None else needs_general(fast[1]))
     return {k: v.reshape(shape) for k, v in out.items()}
 

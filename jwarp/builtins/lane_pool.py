@@ -12,7 +12,8 @@ Lane data is kept in few arrays, since every separate array operation is a thunk
 fixed cost: the read-only inputs (the state keys that are not ``outputs``) are packed into one
 row per launch lane, gathered as rows at a refill and kept lane-minor in the pool
 (:class:`Lanes` cuts the columns out inside the fusions that read them); a step must not change
-them (state that changes in the pool without being written back belongs in ``scratch``).
+them (state that changes in the pool without being written back belongs in ``scratch``). Opt-in
+(``pack_inputs``): walks whose steps read few inputs gain nothing from it.
 
 :func:`barrier` evaluates a function in its own XLA computation. XLA:CPU fuses gathers into the
 arithmetic that reads them, and a fusion containing a gather is not vectorised; it also
@@ -164,7 +165,7 @@ def _scatter(home: dict, rows: Any, values: dict) -> dict:
 def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: Step, width: int = 4096,
                 chunk: int = 4, scratch: dict | None = None, smallest: int = 512, outputs: tuple | None = None,
                 shrink: int = 8, derive: Callable[[Any], dict] | None = None,
-                hint: Callable[[Any], Any] | None = None) -> dict:
+                hint: Callable[[Any], Any] | None = None, pack_inputs: bool = False) -> dict:
     """Run ``step`` on every active lane until ``running`` says it is done; returns the final state.
 
     ``state``: lane arrays ``(n,)`` (or ``(n, ...)``); ``active``: ``(n,)`` bool (inactive lanes keep
@@ -178,7 +179,9 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
     ``smallest`` lanes. ``derive(lanes)``: more read-only lane arrays (1-d, 32-bit or bool)
     computed from the inputs when lanes enter the pool (not stored for every launch lane); they
     are not returned. ``hint(pool)``: a scalar computed from the pool once per ``chunk`` steps and
-    passed to ``step`` as a third argument (e.g. whether any pooled lane needs a slower path)."""
+    passed to ``step`` as a third argument (e.g. whether any pooled lane needs a slower path).
+    ``pack_inputs``: keep the read-only inputs packed (see the module docstring; the step then
+    sees a :class:`Lanes` mapping); otherwise they are separate pool arrays."""
     scratch = scratch or {}
     n = int(active.shape[0])
     if n == 0:
@@ -211,7 +214,8 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
     # The lanes' read-only inputs stay packed in one matrix in the pool ("__in", one row per lane:
     # a refill gathers and selects whole rows, and steps read its columns inside their fusions);
     # the outputs travel between the pool and the launch as one row per lane too ("__out").
-    in_names, out_names = _packable(state, inputs), _packable(state, keys)
+    in_names = _packable(state, inputs) if pack_inputs or derive is not None else ()
+    out_names = _packable(state, keys)
     in_rows = _pack(state, in_names) if in_names else None
     home = {k: state[k] for k in keys if k not in out_names}
     if out_names:
