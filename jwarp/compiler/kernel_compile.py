@@ -386,7 +386,8 @@ class CompiledKernel:
         if fn is None and build:
             evaluate = jax_core.jaxpr_as_fun(self.closed_jaxpr)
             donate_argnums = tuple(self.written) if donate else ()
-            fn = jax.jit(lambda *args: evaluate(*jax.tree_util.tree_leaves(args)), donate_argnums=donate_argnums)
+            fn = jax.jit(lambda *args: evaluate(*jax.tree_util.tree_leaves(args)), donate_argnums=donate_argnums,
+                         keep_unused=donate)
             self._executables[key] = fn
         return fn
 
@@ -394,7 +395,10 @@ class CompiledKernel:
         if self._traced_fn is None or operands is None:
             return self._jaxpr_executable(donate=True)
         inner = self._traced_fn
-        fn = jax.jit(lambda *args: inner(*args), donate_argnums=tuple(self.written))
+        # keep_unused: a kernel that only writes an array does not read its buffer, and XLA would drop
+        # the unused parameter, so the donated buffer could not be written in place (a fresh output
+        # buffer per run: page faults that cost more than the kernel on large arrays)
+        fn = jax.jit(lambda *args: inner(*args), donate_argnums=tuple(self.written), keep_unused=True)
         ahead = self._guarded_compile(lambda: compile_program(fn, *operands), operands)
         if ahead is None:  # fell back to the XLA path: its donating program
             return self.executable(donate=True, operands=operands)
