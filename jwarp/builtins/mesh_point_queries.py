@@ -28,7 +28,8 @@ import jax.numpy as jnp
 from jax import lax
 
 from jwarp.builtins import triangle_math as tm
-from jwarp.builtins.bvh_walk import descend, gather_rows, walk, walk_nearest
+from jwarp.builtins import winding_number
+from jwarp.builtins.bvh_walk import descend, gather_rows, table, walk, walk_nearest
 from jwarp.builtins.common import Call, Value
 from jwarp.builtins.mesh_common import (MeshView, active, check_vec3, full, per_mesh, stop, vec3_leaves,
                                         write_back)
@@ -169,8 +170,14 @@ def _inside_by_parity(view: MeshView, point: tuple, run: Any, samples: Any, scal
     return jnp.where(votes * 2 >= n, -1.0, 1.0).astype(jnp.float32)
 
 
-def _winding_sign(view: MeshView, point: tuple, threshold: Any) -> Any:
-    """-1 where the winding number exceeds ``threshold``, else 1."""
+def _winding_sign(view: MeshView, point: tuple, run: Any, threshold: Any, accuracy: Any) -> Any:
+    """-1 where the winding number exceeds ``threshold``, else 1: the fast (far clusters expanded,
+    :mod:`jwarp.builtins.winding_number`) form where the tree allows, else the exact sum."""
+    if view.handle.fact("winding_table"):
+        rows = table(view.call, view.handle, "winding_rows")[0]
+        winding = winding_number.winding_numbers(rows, point, run, accuracy)
+        return jnp.where(winding > threshold, -1.0, 1.0).astype(jnp.float32)
+
     def body(f: Any, total: Any) -> Any:
         a, b, c = view.corners(jnp.full(point[0].shape, f, jnp.int32))
         return total + tm.solid_angle(a, b, c, point)
@@ -267,7 +274,7 @@ def _point_query(call: Call, mesh: Value, point: Value, limit: Value, kind: str,
         elif kind == "rays" or (kind == "winding" and not view.handle.fact("winding")):
             sign = _inside_by_rays(view, pt, found)
         elif kind == "winding":
-            sign = _winding_sign(view, pt, extra["threshold"])
+            sign = _winding_sign(view, pt, run, extra["threshold"], extra["accuracy"])
         elif kind == "parity":
             sign = _inside_by_parity(view, pt, found, extra["samples"], extra["scale"])
         return [found, sign, face, u, v]
@@ -352,7 +359,7 @@ def mesh_query_point_sign_winding_number(call: Call, mesh: Value, point: Value, 
         accuracy = extras[0]
     if len(extras) > 1:
         threshold = extras[1]
-    extra = {"threshold": _scalar(call, threshold, 0.5)}
+    extra = {"threshold": _scalar(call, threshold, 0.5), "accuracy": _scalar(call, accuracy, 2.0)}
     return _finish(call, _point_query(call, mesh, point, max_dist, "winding", extra), outs, 3)
 
 
