@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import jax.numpy as jnp
 from jax import lax
 
+from jwarp.builtins.lane_pool import barrier, gather_rows
 from jwarp.compiler.loop_carry import CarrySpec, assigned_names, run_lax_loop
 from jwarp.compiler.values import STATIC, ArrayRef, Value, is_varying_leaf, leaves_of, to_device_leaf, value_from_leaves, zeros_value
 from jwarp.errors import ControlSignal
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
     from jwarp.compiler.lower import FunctionLowerer
 
 _MAX_CHUNK = 1 << 16
+SLOTS = 8
+"""Candidates of one lane handled per round (a block is ``chunk_size // SLOTS`` lanes)."""
 _ORDERED = frozenset({"print", "printf", "breakpoint", "volume_store", "atomic_cas", "atomic_exch"})
 
 
@@ -248,7 +251,8 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
     plan = query.type._jwarp_query_pairs_(ctx, query, active)
     if plan is None:
         return False
-    size = chunk_size(n)
+    slots = SLOTS
+    width = max(1, chunk_size(n) // slots)  # rows per block
     if ctx.thread_coords is not None:
         coords = tuple(jnp.broadcast_to(c, grid).reshape(n) for c in ctx.thread_coords)
     else:
@@ -256,39 +260,78 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
     target = node.target.id
     state: dict = {}
 
-    def units(step: Any) -> dict:
-        """The step's candidate ranges as *units* (lane-major: unit ``u`` is range ``u % k`` of lane
-        ``u // k``): their pair offsets (an exclusive prefix sum of their lengths) and, per unit, the
-        sorted position of its first pair minus its offset."""
-        ranges = plan.ranges(step)
-        lo = jnp.stack([r[0] for r in ranges], axis=1)
-        count = jnp.maximum(jnp.stack([r[1] for r in ranges], axis=1) - lo, 0)
-        count = count.reshape(-1)
-        end = lax.associative_scan(jnp.add, count)
-        off = end - count
-        return {"off": off, "count": count, "delta": lo.reshape(-1) - off, "total": end[-1],
-                "lanes": count.reshape(n, -1).sum(axis=1, dtype=jnp.int32), "k": len(ranges)}
+    def table(step: Any) -> dict:
+        """The step's candidates: per lane, one table row (``(n, 2k)``: the first sorted position of
+        each of its ``k`` ranges, then their lengths), its candidate count, and its rows of slots
+        (at least one) numbered by a prefix sum."""
+        def build(step: Any) -> tuple:
+            rows = plan.table(step)
+            return rows, jnp.sum(rows[:, rows.shape[1] // 2:], axis=1, dtype=jnp.int32)
 
-    def locate(u: dict, base: Any) -> tuple:
-        """Pairs ``[base, base + size)`` of a step: (lane, sorted position, valid)."""
-        ids = lax.iota(jnp.int32, u["off"].shape[0])
-        nonempty = u["count"] > 0
-        at = jnp.where(nonempty & (u["off"] >= base) & (u["off"] < base + size), u["off"] - base, size)
-        first = jnp.max(jnp.where(nonempty & (u["off"] <= base), ids, 0))
-        marks = jnp.zeros(size, jnp.int32).at[at].max(ids, mode="drop").at[0].max(first)
-        unit = lax.associative_scan(jnp.maximum, marks)
-        p = base + lax.iota(jnp.int32, size)
-        pos = p + u["delta"].at[unit].get(mode="promise_in_bounds")
-        return unit // u["k"], pos, p < u["total"]
+        # apart: XLA would otherwise recompute the table inside every level of the prefix sum
+        rows, total = barrier(step >= 0, build, step)
+        need = jnp.maximum((total + (slots - 1)) // slots, 1)
+        end = lax.associative_scan(jnp.add, need)
+        off = jnp.concatenate([end - need, jnp.full(width, jnp.iinfo(jnp.int32).max, jnp.int32)])
+        return {"rows": rows, "total": total, "end": end, "off": off}
+
+    def block(t: dict, base: Any) -> tuple:
+        """Rows ``[base, base + width)`` of a step: each row's lane (``n`` past the last row) and
+        the sequence number of its first slot."""
+        lo = jnp.sum(t["end"] <= base, dtype=jnp.int32)  # lanes whose rows all come before
+        offs = lax.dynamic_slice(t["off"], (lo,), (width,))  # at most ``width`` lanes reach the block
+        ids = lax.iota(jnp.int32, width)
+        at = jnp.where(offs - base < width, jnp.maximum(offs - base, 0), width)
+        marks = jnp.zeros(width, jnp.int32).at[at].max(ids, mode="drop")
+        local = lax.associative_scan(jnp.maximum, marks)
+        row = base + ids
+        lane = jnp.where(row < t["end"][-1], lo + local, n)
+        start = (row - offs.at[local].get(mode="promise_in_bounds")) * slots
+        return lane, start
+
+    def locate(rows: Any, lanes: Any, start: Any) -> tuple:
+        """Slots ``start + [0, slots)`` of the lanes ``lanes`` (``(width,)``, ``n`` = none), whose
+        table rows are ``rows``: (sorted positions, valid), each ``(width, slots)``."""
+        k = rows.shape[1] // 2
+        rest = start[:, None] + lax.iota(jnp.int32, slots)[None, :]  # candidates left to skip
+        pos = jnp.zeros_like(rest)
+        found = jnp.zeros(rest.shape, bool)
+        for j in range(k):
+            count = rows[:, k + j:k + j + 1]
+            here = (rest >= 0) & (rest < count)
+            pos = jnp.where(here, rows[:, j:j + 1] + rest, pos)
+            found = found | here
+            rest = rest - count
+        return pos, found & (lanes < n)[:, None]
 
     def iteration() -> None:
-        lane, pos, valid = locate(state["units"], state["base"])
+        t = state["table"]
+        lanes, start = block(t, state["base"])
+        row = jnp.minimum(lanes, n - 1)
+        rows = gather_rows(t["rows"], row)
+        # computed apart (see lane_pool.barrier): fused with the body's gathers it would not vectorise
+        pos, valid = barrier(state["base"] >= 0, locate, rows, lanes, start)
+        size = width * slots
+        valid = valid.reshape(size)
+
+        def spread(flat: Any) -> Any:
+            got = flat.at[row].get(mode="promise_in_bounds")
+            return jnp.broadcast_to(got[:, None], (width, slots)).reshape(size)
+
         lane_env = dict(lw.env)
-        pair_env = {k: (zeros_value(v.type) if k in names else _to_pairs(v, grid, lane)) for k, v in lane_env.items()}
-        pair_env[target] = Value(scalars.int32, plan.ids(pos))
+        pair_env = {}
+        for k, v in lane_env.items():
+            if k in names:
+                pair_env[k] = zeros_value(v.type)
+            elif v.type is STATIC or isinstance(v.type, ArrayType):
+                pair_env[k] = v
+            else:
+                pair_env[k] = value_from_leaves(v.type, [spread(jnp.broadcast_to(x, grid).reshape(n)) if is_varying_leaf(x) else x
+                                                         for x in leaves_of(v)])
+        pair_env[target] = Value(scalars.int32, plan.ids(pos.reshape(size)))
         saved = (ctx.grid, ctx.tid, ctx.thread_coords)
         ctx.grid, ctx.tid = (size,), (lax.iota(jnp.int32, size),)
-        ctx.thread_coords = tuple(c.at[lane].get(mode="promise_in_bounds") for c in coords)
+        ctx.thread_coords = tuple(spread(c) for c in coords)
         lw.env, lw.active = dict(pair_env), valid
         from jwarp.compiler.control import LoopFrame
 
@@ -302,7 +345,6 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             if k not in names and k != target and lw.env.get(k) is not v:
                 raise _Fallback()
         sums = {}
-        rows = jnp.where(valid, lane, n)
         for k in names:
             value = lw.env[k]
             out = []
@@ -310,8 +352,11 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
                 if is_const(new) and not bool(new):
                     out.append(old)
                     continue
-                part = jnp.zeros(n, jnp.result_type(new)).at[rows].add(jnp.broadcast_to(new, (size,)), mode="drop")
-                out.append(old + part.reshape(grid).astype(jnp.result_type(old)))
+                new = jnp.broadcast_to(new, (size,))
+                part = jnp.where(valid, new, jnp.zeros((), new.dtype)).reshape(width, slots).sum(axis=1, dtype=new.dtype)
+                flat = jnp.broadcast_to(old, grid).reshape(n)
+                flat = flat.at[lanes].add(part.astype(flat.dtype), mode="drop")
+                out.append(flat.reshape(grid))
             sums[k] = value_from_leaves(value.type, out)
         lw.env = lane_env
         lw.env.update(sums)
@@ -321,14 +366,14 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
         def chunk(c: tuple) -> tuple:
             base, carry = c
             state["base"] = base
-            return base + size, step_fn(carry, iteration)
+            return base + width, step_fn(carry, iteration)
 
         def step(c: tuple) -> tuple:
             k, carry, most = c
-            u = units(k)
-            state["units"] = u
-            _, carry = lax.while_loop(lambda c: c[0] < u["total"], chunk, (jnp.int32(0), carry))
-            return k + 1, carry, most + u["lanes"]
+            t = table(k)
+            state["table"] = t
+            _, carry = lax.while_loop(lambda c: c[0] < t["end"][-1], chunk, (jnp.int32(0), carry))
+            return k + 1, carry, most + t["total"]
 
         start = (jnp.int32(0), init, jnp.zeros(n, jnp.int32))
         _, final, most = lax.while_loop(lambda c: c[0] < plan.steps, step, start)
