@@ -289,30 +289,30 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
         start = (row - offs.at[local].get(mode="promise_in_bounds")) * slots
         return lane, start
 
-    def locate(rows: Any, lanes: Any, start: Any) -> tuple:
-        """Slots ``start + [0, slots)`` of the lanes ``lanes`` (``(width,)``, ``n`` = none), whose
-        table rows are ``rows``: (sorted positions, valid), each ``(width, slots)``."""
+    def locate(rows: Any, seq: Any) -> Any:
+        """Positions (in the plan's order) of the candidates ``seq`` (``(width, slots)``: numbers
+        within each row's lane) of the lanes whose table rows are ``rows`` (``(width, 2k)``). The
+        last range whose first candidate is at most ``seq`` holds it (empty ranges come before a
+        later range with the same first candidate, which then wins)."""
         k = rows.shape[1] // 2
-        rest = start[:, None] + lax.iota(jnp.int32, slots)[None, :]  # candidates left to skip
-        pos = jnp.zeros_like(rest)
-        found = jnp.zeros(rest.shape, bool)
+        rest = seq
+        pos = jnp.zeros_like(seq)
         for j in range(k):
-            count = rows[:, k + j:k + j + 1]
-            here = (rest >= 0) & (rest < count)
-            pos = jnp.where(here, rows[:, j:j + 1] + rest, pos)
-            found = found | here
-            rest = rest - count
-        return pos, found & (lanes < n)[:, None]
+            pos = jnp.where(rest >= 0, rows[:, j:j + 1] + rest, pos)
+            rest = rest - rows[:, k + j:k + j + 1]
+        return pos
 
     def iteration() -> None:
         t = state["table"]
         lanes, start = block(t, state["base"])
         row = jnp.minimum(lanes, n - 1)
         rows = gather_rows(t["rows"], row)
-        # computed apart (see lane_pool.barrier): fused with the body's gathers it would not vectorise
-        pos, valid = barrier(state["base"] >= 0, locate, rows, lanes, start)
+        seq = start[:, None] + lax.iota(jnp.int32, slots)[None, :]
+        total = jnp.sum(rows[:, rows.shape[1] // 2:], axis=1, dtype=jnp.int32)
         size = width * slots
-        valid = valid.reshape(size)
+        valid = ((lanes < n)[:, None] & (seq < total[:, None])).reshape(size)
+        # computed apart (see lane_pool.barrier): fused with the body's gathers it would not vectorise
+        pos = barrier(state["base"] >= 0, locate, rows, seq).reshape(size)
 
         def spread(flat: Any) -> Any:
             got = flat.at[row].get(mode="promise_in_bounds")
@@ -328,7 +328,7 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             else:
                 pair_env[k] = value_from_leaves(v.type, [spread(jnp.broadcast_to(x, grid).reshape(n)) if is_varying_leaf(x) else x
                                                          for x in leaves_of(v)])
-        pair_env[target] = Value(scalars.int32, plan.ids(pos.reshape(size)))
+        pair_env[target] = Value(scalars.int32, plan.ids(pos))
         saved = (ctx.grid, ctx.tid, ctx.thread_coords)
         ctx.grid, ctx.tid = (size,), (lax.iota(jnp.int32, size),)
         ctx.thread_coords = tuple(spread(c) for c in coords)
