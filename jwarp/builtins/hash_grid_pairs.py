@@ -51,32 +51,29 @@ class QueryPlan:
     def table(self, step: Any) -> Any:
         """The ranges of ``step``: ``(n, 2 * ROWS_PER_STEP)`` int32, the first position (in the
         doubled order) of each row's range, then each range's length (0 for no candidates)."""
-        # the cell indices apart (see lane_pool.barrier): fused into each gather, they would be
-        # computed three times and without vector instructions
-        at = barrier(step >= 0, self._cells, step)
-        lo = jnp.where(at["head"], self.fields["cell_index"][:, None], gather_rows(self.starts, at["first"]))
-        hi = jnp.where(at["only_cell"], self.fields["cell_end"][:, None], gather_rows(self.ends, at["last"]))
-        rows = gather_rows(self.grid_rows, at["grid_row"].reshape(-1)).reshape(*lo.shape, 2)
-        count = jnp.maximum(hi + jnp.where(at["wrapped"], rows[..., 1], 0) - lo, 0)
-        return jnp.concatenate([lo + rows[..., 0], jnp.where(at["live"], count, 0)], axis=1)
-
-    def _cells(self, step: Any) -> dict:
-        """Per lane and row of ``step``: the cells holding the row's first and last candidates, the
-        grid row, and flags (the query's current row; only its current cell; wrapped; live)."""
         f = {k: v[:, None] for k, v in self.fields.items()}
-        dx, dy, dz = self.dims
+        dx = self.dims[0]
         t = step * ROWS_PER_STEP + lax.broadcasted_iota(jnp.int32, (1, ROWS_PER_STEP), 1)  # row of the box
-        above, r = _divmod(f["dy0"] + t, f["ny"])
-        grid_row = _wrap_once(f["z_mod"] + above, dz) * dy + _wrap_once(f["ys_mod"] + r, dy)
+        # the grid rows apart (see lane_pool.barrier): fused into each gather, they would be computed
+        # three times and without vector instructions
+        grid_row = barrier(step >= 0, self._grid_rows, t)
         head = t == 0  # the query's current row: from its current position on
         more = f["rows_left"] > 0  # else only the current cell's points (Warp visits the first cell)
         ca = jnp.where(head, f["x_mod"], f["xs_mod"])
         cb = f["xe_mod"]
-        shape = grid_row.shape
-        return {"first": grid_row * dx + ca, "last": grid_row * dx + cb, "grid_row": grid_row,
-                "head": jnp.broadcast_to(head, shape), "only_cell": head & ~more,
-                "wrapped": (ca > cb) & more,  # the row continues in the grid row's second copy
-                "live": jnp.broadcast_to(head | (t < f["rows_left"]), shape)}
+        lo = jnp.where(head, f["cell_index"], gather_rows(self.starts, grid_row * dx + ca))
+        hi = jnp.where(head & ~more, f["cell_end"], gather_rows(self.ends, grid_row * dx + cb))
+        rows = gather_rows(self.grid_rows, grid_row.reshape(-1)).reshape(*grid_row.shape, 2)
+        wrapped = jnp.where((ca > cb) & more, rows[..., 1], 0)  # the row continues in its second copy
+        count = jnp.where(head | (t < f["rows_left"]), jnp.maximum(hi + wrapped - lo, 0), 0)
+        return jnp.concatenate([lo + rows[..., 0], count], axis=1)
+
+    def _grid_rows(self, t: Any) -> Any:
+        """The grid row of each lane's box rows ``t`` (``(1, k)``): ``(n, k)``."""
+        f = {k: v[:, None] for k, v in self.fields.items()}
+        _, dy, dz = self.dims
+        above, r = _divmod(f["dy0"] + t, f["ny"])
+        return _wrap_once(f["z_mod"] + above, dz) * dy + _wrap_once(f["ys_mod"] + r, dy)
 
     def ids(self, position: Any) -> Any:
         """The point index stored at ``position`` of the doubled order."""

@@ -308,7 +308,7 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
         row = jnp.minimum(lanes, n - 1)
         rows = gather_rows(t["rows"], row)
         seq = start[:, None] + lax.iota(jnp.int32, slots)[None, :]
-        total = jnp.sum(rows[:, rows.shape[1] // 2:], axis=1, dtype=jnp.int32)
+        total = t["total"].at[row].get(mode="promise_in_bounds")
         size = width * slots
         valid = ((lanes < n)[:, None] & (seq < total[:, None])).reshape(size)
         # computed apart (see lane_pool.barrier): fused with the body's gathers it would not vectorise
@@ -353,7 +353,10 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
                     out.append(old)
                     continue
                 new = jnp.broadcast_to(new, (size,))
-                part = jnp.where(valid, new, jnp.zeros((), new.dtype)).reshape(width, slots).sum(axis=1, dtype=new.dtype)
+                new = jnp.where(valid, new, jnp.zeros((), new.dtype)).reshape(width, slots)
+                part = new[:, 0]
+                for s in range(1, slots):  # column by column: XLA fuses these into the body's loop
+                    part = part + new[:, s]
                 flat = jnp.broadcast_to(old, grid).reshape(n)
                 flat = flat.at[lanes].add(part.astype(flat.dtype), mode="drop")
                 out.append(flat.reshape(grid))
