@@ -155,13 +155,19 @@ def _pure_function(func: Any, seen: set) -> bool:
     return _pure(fdef.body, lookup, seen, returns=True)  # its own control flow is its own
 
 
-def _used_outside(tree: ast.AST, loop: ast.For, names: set[str]) -> bool:
+def _used_outside(tree: ast.AST, loop: ast.stmt, names: set[str], loads: frozenset = frozenset()) -> bool:
+    """Whether a name of ``names`` occurs outside ``loop``; for those of ``loads``, only a read counts."""
     inside = {id(n) for n in ast.walk(loop)}
-    return any(isinstance(n, ast.Name) and n.id in names and id(n) not in inside for n in ast.walk(tree))
+    return any(isinstance(n, ast.Name) and n.id in names and id(n) not in inside
+               and (n.id not in loads or not isinstance(n.ctx, ast.Store)) for n in ast.walk(tree))
 
 
-def accumulators(lw: FunctionLowerer, node: ast.For) -> set[str] | None:
-    """The names a query loop accumulates into, or None when it must stay a masked while loop."""
+def accumulators(lw: FunctionLowerer, node: ast.For, loop: ast.stmt | None = None) -> set[str] | None:
+    """The names a query loop accumulates into, or None when it must stay a masked while loop.
+
+    ``loop``: the statement the loop really is when ``node`` stands for it (a ``while`` over a
+    query's ``*_next`` calls, whose target is a variable assigned before it: only reads of the
+    target elsewhere count)."""
     ctx = lw.ctx
     if ctx.loop_bounds is not None or ctx.ref_memory is not None or ctx.partial_lanes is not None:
         return None
@@ -170,7 +176,8 @@ def accumulators(lw: FunctionLowerer, node: ast.For) -> set[str] | None:
     assigned = assigned_names(node.body)
     outer = {n for n in assigned if n in lw.env}
     temps = (assigned - outer) | {node.target.id}
-    if node.target.id in outer or _used_outside(lw.src.tree, node, temps):
+    loads = frozenset({node.target.id}) if loop is not None else frozenset()
+    if node.target.id in outer or _used_outside(lw.src.tree, loop or node, temps, loads):
         return None
     if not _accumulations(node.body, outer):
         return None
