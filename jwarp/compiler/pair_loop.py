@@ -1,23 +1,30 @@
-"""Query ``for`` loops that only accumulate, lowered as a flattened pass over (lane, candidate) pairs.
+"""Query ``for`` loops that only accumulate, lowered as a pass over (lane, candidate) pairs.
 
 ``for j in wp.hash_grid_query(...)`` is a per-lane loop: lowered as a masked while loop, every
 iteration costs work for all lanes until the lane with the most candidates is done, and each
 ``*_next`` call steps over empty cells. When the body only *accumulates* into variables of the
 enclosing scope (``v += e`` or ``v = v + e``, possibly under ``if``; ``v`` read nowhere else), the
 iterations of one lane are independent, so the loop can instead run once over every (lane,
-candidate) pair: the query type's *plan* (``_jwarp_query_pairs_``, e.g.
-:mod:`jwarp.builtins.hash_grid_pairs`) gives each lane's candidates as ranges of a sorted order;
-pairs are numbered by prefix sums of the range lengths and processed :func:`chunk_size` at a time
-(memory stays bounded), the body is lowered once over a chunk of pairs (lane values gathered to
-their pairs; accumulators start at zero), and the chunk's accumulator values are summed into their
-lanes (a scatter-add). The work is the number of candidates, not their maximum times the lanes.
+candidate) pair. The query type's *plan* (``_jwarp_query_pairs_``, e.g.
+:mod:`jwarp.builtins.hash_grid_pairs`) gives, step by step, a *table*: per lane a few ranges of
+the plan's point order. Each lane's candidates are laid out in *rows* of :data:`SLOTS` slots
+(``ceil(count / SLOTS)`` rows, at least one; rows numbered by a prefix sum over the lanes), and
+blocks of ``chunk_size // SLOTS`` rows are processed at a time (memory stays bounded). In a block,
+a row's lane comes from a scatter of the block's lanes' first rows and a running maximum over the
+block's rows (the lanes reaching a block are consecutive), a slot's position from its lane's table
+row (a short vectorised chain over the ranges, computed apart from the body); the body is lowered
+once over the block's slots (lane values broadcast along the row; accumulators start at zero),
+each row's slots are summed column by column (XLA fuses that into the body's loop) and the rows'
+sums are scatter-added into their lanes. The work is about the number of candidates, not their
+maximum times the lanes, and no step of it is per pair except the body and the position chain.
 
-Float sums are associated differently than in Warp (per lane: the sum of each chunk's partial sums,
-then added to the value before the loop), so results agree to rounding. Anything else keeps the
-masked while loop: ``break``/``continue``/``return``, array stores, ``print``, an atomic whose
-result is used, a body variable or the loop target read after the loop, a lane variable changed by
-a call (``wp.randf(state)``), thread-local arrays, tiles, reverse-mode (bounded) lowering and
-Pallas kernels.
+Float sums are associated differently than in Warp (per lane: the sums of its rows, added to the
+value before the loop), so results agree to rounding. Anything else keeps the masked while loop:
+``break``/``continue``/``return``, array stores, ``print``, an atomic whose result is used, a body
+variable or the loop target read after the loop, a lane variable changed by a call
+(``wp.randf(state)``), thread-local arrays, tiles, reverse-mode (bounded) lowering and Pallas
+kernels. The ``while wp.hash_grid_query_next(query, index)`` form comes here through
+:mod:`jwarp.compiler.pair_while`.
 """
 
 from __future__ import annotations
@@ -44,7 +51,8 @@ if TYPE_CHECKING:
 
 _MAX_CHUNK = 1 << 16
 SLOTS = 8
-"""Candidates of one lane handled per round (a block is ``chunk_size // SLOTS`` lanes)."""
+"""Slots per row: a row holds up to this many candidates of one lane (measured on the SPH step at
+32768 particles, 14 candidates per lane: 8 and 16 equal, 4 slower)."""
 _ORDERED = frozenset({"print", "printf", "breakpoint", "volume_store", "atomic_cas", "atomic_exch"})
 
 
@@ -53,7 +61,7 @@ class _Fallback(ControlSignal):
 
 
 def chunk_size(lanes: int) -> int:
-    """Pairs per pass: about four per lane, a power of two in [256, 65536]."""
+    """Slots per block: about four per lane, a power of two in [256, 65536]."""
     size = 256
     while size < lanes * 4 and size < _MAX_CHUNK:
         size *= 2
@@ -228,16 +236,6 @@ def _plain_leaf(leaf: Any, grid: tuple) -> bool:
     return jnp.ndim(leaf) == 0 or jnp.ndim(leaf) == len(grid)
 
 
-def _to_pairs(value: Value, grid: tuple, lane: Any) -> Value:
-    if value.type is STATIC or isinstance(value.type, ArrayType):
-        return value
-    n = lane.shape[0]
-    leaves = [jnp.broadcast_to(leaf, grid).reshape(-1).at[lane].get(mode="promise_in_bounds")
-              if is_varying_leaf(leaf) else leaf for leaf in leaves_of(value)]
-    del n
-    return value_from_leaves(value.type, leaves)
-
-
 def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str], record) -> bool:
     """Lower the query loop ``node`` as a pass over pairs; False when the query cannot be planned
     (the caller then lowers the masked while loop). ``record(trips)`` notes the loop's trip count
@@ -333,8 +331,9 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             elif v.type is STATIC or isinstance(v.type, ArrayType):
                 pair_env[k] = v
             else:
-                pair_env[k] = value_from_leaves(v.type, [spread(jnp.broadcast_to(x, grid).reshape(n)) if is_varying_leaf(x) else x
-                                                         for x in leaves_of(v)])
+                leaves = [spread(jnp.broadcast_to(x, grid).reshape(n)) if is_varying_leaf(x) else x
+                          for x in leaves_of(v)]
+                pair_env[k] = value_from_leaves(v.type, leaves)
         pair_env[target] = Value(scalars.int32, plan.ids(pos))
         saved = (ctx.grid, ctx.tid, ctx.thread_coords)
         ctx.grid, ctx.tid = (size,), (lax.iota(jnp.int32, size),)
