@@ -117,7 +117,7 @@ class KernelContext:
     ref_memory: Any = None  # Pallas target: emits accesses to in-place slots (see pallas_memory.RefMemory)
     partial_lanes: Any = None  # tile launches with a partial last block: the running threads, grid-shaped
     # a thread may have observed memory that other threads of the launch update: set by atomics
-    # (their old values) and tile loads (see kernel_compile.may_communicate)
+    # (their old values; tile_atomic_add too): see kernel_compile.may_communicate
     shared_memory: bool = False
 
     def __post_init__(self) -> None:
