@@ -27,6 +27,7 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
+from jwarp.builtins import bvh_trail
 from jwarp.builtins import triangle_math as tm
 from jwarp.builtins import winding_number
 from jwarp.builtins.bvh_walk import descend, gather_rows, table, walk, walk_nearest
@@ -75,6 +76,11 @@ def _seed(view: MeshView, point: tuple, furthest: bool = False) -> tuple[Any, An
     return face, jnp.where(bad, jnp.inf if not furthest else -jnp.inf, d2)
 
 
+def _corner_columns(view: MeshView):
+    """The leaf data of :func:`jwarp.builtins.bvh_trail.node_rows`: a face's 9 corner coordinates."""
+    return lambda prim: [x for corner in view.corners(prim) for x in corner]
+
+
 def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthest: bool = False) -> dict:
     """Best face (and its squared distance) per lane; ``furthest`` looks for the farthest point."""
     shape = run.shape
@@ -96,6 +102,11 @@ def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthes
             d = tm.sub(cp, point)
             return jnp.where(tm.is_sliver(a, b, c), jnp.inf, tm.dot(d, d))
 
+        if bvh_trail.supported(view.face_count, bool(view.handle.fact("grouped"))):
+            rows = bvh_trail.node_rows(view.tree, view.face_count, _corner_columns(view))
+            state.pop("node")
+            return bvh_trail.walk_trail(rows, state, run, near, lambda s, prim, cols: candidate(
+                s, prim, (cols[0:3], cols[3:6], cols[6:9])), best="best", best_prim="face")
         return walk_nearest(view.tree, state, run, near, candidate, fetch=view.corners, depth=view.depth,
                             best="best", best_prim="face")
 
