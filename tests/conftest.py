@@ -57,6 +57,25 @@ def release_if_large() -> None:
         release_compiled()
 
 
+# ``-n auto`` (pytest-xdist, the README's test command): one worker per core, at most this many, and
+# no more than the memory allows (a worker peaks near RSS_LIMIT_MB plus a real-Warp oracle process)
+MAX_WORKERS = 8
+WORKER_MEMORY_MB = 2 * RSS_LIMIT_MB
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """How many workers ``-n auto`` starts: the usable cores, capped by memory and MAX_WORKERS."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    try:
+        memory_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1 << 20)
+    except (ValueError, OSError):
+        memory_mb = WORKER_MEMORY_MB
+    return max(1, min(cores, MAX_WORKERS, memory_mb // WORKER_MEMORY_MB))
+
+
 @pytest.fixture(autouse=True, scope="module")
 def _release_after_module():
     yield

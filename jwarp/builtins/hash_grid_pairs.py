@@ -2,14 +2,21 @@
 
 A query visits the cells of its box in x, then y, then z order. Cells of one *row* (fixed y and z)
 are consecutive in the grid's linear order, so the sorted points of a row's cells form one range
-of the cell-sorted order (two when the row wraps around the grid's x dimension). A
-:class:`QueryPlan` gives every lane's candidates as a few ``[lo, hi)`` ranges per *step* (a
-group of :data:`ROWS_PER_STEP` rows, plus the rest of the current cell at step 0), with no loop
-over empty cells. :mod:`jwarp.compiler.pair_loop` flattens the ranges into pairs.
+of the cell-sorted order, unless the row wraps around the grid's x dimension (the cells from the
+box's first x to the grid's end, then from the grid's start to the box's last x). To make every
+row one range, the plan reads the points from a *doubled* order: each grid row's points twice in
+a row (``2 n`` entries); a wrapped row is then the tail of the first copy and the head of the
+second. A :class:`QueryPlan` gives every lane's candidates *step* by step as a table of
+``[lo, lo + count)`` ranges of that order, one per row of a group of :data:`ROWS_PER_STEP` rows
+(the query's current row starts at its current position), with no loop over empty cells.
+:mod:`jwarp.compiler.pair_loop` flattens the ranges into pairs.
+
+The table of a step is computed for all lanes and rows at once (one ``(lanes, rows)`` computation
+with no integer division by a lane value), so XLA emits it as a few vectorised loops.
 
 Example (inside the compiler):
-    >>> plan = pair_plan(ctx, query)  # doctest: +SKIP
-    >>> ranges = plan.ranges(plan_step)  # [(lo, hi), ...], lane arrays  # doctest: +SKIP
+    >>> plan = pair_plan(ctx, query, active)  # doctest: +SKIP
+    >>> table = plan.table(step)  # (n, 2 * ROWS_PER_STEP): lo columns, then count columns  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -17,15 +24,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 from jax import lax
 
 from jwarp.builtins.hash_grid import _FIELDS, QUERY_TYPES
-from jwarp.builtins.lane_pool import gather_rows
+from jwarp.builtins.lane_pool import barrier, gather_rows
 from jwarp.compiler.values import leaves_of, to_device_leaf
 
-ROWS_PER_STEP = 3
-"""Rows of the query box handled per step (a step's ranges are computed for every lane)."""
+ROWS_PER_STEP = 9
+"""Rows of the query box handled per step (a query with a radius up to one cell width has 9)."""
 
 
 @dataclass
@@ -36,40 +44,68 @@ class QueryPlan:
     dims: tuple
     starts: Any
     ends: Any
-    point_ids: Any
-    rows_left: Any
+    grid_rows: Any  # (dy * dz, 2): each grid row's first sorted position and its number of points
+    doubled: Any  # (2 n,): point indices, each grid row's points twice
     steps: Any  # uniform int32: steps needed by the lane with the most rows
 
-    def ranges(self, step: Any) -> list[tuple[Any, Any]]:
-        """The ``[lo, hi)`` ranges of sorted positions holding each lane's candidates of ``step``
-        (empty ranges have ``hi <= lo``)."""
-        f = self.fields
-        dx, dy, dz = (jnp.int32(d) for d in self.dims)
-        ny = f["y_end"] - f["y_start"] + 1
-        first = step == 0
-        out = [(f["cell_index"], jnp.where(first, f["cell_end"], f["cell_index"]))]
-        for g in range(ROWS_PER_STEP):
-            t = step * ROWS_PER_STEP + g
-            q = (f["y"] - f["y_start"]) + t
-            yy = f["y_start"] + q % ny
-            zz = f["z"] + q // ny
-            xa = jnp.where(t == 0, f["x"] + 1, f["x_start"])
-            xb = f["x_end"]
-            live = (t < self.rows_left) & (xa <= xb)
-            row = jnp.mod(zz, dz) * (dx * dy) + jnp.mod(yy, dy) * dx
-            ca, cb = jnp.mod(xa, dx), jnp.mod(xb, dx)
-            wraps = ca > cb
-            lo1 = gather_rows(self.starts, row + ca)
-            hi1 = gather_rows(self.ends, row + jnp.where(wraps, dx - 1, cb))
-            lo2 = gather_rows(self.starts, row)
-            hi2 = gather_rows(self.ends, row + cb)
-            out.append((lo1, jnp.where(live, hi1, lo1)))
-            out.append((lo2, jnp.where(live & wraps, hi2, lo2)))
-        return out
+    def table(self, step: Any) -> Any:
+        """The ranges of ``step``: ``(n, 2 * ROWS_PER_STEP)`` int32, the first position (in the
+        doubled order) of each row's range, then each range's length (0 for no candidates)."""
+        f = {k: v[:, None] for k, v in self.fields.items()}
+        dx = self.dims[0]
+        t = step * ROWS_PER_STEP + lax.broadcasted_iota(jnp.int32, (1, ROWS_PER_STEP), 1)  # row of the box
+        # the grid rows apart (see lane_pool.barrier): fused into each gather, they would be computed
+        # three times and without vector instructions
+        grid_row = barrier(step >= 0, self._grid_rows, t)
+        head = t == 0  # the query's current row: from its current position on
+        more = f["rows_left"] > 0  # else only the current cell's points (Warp visits the first cell)
+        ca = jnp.where(head, f["x_mod"], f["xs_mod"])
+        cb = f["xe_mod"]
+        lo = jnp.where(head, f["cell_index"], gather_rows(self.starts, grid_row * dx + ca))
+        hi = jnp.where(head & ~more, f["cell_end"], gather_rows(self.ends, grid_row * dx + cb))
+        rows = gather_rows(self.grid_rows, grid_row.reshape(-1)).reshape(*grid_row.shape, 2)
+        wrapped = jnp.where((ca > cb) & more, rows[..., 1], 0)  # the row continues in its second copy
+        count = jnp.where(head | (t < f["rows_left"]), jnp.maximum(hi + wrapped - lo, 0), 0)
+        return jnp.concatenate([lo + rows[..., 0], count], axis=1)
+
+    def _grid_rows(self, t: Any) -> Any:
+        """The grid row of each lane's box rows ``t`` (``(1, k)``): ``(n, k)``."""
+        f = {k: v[:, None] for k, v in self.fields.items()}
+        _, dy, dz = self.dims
+        above, r = _divmod(f["dy0"] + t, f["ny"])
+        return _wrap_once(f["z_mod"] + above, dz) * dy + _wrap_once(f["ys_mod"] + r, dy)
 
     def ids(self, position: Any) -> Any:
-        """The point index stored at sorted ``position``."""
-        return gather_rows(self.point_ids, position)
+        """The point index stored at ``position`` of the doubled order."""
+        return gather_rows(self.doubled, position)
+
+
+def _wrap_once(v: Any, d: int) -> Any:
+    """``v mod d`` for ``0 <= v < 2 d``."""
+    return jnp.where(v >= d, v - d, v)
+
+
+def _divmod(a: Any, b: Any) -> tuple[Any, Any]:
+    """``(a // b, a % b)`` for int32 ``0 <= a`` and ``1 <= b``, by floating-point division (which
+    vectorises; integer division does not) and one correction step."""
+    ftype = jax.dtypes.canonicalize_dtype(jnp.float64)  # float32 where 64-bit types are off
+    q = jnp.floor(a.astype(ftype) / b.astype(ftype)).astype(jnp.int32)
+    r = a - q * b
+    q = jnp.where(r < 0, q - 1, jnp.where(r >= b, q + 1, q))
+    return q, a - q * b
+
+
+def _doubled(point_ids: Any, grid_rows: Any, n: int) -> Any:
+    """The doubled order: grid row ``g``'s points (``first, size = grid_rows[g]``) at
+    ``[2 first, 2 first + 2 size)``, twice."""
+    first, size = grid_rows[:, 0], grid_rows[:, 1]
+    ids = lax.iota(jnp.int32, grid_rows.shape[0])
+    at = jnp.where(size > 0, 2 * first, 2 * n)
+    marks = jnp.zeros(2 * n, jnp.int32).at[at].max(ids, mode="drop")
+    row = lax.associative_scan(jnp.maximum, marks)  # the grid row of each doubled position
+    start, count = first.at[row].get(mode="promise_in_bounds"), size.at[row].get(mode="promise_in_bounds")
+    offset = lax.iota(jnp.int32, 2 * n) - 2 * start
+    return gather_rows(point_ids, start + jnp.where(offset >= count, offset - count, offset))
 
 
 def pair_plan(ctx: Any, query: Any, active: Any) -> QueryPlan | None:
@@ -81,21 +117,29 @@ def pair_plan(ctx: Any, query: Any, active: Any) -> QueryPlan | None:
     handle = grids[0]
     n = int(active.shape[0])
     leaves = [jnp.broadcast_to(to_device_leaf(leaf), ctx.grid).reshape(n) for leaf in leaves_of(query)]
-    fields = dict(zip(("grid", *_FIELDS), leaves))
+    f = dict(zip(("grid", *_FIELDS), leaves))
 
     def planes(name: str) -> Any:
         return lax.stop_gradient(ctx.slots[handle.arrays[name].data.slot].planes[0]).reshape(-1)
 
-    ny = fields["y_end"] - fields["y_start"] + 1
-    rows = (fields["z_end"] - fields["z"]) * ny + (fields["y_end"] - fields["y"]) + 1
-    rows = jnp.where(active & (fields["z"] <= fields["z_end"]) & handle.fact("built"), jnp.maximum(rows, 0), 0)
-    if not handle.fact("built"):
-        fields["cell_end"] = fields["cell_index"]
-    fields["cell_end"] = jnp.where(active, fields["cell_end"], fields["cell_index"])
-    steps = (jnp.max(rows) + ROWS_PER_STEP - 1) // ROWS_PER_STEP
-    steps = jnp.maximum(steps, jnp.any(fields["cell_end"] > fields["cell_index"]).astype(jnp.int32))
-    return QueryPlan(fields, handle.fact("dims"), planes("cell_starts"), planes("cell_ends"), planes("point_ids"),
-                     rows, steps.astype(jnp.int32))
+    dx, dy, dz = handle.fact("dims")
+    starts, ends, point_ids = planes("cell_starts"), planes("cell_ends"), planes("point_ids")
+    first = starts.reshape(dz * dy, dx)[:, 0]
+    grid_rows = jnp.stack([first, ends.reshape(dz * dy, dx)[:, -1] - first], axis=1)
+    points = int(point_ids.shape[0])
+    ny = f["y_end"] - f["y_start"] + 1
+    rows = (f["z_end"] - f["z"]) * ny + (f["y_end"] - f["y"]) + 1
+    rows = jnp.where(active & (f["z"] <= f["z_end"]) & handle.fact("built"), jnp.maximum(rows, 0), 0)
+    cell_end = jnp.where(active, f["cell_end"], f["cell_index"]) if handle.fact("built") else f["cell_index"]
+    fields = {
+        "cell_index": f["cell_index"], "cell_end": cell_end, "ny": jnp.maximum(ny, 1),
+        "dy0": f["y"] - f["y_start"], "rows_left": rows, "ys_mod": jnp.mod(f["y_start"], dy),
+        "z_mod": jnp.mod(f["z"], dz), "x_mod": jnp.mod(f["x"], dx), "xs_mod": jnp.mod(f["x_start"], dx),
+        "xe_mod": jnp.mod(f["x_end"], dx),
+    }
+    steps = jnp.maximum((jnp.max(rows) + ROWS_PER_STEP - 1) // ROWS_PER_STEP, 1)
+    return QueryPlan(fields, (dx, dy, dz), starts, ends, grid_rows, _doubled(point_ids, grid_rows, points),
+                     steps.astype(jnp.int32))
 
 
 for _t in QUERY_TYPES.values():

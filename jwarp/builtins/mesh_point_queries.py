@@ -27,8 +27,10 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
+from jwarp.builtins import bvh_trail
 from jwarp.builtins import triangle_math as tm
-from jwarp.builtins.bvh_walk import descend, gather_rows, walk, walk_nearest
+from jwarp.builtins import winding_number
+from jwarp.builtins.bvh_walk import descend, gather_rows, table, walk, walk_nearest
 from jwarp.builtins.common import Call, Value
 from jwarp.builtins.mesh_common import (MeshView, active, check_vec3, full, per_mesh, stop, vec3_leaves,
                                         write_back)
@@ -74,6 +76,11 @@ def _seed(view: MeshView, point: tuple, furthest: bool = False) -> tuple[Any, An
     return face, jnp.where(bad, jnp.inf if not furthest else -jnp.inf, d2)
 
 
+def _corner_columns(view: MeshView):
+    """The leaf data of :func:`jwarp.builtins.bvh_trail.node_rows`: a face's 9 corner coordinates."""
+    return lambda prim: [x for corner in view.corners(prim) for x in corner]
+
+
 def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthest: bool = False) -> dict:
     """Best face (and its squared distance) per lane; ``furthest`` looks for the farthest point."""
     shape = run.shape
@@ -95,6 +102,11 @@ def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthes
             d = tm.sub(cp, point)
             return jnp.where(tm.is_sliver(a, b, c), jnp.inf, tm.dot(d, d))
 
+        if bvh_trail.supported(view.face_count, bool(view.handle.fact("grouped"))):
+            rows = bvh_trail.node_rows(view.tree, view.face_count, _corner_columns(view))
+            state.pop("node")
+            return bvh_trail.walk_trail(rows, state, run, near, lambda s, prim, cols: candidate(
+                s, prim, (cols[0:3], cols[3:6], cols[6:9])), best="best", best_prim="face")
         return walk_nearest(view.tree, state, run, near, candidate, fetch=view.corners, depth=view.depth,
                             best="best", best_prim="face")
 
@@ -169,8 +181,14 @@ def _inside_by_parity(view: MeshView, point: tuple, run: Any, samples: Any, scal
     return jnp.where(votes * 2 >= n, -1.0, 1.0).astype(jnp.float32)
 
 
-def _winding_sign(view: MeshView, point: tuple, threshold: Any) -> Any:
-    """-1 where the winding number exceeds ``threshold``, else 1."""
+def _winding_sign(view: MeshView, point: tuple, run: Any, threshold: Any, accuracy: Any) -> Any:
+    """-1 where the winding number exceeds ``threshold``, else 1: the fast (far clusters expanded,
+    :mod:`jwarp.builtins.winding_number`) form where the tree allows, else the exact sum."""
+    if view.handle.fact("winding_table"):
+        rows = table(view.call, view.handle, "winding_rows")[0]
+        winding = winding_number.winding_numbers(rows, point, run, accuracy)
+        return jnp.where(winding > threshold, -1.0, 1.0).astype(jnp.float32)
+
     def body(f: Any, total: Any) -> Any:
         a, b, c = view.corners(jnp.full(point[0].shape, f, jnp.int32))
         return total + tm.solid_angle(a, b, c, point)
@@ -267,7 +285,7 @@ def _point_query(call: Call, mesh: Value, point: Value, limit: Value, kind: str,
         elif kind == "rays" or (kind == "winding" and not view.handle.fact("winding")):
             sign = _inside_by_rays(view, pt, found)
         elif kind == "winding":
-            sign = _winding_sign(view, pt, extra["threshold"])
+            sign = _winding_sign(view, pt, run, extra["threshold"], extra["accuracy"])
         elif kind == "parity":
             sign = _inside_by_parity(view, pt, found, extra["samples"], extra["scale"])
         return [found, sign, face, u, v]
@@ -352,7 +370,7 @@ def mesh_query_point_sign_winding_number(call: Call, mesh: Value, point: Value, 
         accuracy = extras[0]
     if len(extras) > 1:
         threshold = extras[1]
-    extra = {"threshold": _scalar(call, threshold, 0.5)}
+    extra = {"threshold": _scalar(call, threshold, 0.5), "accuracy": _scalar(call, accuracy, 2.0)}
     return _finish(call, _point_query(call, mesh, point, max_dist, "winding", extra), outs, 3)
 
 

@@ -52,11 +52,16 @@ def lower_chunked(
     debug: bool,
     make_context: Callable[[tuple, list], KernelContext],
     run_body: Callable[[KernelContext, Any], None],
+    expected: dict[str, Any] | None = None,
 ) -> KernelContext:
     """Run ``run_body(ctx, active)`` over the grid in chunks of ``chunk`` threads.
 
     ``slots`` hold the kernel's arrays on entry and are updated in place with the final contents
     (and ``written`` flags). Returns the context of the traced body, with the merged accumulators.
+    The loop carries the accumulators the body creates; their keys are found by tracing the body,
+    and the body is traced again if the first trace found keys the carry lacked (the first loop
+    stays in the program, unused). ``expected``: accumulators (key -> a value of its shape and
+    type) the caller knows the body creates, so that one trace suffices.
     """
     total = 1
     for extent in grid:
@@ -65,6 +70,7 @@ def lower_chunked(
     index_dtype = jnp.int64 if total + chunk > 2**31 - 1 else jnp.int32  # flat thread ids past int32 (2^31+ threads)
     n_slots = len(slots)
     initial: dict[str, Any] = {"oob": jnp.asarray(-1, jnp.int32)} if debug else {}
+    initial.update({k: initial_accumulator(k, v) for k, v in (expected or {}).items()})
     while True:  # a second pass when the body creates accumulators (loop trip counts)
         seen: dict[str, Any] = {}
 

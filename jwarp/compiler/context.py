@@ -116,6 +116,9 @@ class KernelContext:
     handles: list = field(default_factory=list)  # BoundHandle per geometry object id the launch received
     ref_memory: Any = None  # Pallas target: emits accesses to in-place slots (see pallas_memory.RefMemory)
     partial_lanes: Any = None  # tile launches with a partial last block: the running threads, grid-shaped
+    # a thread may have observed memory that other threads of the launch update: set by atomics
+    # (their old values; tile_atomic_add too): see kernel_compile.may_communicate
+    shared_memory: bool = False
 
     def __post_init__(self) -> None:
         self.tid = tuple(self._iota(axis) for axis in range(len(self.grid)))

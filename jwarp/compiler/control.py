@@ -445,6 +445,11 @@ def _lane_loop(lw: FunctionLowerer, node: ast.For, t: type, start, stop, step) -
 def lower_while(lw: FunctionLowerer, node: ast.While) -> None:
     if node.orelse:
         raise WarpCodegenError("while/else is not supported in kernels")
+    from jwarp.compiler import pair_while
+
+    key = _acc_key(_loop_key(lw, node))
+    if pair_while.lower_query_while(lw, node, lambda trips: lw.ctx.record_trip_count(key, trips)):
+        return
     _masked_while(lw, node, lambda: truth(lw.eval(node.test)), None, None, None, watch=lw.ctx.watch_loops)
 
 

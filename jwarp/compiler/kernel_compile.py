@@ -23,8 +23,8 @@ from jax import lax
 
 from jwarp.compiler import array_views
 from jwarp.compiler.chunking import lower_chunked
-from jwarp.compiler.context import (REPORTED_FLAGS, KernelContext, SlotState, initial_accumulator, join_planes,
-                                     split_planes)
+from jwarp.compiler.context import (REPORTED_FLAGS, KernelContext, SlotState, first_site, initial_accumulator,
+                                     join_planes, split_planes)
 from jwarp.compiler.handles import bind_handle
 from jwarp.compiler.lower import Frame, FunctionLowerer
 from jwarp.compiler.pallas_lower import PallasFallback, build_pallas_pure_fn, plan_of, without_plan
@@ -113,6 +113,7 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, 
                        for name, spec in zip(arg_names, sig.params)]
         sites: list = []  # shared by every context of this trace: site indices stay unique
         bound_handles = [bind_handle(h, build, values) for h in sig.handles]
+        handle_slots = set(range(len(slots))) - set(param_slots)  # geometry objects' arrays
         manual = any(_varies_over_a_mesh_axis(p) for s in slots for p in s.planes)  # inside shard_map
 
         def make_context(grid: tuple, kernel_slots: list, serial: bool = False) -> KernelContext:
@@ -147,7 +148,12 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, 
             ctx = make_context(sig.grid, slots)
             run_body(ctx, _tile_block_lanes(ctx, dict(sig.extra).get("tile_blocks"), sig.kernel_dim))
         if "stall" in ctx.accumulators:
-            serialise_on_stall(ctx, entry_planes, sig, make_context, run_body)
+            if may_communicate(ctx, handle_slots):
+                serialise_on_stall(ctx, entry_planes, sig, make_context, run_body)
+            else:  # a thread run alone would stall the same way: the stall is a hang
+                stall = ctx.accumulators.pop("stall")
+                hang = ctx.accumulators.get("hang")
+                ctx.accumulators["hang"] = stall if hang is None else first_site(hang, stall)
         new_bases: dict[int, Any] = {}
         for spec, slot in zip(slot_specs, slots):
             if slot.written and spec is not None:
@@ -190,6 +196,23 @@ def _varies_over_a_mesh_axis(x: Any) -> bool:
     return bool(axes)
 
 
+def may_communicate(ctx: KernelContext, handle_slots: set[int]) -> bool:
+    """Whether a thread of the launch may observe memory that other threads of the launch update:
+    through an atomic (its old value), or by loading from an array that some thread writes (a
+    geometry object's arrays count as loaded: queries read them). Threads of a launch that cannot
+    communicate behave the same run in lockstep or one at a time, so a ``while`` loop that stalls
+    in lockstep would stall run alone too.
+
+    Example:
+        >>> may_communicate(ctx, handle_slots)  # doctest: +SKIP
+        False
+    """
+    if ctx.shared_memory:
+        return True
+    return any(slot.written and not slot.local and (slot.read or index in handle_slots)
+               for index, slot in enumerate(ctx.slots))
+
+
 def serialise_on_stall(ctx: KernelContext, entry_planes: list, sig: Signature, make_context: Callable,
                        run_body: Callable) -> None:
     """Progress guarantee: where a ``while`` loop stalled with threads in lockstep (``stall`` flag, see
@@ -205,6 +228,8 @@ def serialise_on_stall(ctx: KernelContext, entry_planes: list, sig: Signature, m
     stalled = ctx.accumulators.pop("stall") >= 0
     written = [s for s, slot in enumerate(ctx.slots[: len(entry_planes)]) if slot.written]
     keys = sorted(set(ctx.accumulators) | {"hang"})
+    # the serial run records what the lockstep run did, its stalls as hangs: one trace of the body
+    expected = {k: ctx.accumulators.get(k, jnp.int32(0)) for k in keys if k != "oob"}
     lockstep = ([ctx.slots[s].planes for s in written],
                 {k: ctx.accumulators.get(k, initial_accumulator(k, jnp.int32(0))) for k in keys})
 
@@ -213,7 +238,7 @@ def serialise_on_stall(ctx: KernelContext, entry_planes: list, sig: Signature, m
         # one thread at a time; a thread block (tile kernels) stays whole, its threads together
         blocks = sig.block_dim > 1 and bool(sig.grid) and sig.grid[-1] == sig.block_dim
         serial_ctx = lower_chunked(slots, sig.grid, sig.kernel_dim, sig.block_dim if blocks else 1, sig.debug,
-                                   lambda grid, s: make_context(grid, s, serial=True), run_body)
+                                   lambda grid, s: make_context(grid, s, serial=True), run_body, expected)
         accs = serial_ctx.accumulators
         out = {k: jnp.asarray(accs[k], lockstep[1][k].dtype) if k in accs else lockstep[1][k] for k in keys}
         if "hang" in accs:
@@ -386,7 +411,8 @@ class CompiledKernel:
         if fn is None and build:
             evaluate = jax_core.jaxpr_as_fun(self.closed_jaxpr)
             donate_argnums = tuple(self.written) if donate else ()
-            fn = jax.jit(lambda *args: evaluate(*jax.tree_util.tree_leaves(args)), donate_argnums=donate_argnums)
+            fn = jax.jit(lambda *args: evaluate(*jax.tree_util.tree_leaves(args)), donate_argnums=donate_argnums,
+                         keep_unused=donate)
             self._executables[key] = fn
         return fn
 
@@ -394,7 +420,10 @@ class CompiledKernel:
         if self._traced_fn is None or operands is None:
             return self._jaxpr_executable(donate=True)
         inner = self._traced_fn
-        fn = jax.jit(lambda *args: inner(*args), donate_argnums=tuple(self.written))
+        # keep_unused: a kernel that only writes an array does not read its buffer, and XLA would drop
+        # the unused parameter, so the donated buffer could not be written in place (a fresh output
+        # buffer per run: page faults that cost more than the kernel on large arrays)
+        fn = jax.jit(lambda *args: inner(*args), donate_argnums=tuple(self.written), keep_unused=True)
         ahead = self._guarded_compile(lambda: compile_program(fn, *operands), operands)
         if ahead is None:  # fell back to the XLA path: its donating program
             return self.executable(donate=True, operands=operands)

@@ -383,6 +383,7 @@ def atomic(
     site: int,
 ) -> tuple[list, list | None]:
     """Atomic read-modify-write; returns (new planes, old values per plane or None)."""
+    ctx.shared_memory = True
     if _in_ref_memory(ctx, planes):
         return ctx.ref_memory.atomic(ctx, op, planes, shape, indices, leaves, mask, want_old, site)
     kinds = [classify(i) for i in wrap_negative(ctx, indices, shape, keep_lanes=False)]
@@ -545,6 +546,7 @@ def exchange(
     compare: list | None = None,
 ) -> tuple[list, list]:
     """``atomic_exch`` (compare None) and ``atomic_cas``, in thread order; returns (planes, olds)."""
+    ctx.shared_memory = True
     if _in_ref_memory(ctx, planes):
         return ctx.ref_memory.exchange(ctx, planes, shape, indices, leaves, mask, site, compare)
     kinds = [classify(i) for i in wrap_negative(ctx, indices, shape, keep_lanes=False)]

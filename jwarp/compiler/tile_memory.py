@@ -162,6 +162,7 @@ def atomic_add(ctx: Any, array: Value, tile: Value, offset: list[Value], mask: A
     addition happened after every other block had read, which is one of the interleavings a
     GPU may produce)."""
     slot, indices, valid = _plan(ctx, array, tile.type.shape, offset, "tile_atomic_add", gather)
+    ctx.shared_memory = True
     _check_dtype("tile_atomic_add", slot, tile)
     scalar = tile.type.scalar
     if scalar is scalars.bool_ or (scalars.is_int(scalar) and jnp.dtype(scalar._np_dtype).itemsize < 4):

@@ -170,7 +170,8 @@ def _build(entries: list, n_slots: int, written: tuple, bufs: list, values: tupl
     moved = tuple(bufs[s] for s in written)
     kept = tuple(b for s, b in enumerate(bufs) if s not in written_set)
     with jax.enable_x64(True):  # the kernels' cached traces were made with 64-bit types on
-        return jax.jit(fused, donate_argnums=(0,)).lower(moved, kept, values).compile()
+        # keep_unused: chains that only overwrite a buffer must still receive it to write it in place
+        return jax.jit(fused, donate_argnums=(0,), keep_unused=True).lower(moved, kept, values).compile()
 
 
 def _full_launch(plan: Any, args: list) -> None:

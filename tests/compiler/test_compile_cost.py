@@ -147,3 +147,44 @@ def test_covering_store_has_no_select():
     wp.launch(_fill_lanes, 8, inputs=[a, 1.0])
     (compiled,) = [c for c in _fill_lanes._cache.values() if c.signature.grid == (8,)]
     assert "select_n" not in str(compiled.closed_jaxpr)
+
+
+@wp.kernel(module="unique")
+def _newton_sqrt(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    x = a[i]
+    y = x
+    while wp.abs(y * y - x) > 1.0e-4 * x:
+        y = 0.5 * (y + x / y)
+    out[i] = y
+
+
+@wp.kernel(module="unique")
+def _locked_add(total: wp.array(dtype=float), lock: wp.array(dtype=int), a: wp.array(dtype=float)):
+    i = wp.tid()
+    while wp.atomic_cas(lock, 0, 0, 1) == 1:
+        pass
+    total[0] = total[0] + a[i]
+    wp.atomic_exch(lock, 0, 0)
+
+
+def test_while_loop_of_threads_that_cannot_meet_has_no_serial_copy(monkeypatch):
+    """A stall of a loop whose threads cannot observe each other's memory is a hang in any thread
+    order: the kernel body is traced once, with no serial rerun in the program."""
+    counts = _counting(monkeypatch)
+    a = wp.array(np.array([2.0, 9.0, 0.25, 16.0], dtype=np.float32))
+    out = wp.zeros(4, dtype=float)
+    wp.launch(_newton_sqrt, 4, inputs=[a], outputs=[out])
+    np.testing.assert_allclose(out.numpy(), np.sqrt(a.numpy()), rtol=1e-4)
+    assert counts["body"] == 1
+    (compiled,) = _newton_sqrt._cache.values()
+    assert "cond" not in {e.primitive.name for e in compiled.closed_jaxpr.jaxpr.eqns}
+
+
+def test_spin_lock_traces_lockstep_and_serial_bodies_once_each(monkeypatch):
+    counts = _counting(monkeypatch)
+    a = wp.array(np.arange(1.0, 6.0, dtype=np.float32))
+    total, lock = wp.zeros(1, dtype=float), wp.zeros(1, dtype=int)
+    wp.launch(_locked_add, 5, inputs=[total, lock, a])
+    assert total.numpy()[0] == 15.0 and lock.numpy()[0] == 0
+    assert counts["body"] == 2  # the lockstep run and the serial rerun (one loop over the threads)

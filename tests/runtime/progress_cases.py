@@ -31,6 +31,27 @@ def never_done(a: wp.array(dtype=int), b: wp.array(dtype=float)):
 
 
 @wp.kernel
+def never_done_alone(a: wp.array(dtype=int), b: wp.array(dtype=int)):
+    # no thread reads what another writes: a stall is a hang without a serial rerun
+    i = wp.tid()
+    x = a[i]
+    while x < 10:
+        x = x * 1
+    b[i] = x + 1
+
+
+@wp.kernel
+def wait_for_store(flag: wp.array(dtype=int), out: wp.array(dtype=int)):
+    # thread 1 waits for thread 0's plain store (Warp's CPU backend runs thread 0 first)
+    i = wp.tid()
+    if i == 0:
+        flag[0] = 5
+    while flag[0] == 0:
+        pass
+    out[i] = flag[0] + i
+
+
+@wp.kernel
 def lock_per_round(counter: wp.array(dtype=int), lock: wp.array(dtype=int), rounds: int):
     for _ in range(rounds):
         while wp.atomic_cas(lock, 0, 0, 1) == 1:
@@ -74,6 +95,26 @@ def case_infinite_loop_raises() -> None:
     assert "never_done" in message and f"progress_cases.py:{line}" in message and "while x < 10" in message, message
     # the failed launch changed no array
     assert a.numpy().tolist() == [20, 3, 30] and b.numpy().tolist() == [0.0, 0.0, 0.0], (a.numpy(), b.numpy())
+
+
+def case_infinite_loop_alone_raises() -> None:
+    a = wp.array(np.array([20, 3, 30], dtype=np.int32))
+    b = wp.zeros(3, dtype=int)
+    try:
+        wp.launch(never_done_alone, dim=3, inputs=[a, b])
+    except RuntimeError as exc:
+        message = str(exc)
+    else:
+        raise AssertionError("no error for a loop that never ends")
+    line = [n for n, text in enumerate(open(__file__).read().splitlines(), 1) if "while x < 10" in text][1]
+    assert "never_done_alone" in message and f"progress_cases.py:{line}" in message, message
+    assert b.numpy().tolist() == [0, 0, 0], b.numpy()
+
+
+def case_wait_for_plain_store() -> None:
+    flag, out = wp.zeros(1, dtype=int), wp.zeros(2, dtype=int)
+    wp.launch(wait_for_store, dim=2, inputs=[flag, out])
+    assert out.numpy().tolist() == [5, 6] and flag.numpy()[0] == 5, (out.numpy(), flag.numpy())
 
 
 def case_lockstep_loops_unchanged() -> None:

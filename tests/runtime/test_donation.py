@@ -15,6 +15,12 @@ def _saxpy(a: float, x: wp.array(dtype=float), y: wp.array(dtype=float)):
     y[i] = a * x[i] + y[i]
 
 
+@wp.kernel
+def _write_only(a: float, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = a * x[i]  # never reads y: its buffer is still passed, so that it can be donated
+
+
 def _pointer(a):
     return a.root._buffer.unsafe_buffer_pointer()
 
@@ -26,18 +32,32 @@ def donate():
     wp.config.donate_buffers = saved
 
 
+@pytest.mark.parametrize("kernel, expected", [(_saxpy, 6.0), (_write_only, 2.0)], ids=["reads", "write_only"])
 @pytest.mark.parametrize("use_command", [False, True])
-def test_repeated_launches_write_in_place(donate, use_command):
+def test_repeated_launches_write_in_place(donate, use_command, kernel, expected):
     wp.config.donate_buffers = True
     x, y = wp.full(1024, 1.0), wp.zeros(1024)
-    cmd = wp.launch(_saxpy, 1024, [2.0, x, y], record_cmd=True)
-    run = cmd.launch if use_command else (lambda: wp.launch(_saxpy, 1024, [2.0, x, y]))
+    cmd = wp.launch(kernel, 1024, [2.0, x, y], record_cmd=True)
+    run = cmd.launch if use_command else (lambda: wp.launch(kernel, 1024, [2.0, x, y]))
     run()
     run()
     before = _pointer(y)
     run()
     assert _pointer(y) == before
-    np.testing.assert_allclose(y.numpy(), np.full(1024, 6.0))
+    np.testing.assert_allclose(y.numpy(), np.full(1024, expected))
+
+
+def test_fused_chain_of_write_only_launches_writes_in_place(donate):
+    wp.config.donate_buffers = True
+    x, y, z = wp.full(1024, 1.0), wp.zeros(1024), wp.zeros(1024)
+    for step in range(6):  # the recurring pair of launches becomes one fused program
+        wp.launch(_write_only, 1024, [2.0, x, y])
+        wp.launch(_write_only, 1024, [3.0, y, z])
+        wp.synchronize()
+        if step == 3:
+            before = _pointer(y), _pointer(z)
+    assert (_pointer(y), _pointer(z)) == before
+    np.testing.assert_allclose(z.numpy(), np.full(1024, 6.0))
 
 
 def test_switched_off(donate):

@@ -22,7 +22,7 @@ import numpy as np
 from jwarp.lang import composites, scalars
 from jwarp.runtime import handles
 from jwarp.runtime.array import array
-from jwarp.runtime.geometry import bvh_build
+from jwarp.runtime.geometry import bvh_build, winding_table
 
 CONSTRUCTORS = ("sah", "median", "lbvh", "cubql")
 
@@ -131,7 +131,17 @@ class Mesh:
         self._node_bounds = array(self._tree.bounds, dtype=scalars.float32, device=self.device)
         self._node_links = array(self._tree.links, dtype=scalars.int32, device=self.device)
         self._groups = group_tables(self._tree, self.device)
+        self._winding_table = self.support_winding_number and winding_table.supported(
+            self._face_count, groups is not None)
+        self._winding_rows = array(self._winding_moments(), dtype=scalars.float32, device=self.device)
         self.id = handles.register(self)
+
+    def _winding_moments(self) -> np.ndarray:
+        """The fast-winding-number table (one dummy row when the mesh has none)."""
+        if not self._winding_table:
+            return np.zeros((1, winding_table.WIDTH), np.float32)
+        pts = self._points.numpy().reshape(-1, 3)
+        return winding_table.winding_rows(pts, self._tris.numpy()[: self._face_count], self._tree)
 
     def _face_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         pts = self._points.numpy().reshape(-1, 3).astype(np.float32)
@@ -149,6 +159,8 @@ class Mesh:
         lowers, uppers = self._face_bounds()
         bvh_build.refit(self._tree, lowers, uppers)
         self._node_bounds.assign(self._tree.bounds)
+        if self._winding_table:
+            self._winding_rows.assign(self._winding_moments())
 
     @property
     def points(self) -> array:
@@ -187,11 +199,13 @@ class Mesh:
     def _launch_operands(self) -> handles.LaunchOperands:
         """The mesh's buffers for a launch that receives its id (see :mod:`jwarp.runtime.handles`)."""
         static = (("faces", self._face_count), ("nodes", self._tree.node_count),
-                  ("velocities", self._velocities is not None), ("winding", self.support_winding_number), ("depth", self._tree.depth),
+                  ("velocities", self._velocities is not None), ("winding", self.support_winding_number),
+                  ("winding_table", self._winding_table), ("depth", self._tree.depth),
                   ("grouped", self.groups is not None))
         arrays = {"points": self._points, "indices": self.indices, "tris": self._tris,
                   "velocities": self._velocities if self._velocities is not None else self._no_velocities,
-                  "node_bounds": self._node_bounds, "node_links": self._node_links, **self._groups}
+                  "node_bounds": self._node_bounds, "node_links": self._node_links,
+                  "winding_rows": self._winding_rows, **self._groups}
         values = {"average_edge_length": (scalars.float32, self._average_edge_length)}
         return handles.LaunchOperands("mesh", static, arrays, values)
 

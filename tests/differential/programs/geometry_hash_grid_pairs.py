@@ -3,7 +3,10 @@ accumulate): an SPH density and a force sum under ``if`` (``acc += ...``), a DEM
 (``f = f + contact(...)``) with an atomic, an integer count, queries wrapping around a small grid and
 larger than it, a 2-D launch, a masked launch (some lanes skip the loop), and loops that are NOT pure
 accumulations (an order-dependent checksum, a loop variable read after the loop, a random state)
-which keep the per-lane loop. Float sums associate differently than in Warp: tolerances."""
+which keep the per-lane loop; and the ``while wp.hash_grid_query_next(query, index)`` form of an
+accumulating loop (lowered the same way) next to while forms that must keep the per-lane loop (the
+last index read after the loop, a query read again). Float sums associate differently than in
+Warp: tolerances."""
 
 RTOL = 1e-4
 ATOL = 1e-5
@@ -71,6 +74,39 @@ def ordered(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array
     rnd[i] = t
 
 
+@wp.kernel
+def while_sums(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, rho: wp.array(dtype=float),
+               n: wp.array(dtype=int), last: wp.array(dtype=int), again: wp.array(dtype=int)):
+    i = wp.tid()
+    p = x[i]
+    query = wp.hash_grid_query(grid, p, h)
+    index = int(0)
+    total = float(0.0)
+    count = int(0)
+    while wp.hash_grid_query_next(query, index):
+        d = x[index] - p
+        r2 = wp.dot(d, d)
+        if r2 < h * h:
+            total += (h * h - r2) * float(index % 5)
+        count += 1
+    rho[i] = total
+    n[i] = count
+    q2 = wp.hash_grid_query(grid, p, h)
+    k = int(-1)
+    c = int(0)
+    while wp.hash_grid_query_next(q2, k):
+        c += 1
+    last[i] = k + c  # the last index: not an accumulation
+    q3 = wp.hash_grid_query(grid, p, h)
+    m = int(0)
+    c = int(0)
+    while wp.hash_grid_query_next(q3, m):
+        c += 1
+    while wp.hash_grid_query_next(q3, m):  # the exhausted query: finds nothing
+        c += 100
+    again[i] = c
+
+
 def _points(n, scale, offset, seed):
     return (np.random.default_rng(seed).random((n, 3)) * scale + offset).astype(np.float32)
 
@@ -97,4 +133,7 @@ def run():
     rnd = wp.zeros(400, dtype=float)
     wp.launch(ordered, dim=400, inputs=[grid.id, x, 0.3, c, last, rnd])
     out["checksum"], out["last"], out["rnd"] = c.numpy(), last.numpy(), rnd.numpy()
+    w = [wp.zeros(400, dtype=t) for t in (float, int, int, int)]
+    wp.launch(while_sums, dim=400, inputs=[grid.id, x, 0.3, *w])
+    out["while_rho"], out["while_n"], out["while_last"], out["while_again"] = (a.numpy() for a in w)
     return out

@@ -1,0 +1,89 @@
+"""Which hash-grid query loops are lowered as a pass over (lane, candidate) pairs
+(jwarp/compiler/pair_loop.py, jwarp/compiler/pair_while.py): accumulating ``for`` loops and the
+equivalent ``while wp.hash_grid_query_next(query, index)`` loops; not loops whose results depend on
+the visiting order or whose index or query is looked at after the loop. Results are compared with
+Warp in tests/differential/programs/geometry_hash_grid_pairs.py; here, the routing and, against a
+brute-force numpy sum, the values of a planned while loop."""
+
+import numpy as np
+import pytest
+
+import jwarp as wp
+from jwarp.compiler import pair_loop
+
+
+@wp.kernel
+def routed(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array(dtype=float)):
+    i = wp.tid()
+    p = x[i]
+    s = float(0.0)
+    for a in wp.hash_grid_query(grid, p, h):  # planned
+        s += wp.length(x[a] - p)
+    q1 = wp.hash_grid_query(grid, p, h)
+    b = int(0)
+    while wp.hash_grid_query_next(q1, b):  # planned
+        d = x[b] - p
+        if wp.dot(d, d) < h * h:
+            s += 1000.0
+    q2 = wp.hash_grid_query(grid, p, h)
+    c = int(0)
+    while wp.hash_grid_query_next(q2, c):  # not planned: c is read after the loop
+        s += 1.0
+    s += float(c)
+    q3 = wp.hash_grid_query(grid, p, h)
+    d3 = int(0)
+    while wp.hash_grid_query_next(q3, d3):  # not planned: q3 is read again below
+        s += 2.0
+    e = int(0)
+    while wp.hash_grid_query_next(q3, e):  # not planned (and finds nothing)
+        s += 3.0
+    q4 = wp.hash_grid_query(grid, p, h)
+    f = int(0)
+    g = float(0.0)
+    while wp.hash_grid_query_next(q4, f):  # not planned: an order-dependent update
+        g = g * 0.5 + float(f)
+    out[i] = s + g
+
+
+def test_routing_of_query_loops(monkeypatch):
+    seen = []
+    real = pair_loop.lower_pairs
+
+    def spy(lw, node, *args, **kwargs):
+        done = real(lw, node, *args, **kwargs)
+        seen.append((node.target.id, done))
+        return done
+
+    monkeypatch.setattr(pair_loop, "lower_pairs", spy)
+    pts = np.random.default_rng(3).random((64, 3)).astype(np.float32)
+    x = wp.array(pts, dtype=wp.vec3)
+    grid = wp.HashGrid(4, 4, 4)
+    grid.build(x, 0.3)
+    out = wp.zeros(64, dtype=float)
+    wp.launch(routed, dim=64, inputs=[grid.id, x, 0.3, out])
+    assert {name for name, done in seen if done} == {"a", "b"}
+    assert {name for name, _ in seen} == {"a", "b"}
+
+
+@wp.kernel
+def counts(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array(dtype=int)):
+    i = wp.tid()
+    query = wp.hash_grid_query(grid, x[i], h)
+    j = int(0)
+    n = int(0)
+    while wp.hash_grid_query_next(query, j):
+        if wp.length(x[j] - x[i]) < h:
+            n += 1
+    out[i] = n
+
+
+@pytest.mark.parametrize("dims", [(4, 4, 4), (2, 3, 1), (16, 16, 16)])
+def test_planned_while_counts_neighbours(dims):
+    pts = (np.random.default_rng(5).random((200, 3)) * 1.6 - 0.3).astype(np.float32)
+    x = wp.array(pts, dtype=wp.vec3)
+    grid = wp.HashGrid(*dims)
+    grid.build(x, 0.25)
+    out = wp.zeros(200, dtype=int)
+    wp.launch(counts, dim=200, inputs=[grid.id, x, 0.25, out])
+    dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=-1)
+    np.testing.assert_array_equal(out.numpy(), (dist < 0.25).sum(axis=1))
