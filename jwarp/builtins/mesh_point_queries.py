@@ -105,8 +105,10 @@ def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthes
         if bvh_trail.supported(view.face_count, bool(view.handle.fact("grouped"))):
             rows = bvh_trail.node_rows(view.tree, view.face_count, _corner_columns(view))
             state.pop("node")
-            return bvh_trail.walk_trail(rows, state, run, near, lambda s, prim, cols: candidate(
-                s, prim, (cols[0:3], cols[3:6], cols[6:9])), best="best", best_prim="face")
+            return bvh_trail.walk_trail(
+                rows, view.face_count, state, run, near,
+                lambda s, prim, cols: candidate(s, prim, (cols[0:3], cols[3:6], cols[6:9])),
+                best="best", best_prim="face")
         return walk_nearest(view.tree, state, run, near, candidate, fetch=view.corners, depth=view.depth,
                             best="best", best_prim="face")
 

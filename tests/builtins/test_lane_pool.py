@@ -109,8 +109,8 @@ def test_walk_nearest_finds_the_nearest_box_entry():
 
 
 def test_pooled_loop_rejects_a_step_that_changes_an_input():
-    """Keys outside ``outputs`` are read-only inputs (kept packed in the pool): changing one in the step
-    would be lost, so tracing refuses it (such state belongs in ``scratch``)."""
+    """With ``pack_inputs``, keys outside ``outputs`` are read-only inputs (kept packed): changing one
+    in the step would be lost, so tracing refuses it (such state belongs in ``scratch``)."""
     state = {"x": jnp.arange(100, dtype=jnp.int32) % 7, "k": jnp.zeros(100, jnp.int32)}
 
     def step(s, go):
@@ -118,7 +118,7 @@ def test_pooled_loop_rejects_a_step_that_changes_an_input():
 
     try:
         jax.jit(lambda st: pooled_loop(st, jnp.ones(100, bool), lambda s: s["x"] > 0, step, width=16, chunk=2,
-                                       smallest=4, outputs=("x",)))(state)
+                                       smallest=4, outputs=("x",), pack_inputs=True))(state)
     except ValueError as err:
         assert "'k'" in str(err)
     else:
