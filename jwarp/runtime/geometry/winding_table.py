@@ -40,6 +40,11 @@ def supported(face_count: int, grouped: bool) -> bool:
     return bvh_trail.supported(face_count, grouped)
 
 
+# the symmetric (j, k) pairs of N2's last two indices, as index arrays
+_J = np.array([j for j, _ in PAIRS])
+_K = np.array([k for _, k in PAIRS])
+
+
 def _outer(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return x[:, :, None] * y[:, None, :]
 
@@ -48,13 +53,14 @@ def _triangles(corners: np.ndarray) -> dict:
     a, b, c = corners[:, 0], corners[:, 1], corners[:, 2]
     normal = 0.5 * np.cross(b - a, c - a)
     centre = corners.mean(axis=1)
-    spread = sum(_outer(e, e) for e in (a - centre, b - centre, c - centre)) / 12.0
+    spread = sum(e[:, _J] * e[:, _K] for e in (a - centre, b - centre, c - centre)) / 12.0  # (m, 6)
     return {"area": np.linalg.norm(normal, axis=1), "centre": centre, "lower": corners.min(axis=1),
             "upper": corners.max(axis=1), "s": normal, "n1": np.zeros((len(a), 3, 3)),
-            "n2": normal[:, :, None, None] * spread[:, None, :, :]}
+            "n2": normal[:, :, None] * spread[:, None, :]}
 
 
 def _combine(left: dict, right: dict) -> dict:
+    """The union's moments; ``n2`` holds the symmetric pairs ``(j, k)`` of :data:`PAIRS` only."""
     area = left["area"] + right["area"]
     lower, upper = np.minimum(left["lower"], right["lower"]), np.maximum(left["upper"], right["upper"])
     weighted = left["area"][:, None] * left["centre"] + right["area"][:, None] * right["centre"]
@@ -65,9 +71,8 @@ def _combine(left: dict, right: dict) -> dict:
     for child in (left, right):
         d = child["centre"] - centre
         n1 += child["n1"] + _outer(child["s"], d)
-        n2 += (child["n2"] + child["n1"][:, :, :, None] * d[:, None, None, :]
-               + child["n1"][:, :, None, :] * d[:, None, :, None]
-               + child["s"][:, :, None, None] * _outer(d, d)[:, None, :, :])
+        n2 += (child["n2"] + child["n1"][:, :, _J] * d[:, None, _K] + child["n1"][:, :, _K] * d[:, None, _J]
+               + child["s"][:, :, None] * (d[:, _J] * d[:, _K])[:, None, :])
     return {"area": area, "centre": centre, "lower": lower, "upper": upper, "s": left["s"] + right["s"],
             "n1": n1, "n2": n2}
 
@@ -79,7 +84,7 @@ def _rows(m: dict, leaf: np.ndarray, corners: np.ndarray) -> np.ndarray:
     out[:, R2] = np.sum(far * far, axis=1)
     out[:, S:S + 3] = m["s"]
     out[:, N1:N1 + 9] = m["n1"].reshape(-1, 9)
-    out[:, N2:N2 + 18] = np.stack([m["n2"][:, i, j, k] for i in range(3) for j, k in PAIRS], axis=1)
+    out[:, N2:N2 + 18] = m["n2"].reshape(-1, 18)
     out[leaf, 0:FLAG] = 0.0
     out[leaf, 0:9] = corners[leaf].reshape(-1, 9)
     out[:, FLAG] = leaf
