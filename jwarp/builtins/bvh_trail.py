@@ -120,12 +120,12 @@ def root_slot(count: int) -> int:
     return 1 << (inorder_order(count)[2] - 1)
 
 
-def stepper(rows: Any, enter: Callable, candidate: Callable, best: str = "t", best_prim: str = "face",
-            fast: tuple | None = None) -> tuple:
+def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = "t", best_prim: str = "face",
+            fast: tuple | None = None, update: Callable | None = None) -> tuple:
     """``(running, step)`` of :func:`walk_trail` (for :func:`jwarp.builtins.lane_pool.pooled_loop`).
     ``fast``: ``(enter_fast, key)``, a cheaper ``enter`` that is exact for the lanes whose
     ``state[key]`` is False; ``step(s, go, general)`` uses it when ``general`` (from
-    :func:`needs_general`, once per chunk of steps) is False."""
+    :func:`needs_general`, once per chunk of steps) is False. ``update``: see :func:`walk_trail`."""
     def running(s: dict) -> Any:
         return s["node"] > 0
 
@@ -139,7 +139,11 @@ def stepper(rows: Any, enter: Callable, candidate: Callable, best: str = "t", be
         is_leaf = run & (row[:, _FLAG] != 0)
         prim = lax.bitcast_convert_type(row[:, _PRIM], jnp.int32)
         cols = tuple(row[:, k] for k in range(12))
-        value = jnp.where(is_leaf, candidate(s, prim, cols), jnp.inf)
+        if update is not None:  # the leaf's new state fields, kept where the lane is not at a leaf
+            new = update(s, prim, cols)
+            value = {k: jnp.where(is_leaf, v, s[k]) for k, v in new.items()}
+        else:
+            value = jnp.where(is_leaf, candidate(s, prim, cols), jnp.inf)
         (hl, kl), (hr, kr) = enter(s, cols[0:3], cols[3:6]), enter(s, cols[6:9], cols[9:12])
         inner = run & ~is_leaf
         code = ((inner & hl).astype(jnp.int32) | ((inner & hr).astype(jnp.int32) << 1)
@@ -157,7 +161,6 @@ def stepper(rows: Any, enter: Callable, candidate: Callable, best: str = "t", be
         prim = lax.bitcast_convert_type(row[:, _PRIM], jnp.int32)
         run = running(s)
         hl, hr, near_left = (code & 1) != 0, (code & 2) != 0, (code & 4) != 0
-        better = value < s[best]
         height = node & -node  # the node's height bit; its children are node -+ height / 2
         half = jnp.right_shift(height, 1)
         down = jnp.where(hl & (~hr | near_left), node - half, node + half)
@@ -167,8 +170,12 @@ def stepper(rows: Any, enter: Callable, candidate: Callable, best: str = "t", be
         # that far child: the ancestor's other child, on the side of the current node's bit flipped
         far = ((node ^ deepest) & -deepest) | jnp.right_shift(deepest, 1)
         out = dict(s)
-        out[best] = jnp.where(better, value, s[best])
-        out[best_prim] = jnp.where(better, prim, s[best_prim])
+        if update is not None:
+            out.update(value)
+        else:
+            better = value < s[best]
+            out[best] = jnp.where(better, value, s[best])
+            out[best_prim] = jnp.where(better, prim, s[best_prim])
         out["node"] = jnp.where(pop, far, jnp.where(hl | hr, down, node))  # far is 0 when nothing is pending
         out["trail"] = jnp.where(pop, trail ^ deepest, trail)
         return out
@@ -184,8 +191,9 @@ def needs_general(key: str) -> Callable[[Any], Any]:
 
 
 def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[[dict, tuple, tuple], tuple],
-               candidate: Callable[[dict, Any, tuple], Any], best: str = "t", best_prim: str = "face",
-               fast: tuple | None = None, derive: Callable[[Any], dict] | None = None) -> dict:
+               candidate: Callable[[dict, Any, tuple], Any] | None, best: str = "t", best_prim: str = "face",
+               fast: tuple | None = None, derive: Callable[[Any], dict] | None = None,
+               update: Callable[[dict, Any, tuple], dict] | None = None, changes: tuple = ()) -> dict:
     """Closest-primitive search over the rows of :func:`node_rows` (see the module docstring),
     nearest child first.
 
@@ -195,15 +203,17 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     (``inf`` when it does not count; ``data`` the 12 row columns). ``state[best]`` starts at the
     limit; ``state[best_prim]`` receives the primitive of the smallest candidate (the first found
     wins ties). ``fast``: see :func:`stepper`. ``derive``: per-lane constants computed from the
-    state when a lane enters the pool (see :func:`jwarp.builtins.lane_pool.pooled_loop`). Returns
-    the final state."""
+    state when a lane enters the pool (see :func:`jwarp.builtins.lane_pool.pooled_loop`).
+    ``update(state, prim, data)`` (instead of ``candidate``): a leaf's new values of the state
+    fields it changes (``best``, ``best_prim`` and the fields named in ``changes``), for searches
+    that keep more than the smallest candidate. Returns the final state."""
     shape = active.shape
     flat = {k: jnp.broadcast_to(v, shape).reshape(-1) for k, v in state.items()}
     # a lane's position lives only in the pool: it starts at the root with nothing pending
     scratch = {"node": ((), jnp.int32, root_slot(count)), "trail": ((), jnp.int32, 0)}
-    running, step = stepper(rows, enter, candidate, best, best_prim, fast)
+    running, step = stepper(rows, enter, candidate, best, best_prim, fast, update)
     out = pooled_loop(flat, active.reshape(-1), running, step, width=_POOL, chunk=_CHUNK, scratch=scratch,
-                      outputs=(best, best_prim), derive=derive, pack_inputs=True,
+                      outputs=(best, best_prim) + tuple(changes), derive=derive, pack_inputs=True,
                       hint=None if fast is None else needs_general(fast[1]))
     return {k: v.reshape(shape) for k, v in out.items()}
 
