@@ -11,33 +11,13 @@ import jwarp as wp
 from jwarp.builtins.winding_number import N1, N2, PAIRS, R2, FLAG, P, S
 from jwarp.runtime.geometry import bvh_build
 from jwarp.runtime.geometry.winding_table import winding_rows
+from tests.differential.meshes import exact_winding, solid_angles, uv_sphere
 
 
-def _cap(rows=20, cols=40, keep_rows=12, centre=(0.0, 0.0, 0.0)):
-    """A sphere's cap (open: fractional winding numbers)."""
-    th = np.linspace(0.0, np.pi, rows)
-    ph = np.linspace(0.0, 2.0 * np.pi, cols, endpoint=False)
-    t, p = np.meshgrid(th, ph, indexing="ij")
-    pts = np.stack([np.sin(t) * np.cos(p), np.sin(t) * np.sin(p), np.cos(t)], -1).reshape(-1, 3) + centre
-    tris = []
-    for i in range(keep_rows):
-        for j in range(cols):
-            a, b, c, d = i * cols + j, (i + 1) * cols + j, (i + 1) * cols + (j + 1) % cols, i * cols + (j + 1) % cols
-            tris += [[a, b, c], [a, c, d]]
-    return pts.astype(np.float32), np.array(tris, np.int32)
-
-
-def _solid_angles(points, tris, q):
-    a, b, c = (points[tris[:, k]].astype(np.float64) - q for k in range(3))
-    la, lb, lc = (np.linalg.norm(v, axis=1) for v in (a, b, c))
-    det = np.einsum("ij,ij->i", a, np.cross(b, c))
-    den = la * lb * lc + np.einsum("ij,ij->i", a, b) * lc + np.einsum("ij,ij->i", b, c) * la \
-        + np.einsum("ij,ij->i", c, a) * lb
-    return 2.0 * np.arctan2(det, den)
-
-
-def _winding(points, tris, queries):
-    return np.array([_solid_angles(points, tris, q).sum() / (4 * np.pi) for q in queries.astype(np.float64)])
+def _cap(centre=(0.0, 0.0, 0.0)):
+    """A sphere's cap (open: fractional winding numbers), triangles as rows."""
+    points, tris = uv_sphere(rows=20, cols=40, keep_rows=12, centre=centre)
+    return points, tris.reshape(-1, 3)
 
 
 def _expansion(row, q):
@@ -70,7 +50,7 @@ def test_the_root_expansion_converges_to_the_exact_solid_angle(centre):
     for distance in (4.0, 8.0, 16.0):
         direction = rng.standard_normal(3)
         q = np.asarray(centre) + distance * direction / np.linalg.norm(direction)
-        exact = _solid_angles(points, tris, q).sum()
+        exact = solid_angles(points, tris, q).sum()
         errors.append(abs(_expansion(root, q) - exact))
     # a second-order expansion: the error falls like distance^-5 (~32x per doubling; without the
     # second-order term it falls 2-15x)
@@ -91,7 +71,7 @@ def test_signs_agree_with_the_exact_winding_number(accuracy, margin):
     mesh = wp.Mesh(points=wp.array(points, dtype=wp.vec3), indices=wp.array(tris.reshape(-1), dtype=wp.int32),
                    support_winding_number=True)
     q = (np.random.default_rng(5).random((300, 3)) * 3.0 - 1.5).astype(np.float32)
-    exact = _winding(points, tris, q)
+    exact = exact_winding(points, tris, q)
     out = wp.zeros(len(q), dtype=float)
     for threshold in (0.2, 0.5, 0.8):
         wp.launch(_signs, len(q), inputs=[mesh.id, wp.array(q, dtype=wp.vec3), accuracy, threshold, out])
@@ -112,7 +92,7 @@ def test_refit_updates_the_table():
     mesh.points.assign(closed + np.array([5.0, 0.0, 0.0], np.float32))
     mesh.refit()
     wp.launch(_signs, 2, inputs=[mesh.id, wp.array(q, dtype=wp.vec3), 2.0, 0.3, out])
-    expected = [np.where(_winding(closed + s, tris, q) > 0.3, -1.0, 1.0) for s in (0.0, np.array([5.0, 0, 0]))]
+    expected = [np.where(exact_winding(closed + s, tris, q) > 0.3, -1.0, 1.0) for s in (0.0, np.array([5.0, 0, 0]))]
     np.testing.assert_array_equal(before, expected[0])
     np.testing.assert_array_equal(out.numpy(), expected[1])
     assert not np.array_equal(expected[0], expected[1])

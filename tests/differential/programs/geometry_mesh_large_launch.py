@@ -3,27 +3,10 @@ then pack the survivors into smaller pools): nearest ray hits (the trail walk), 
 any-hit (the pre-order walk), closest points (the nearest-first stack walk), on a torus, with a
 share of rays parallel to an axis (the robust box test)."""
 
+from tests.differential.meshes import torus
+
 RTOL = 1e-4
 ATOL = 1e-5
-
-
-def _torus(rings=24, sides=12, r_major=1.0, r_minor=0.35):
-    u = np.linspace(0.0, 2.0 * np.pi, rings, endpoint=False)
-    v = np.linspace(0.0, 2.0 * np.pi, sides, endpoint=False)
-    uu, vv = np.meshgrid(u, v, indexing="ij")
-    x = (r_major + r_minor * np.cos(vv)) * np.cos(uu)
-    y = (r_major + r_minor * np.cos(vv)) * np.sin(uu)
-    z = r_minor * np.sin(vv)
-    points = np.stack([x, y, z], -1).reshape(-1, 3).astype(np.float32)
-    tris = []
-    for i in range(rings):
-        for j in range(sides):
-            a = i * sides + j
-            b = ((i + 1) % rings) * sides + j
-            c = ((i + 1) % rings) * sides + (j + 1) % sides
-            d = i * sides + (j + 1) % sides
-            tris += [a, b, c, a, c, d]
-    return points, np.array(tris, np.int32)
 
 
 @wp.kernel
@@ -45,7 +28,7 @@ def closest(mesh: wp.uint64, pts: wp.array(dtype=wp.vec3), dist: wp.array(dtype=
 
 def run():
     rng = np.random.default_rng(11)
-    points, indices = _torus()
+    points, indices = torus(rings=24, sides=12)
     mesh = wp.Mesh(points=wp.array(points, dtype=wp.vec3), indices=wp.array(indices, dtype=wp.int32))
     m = 9000
     starts = (rng.random((m, 3)) * 4.0 - 2.0).astype(np.float32)

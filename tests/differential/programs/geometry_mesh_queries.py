@@ -6,27 +6,10 @@ in-out and struct forms, ``_no_sign`` with a small ``max_dist`` (misses), and th
 Faces are compared where the closest point lies inside a face (on an edge or a vertex several faces
 tie and the winner depends on the traversal order)."""
 
+from tests.differential.meshes import torus
+
 RTOL = 1e-4
 ATOL = 1e-5
-
-
-def _torus(rings=16, sides=10, r_major=1.0, r_minor=0.35):
-    u = np.linspace(0.0, 2.0 * np.pi, rings, endpoint=False)
-    v = np.linspace(0.0, 2.0 * np.pi, sides, endpoint=False)
-    uu, vv = np.meshgrid(u, v, indexing="ij")
-    x = (r_major + r_minor * np.cos(vv)) * np.cos(uu)
-    y = (r_major + r_minor * np.cos(vv)) * np.sin(uu)
-    z = r_minor * np.sin(vv)
-    points = np.stack([x, y, z], -1).reshape(-1, 3).astype(np.float32)
-    tris = []
-    for i in range(rings):
-        for j in range(sides):
-            a = i * sides + j
-            b = ((i + 1) % rings) * sides + j
-            c = ((i + 1) % rings) * sides + (j + 1) % sides
-            d = i * sides + (j + 1) % sides
-            tris += [a, b, c, a, c, d]
-    return points, np.array(tris, np.int32)
 
 
 @wp.kernel
@@ -63,7 +46,7 @@ def point_queries(mesh: wp.uint64, pts: wp.array(dtype=wp.vec3), max_dist: float
 def run():
     out = {}
     rng = np.random.default_rng(5)
-    points, indices = _torus()
+    points, indices = torus()
     mesh = wp.Mesh(points=wp.array(points, dtype=wp.vec3), indices=wp.array(indices, dtype=wp.int32),
                    support_winding_number=True)
     n = 200

@@ -4,27 +4,10 @@ forms, ``mesh_query_ray_count_intersections``, ``mesh_query_ray_anyhit``, and gr
 with respect to ray starts and directions, and of a closest-point distance loss with respect to query
 points (the closest-point queries themselves: ``geometry_mesh_queries``)."""
 
+from tests.differential.meshes import torus
+
 RTOL = 1e-4
 ATOL = 1e-5
-
-
-def _torus(rings=16, sides=10, r_major=1.0, r_minor=0.35):
-    u = np.linspace(0.0, 2.0 * np.pi, rings, endpoint=False)
-    v = np.linspace(0.0, 2.0 * np.pi, sides, endpoint=False)
-    uu, vv = np.meshgrid(u, v, indexing="ij")
-    x = (r_major + r_minor * np.cos(vv)) * np.cos(uu)
-    y = (r_major + r_minor * np.cos(vv)) * np.sin(uu)
-    z = r_minor * np.sin(vv)
-    points = np.stack([x, y, z], -1).reshape(-1, 3).astype(np.float32)
-    tris = []
-    for i in range(rings):
-        for j in range(sides):
-            a = i * sides + j
-            b = ((i + 1) % rings) * sides + j
-            c = ((i + 1) % rings) * sides + (j + 1) % sides
-            d = i * sides + (j + 1) % sides
-            tris += [a, b, c, a, c, d]
-    return points, np.array(tris, np.int32)
 
 
 @wp.kernel
@@ -68,7 +51,7 @@ def ray_loss(mesh: wp.uint64, starts: wp.array(dtype=wp.vec3), dirs: wp.array(dt
 def run():
     out = {}
     rng = np.random.default_rng(5)
-    points, indices = _torus()
+    points, indices = torus()
     mesh = wp.Mesh(points=wp.array(points, dtype=wp.vec3), indices=wp.array(indices, dtype=wp.int32),
                    support_winding_number=True)
     n = 200  # the closest-point program's query points, for the gradient of a distance loss

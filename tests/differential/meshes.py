@@ -1,0 +1,65 @@
+"""Test meshes and reference geometry shared by the differential programs and the geometry tests:
+plain numpy, identical for real Warp and jwarp (programs import it as ``tests.differential.meshes``).
+
+Example:
+    >>> points, tris = torus(rings=4, sides=3)
+    >>> points.shape, tris.shape
+    ((12, 3), (72,))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def torus(rings: int = 16, sides: int = 10, r_major: float = 1.0, r_minor: float = 0.35) -> tuple:
+    """A closed torus around the z axis: ``(points (n, 3) float32, flat int32 triangle indices)``."""
+    u = np.linspace(0.0, 2.0 * np.pi, rings, endpoint=False)
+    v = np.linspace(0.0, 2.0 * np.pi, sides, endpoint=False)
+    uu, vv = np.meshgrid(u, v, indexing="ij")
+    x = (r_major + r_minor * np.cos(vv)) * np.cos(uu)
+    y = (r_major + r_minor * np.cos(vv)) * np.sin(uu)
+    z = r_minor * np.sin(vv)
+    points = np.stack([x, y, z], -1).reshape(-1, 3).astype(np.float32)
+    tris = []
+    for i in range(rings):
+        for j in range(sides):
+            a = i * sides + j
+            b = ((i + 1) % rings) * sides + j
+            c = ((i + 1) % rings) * sides + (j + 1) % sides
+            d = i * sides + (j + 1) % sides
+            tris += [a, b, c, a, c, d]
+    return points, np.array(tris, np.int32)
+
+
+def uv_sphere(rows: int = 24, cols: int = 48, keep_rows: int | None = None, centre=(0.0, 0.0, 0.0)) -> tuple:
+    """A unit UV sphere (``rows`` latitudes, ``cols`` longitudes); ``keep_rows`` bands from the north
+    pole give an open cap. Returns ``(points (n, 3) float32, flat int32 triangle indices)``."""
+    th = np.linspace(0.0, np.pi, rows)
+    ph = np.linspace(0.0, 2.0 * np.pi, cols, endpoint=False)
+    t, p = np.meshgrid(th, ph, indexing="ij")
+    pts = np.stack([np.sin(t) * np.cos(p), np.sin(t) * np.sin(p), np.cos(t)], -1).reshape(-1, 3) + centre
+    tris = []
+    for i in range(rows - 1 if keep_rows is None else keep_rows):
+        for j in range(cols):
+            a, b, c, d = i * cols + j, (i + 1) * cols + j, (i + 1) * cols + (j + 1) % cols, i * cols + (j + 1) % cols
+            tris += [a, b, c, a, c, d]
+    return pts.astype(np.float32), np.array(tris, np.int32)
+
+
+def solid_angles(points: np.ndarray, tris: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The signed solid angle of every triangle seen from ``q`` (float64, Van Oosterom and Strackee)."""
+    a, b, c = (points[tris.reshape(-1, 3)[:, k]].astype(np.float64) - q for k in range(3))
+    la, lb, lc = (np.linalg.norm(v, axis=1) for v in (a, b, c))
+    det = np.einsum("ij,ij->i", a, np.cross(b, c))
+    den = la * lb * lc + np.einsum("ij,ij->i", a, b) * lc + np.einsum("ij,ij->i", b, c) * la \
+        + np.einsum("ij,ij->i", c, a) * lb
+    return 2.0 * np.arctan2(det, den)
+
+
+def exact_winding(points: np.ndarray, tris: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """The winding number at each query point, summed exactly over every triangle."""
+    return np.array([solid_angles(points, tris, q).sum() / (4.0 * np.pi) for q in queries.astype(np.float64)])
+
+
+__all__ = ["exact_winding", "solid_angles", "torus", "uv_sphere"]
