@@ -142,15 +142,11 @@ def ray_box_entry(start: Vec, direction: Vec, rcp: Vec, lower: Vec, upper: Vec, 
     """(hit, entry t) of a ray and a box. Robust lanes skip axes where the direction is 0 (the
     origin must then lie in the slab); the others use the plain slab test with ``rcp``."""
     big = jnp.asarray(jnp.finfo(jnp.float32).max, jnp.float32)
-    lmin, lmax = None, None
+    slabs = _slabs(start, rcp, lower, upper)
+    lmin, lmax = _overlap(slabs)
     r_min, r_max = -big, big
     inside = None
-    for k in range(3):
-        l1 = (lower[k] - start[k]) * rcp[k]
-        l2 = (upper[k] - start[k]) * rcp[k]
-        lo, hi = jnp.minimum(l1, l2), jnp.maximum(l1, l2)
-        lmin = lo if lmin is None else jnp.maximum(lo, lmin)
-        lmax = hi if lmax is None else jnp.minimum(hi, lmax)
+    for k, (lo, hi) in enumerate(slabs):
         zero = direction[k] == 0
         slab = ~((start[k] < lower[k]) | (start[k] > upper[k]))
         ok = jnp.where(zero, slab, True)
@@ -165,14 +161,26 @@ def ray_box_entry(start: Vec, direction: Vec, rcp: Vec, lower: Vec, upper: Vec, 
 def ray_box_entry_fast(start: Vec, rcp: Vec, lower: Vec, upper: Vec) -> tuple[Any, Any]:
     """(hit, entry t) of the plain slab test (Warp's ``intersect_ray_aabb``): what
     :func:`ray_box_entry` gives lanes that are not robust, with less arithmetic."""
-    lmin, lmax = None, None
+    lmin, lmax = _overlap(_slabs(start, rcp, lower, upper))
+    return (lmax >= 0) & (lmax >= lmin), lmin
+
+
+def _slabs(start: Vec, rcp: Vec, lower: Vec, upper: Vec) -> list:
+    """Per axis, the ray's (entry, exit) t of the box's slab (plain reciprocal arithmetic)."""
+    out = []
     for k in range(3):
         l1 = (lower[k] - start[k]) * rcp[k]
         l2 = (upper[k] - start[k]) * rcp[k]
-        lo, hi = jnp.minimum(l1, l2), jnp.maximum(l1, l2)
-        lmin = lo if lmin is None else jnp.maximum(lo, lmin)
-        lmax = hi if lmax is None else jnp.minimum(hi, lmax)
-    return (lmax >= 0) & (lmax >= lmin), lmin
+        out.append((jnp.minimum(l1, l2), jnp.maximum(l1, l2)))
+    return out
+
+
+def _overlap(slabs: list) -> tuple:
+    """(latest entry, earliest exit) over the slabs."""
+    lmin, lmax = slabs[0]
+    for lo, hi in slabs[1:]:
+        lmin, lmax = jnp.maximum(lo, lmin), jnp.minimum(hi, lmax)
+    return lmin, lmax
 
 
 def _pick(v: Vec, axis: Any) -> Any:
