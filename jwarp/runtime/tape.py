@@ -46,6 +46,7 @@ from jwarp.runtime.locking import exclusive
 from jwarp.runtime.read_flags import clear_read_flags
 from jwarp.runtime.tape_chain import CopyRecord, DeferredLaunch, LaunchRecord, run_backward
 from jwarp.runtime.tape_view import tape_to_dot
+from jwarp.runtime.zero_buffers import shared_zeros
 
 
 class Tape:
@@ -203,19 +204,15 @@ class Tape:
         """Zero every gradient the tape has touched.
 
         Buffers are immutable, so gradients of one shape, dtype and device share one zero buffer
-        (one allocation instead of one per array; a time-stepping tape has hundreds)."""
-        shared: dict = {}
+        (one allocation instead of one per array; a time-stepping tape has hundreds), kept for the
+        next call (:func:`~jwarp.runtime.zero_buffers.shared_zeros`)."""
         for g in self.gradients.values():
             if g is None or isinstance(g, StructInstance):  # its array fields are tracked themselves
                 continue
             if g._base is not None:  # a view writes through to its base
                 g.zero_()
                 continue
-            key = (g.shape, g.dtype, g.device)
-            buf = shared.get(key)
-            if buf is None:
-                buf = shared[key] = storage.device_zeros(g.shape, g.dtype, g.device)
-            g._set_buffer(buf)
+            g._set_buffer(shared_zeros(g.shape, g.dtype, g.device))
 
     def reset(self) -> None:
         """Forget the recorded launches and zero the gradients."""

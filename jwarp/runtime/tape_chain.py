@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jax
+import jax.extend.core as jax_core
 import numpy as np
 
 from jwarp.compiler.views import apply_chain, write_back
@@ -40,6 +41,7 @@ from jwarp.runtime.differentiable import (
 from jwarp.runtime.kernel import on_forget_compiled
 from jwarp.runtime.launch_config import normalize_dim
 from jwarp.runtime.preparation import prepare, prepare_with_trips
+from jwarp.runtime.zero_buffers import shared_zeros
 
 # Launches differentiated by one fused program (rounded up to one period of a repeating launch
 # pattern). Measured on a 2-core CPU: a 100-step simulation's backward 4.4 ms with 1, 7.3 ms with 8
@@ -293,7 +295,7 @@ def _backward_chunk(records: list) -> None:
     _CACHE[key] = fn  # (re)inserted last: the most recently used
     cts = tuple(arrays[lid]._grad.buffer for lid in diff_ids)
     with x64_scope(any(x64 for _, _, x64 in steps)):
-        new = fn[0]([first[lid] for lid in diff_ids], consts, cts)
+        new = fn[0]([first[lid] for lid in diff_ids], consts, cts, [arrays[lid]._grad for lid in diff_ids])
     for lid, g in zip(diff_ids, new):
         arrays[lid]._grad._set_buffer(g)
 
@@ -327,4 +329,47 @@ def _make_backward(fns: list, keys: list, diff: tuple, retain: tuple, diff_ids: 
     def backward(entering: list, consts: list, cts: tuple) -> tuple:
         return tuple(float_leaves_vjp(lambda e: list(chain(e, consts)), list(entering), list(cts)))
 
-    return jax.jit(backward)
+    return _Backward(backward)
+
+
+class _Backward:
+    """A segment's jitted backward whose identically-zero gradients (those consumed by stores that
+    overwrite a whole array) are not written by the program: they take the shared zero buffer of
+    their shape (:func:`jwarp.runtime.zero_buffers.shared_zeros`), as ``Tape.zero`` gives them.
+    Called as ``(entering, consts, cts, arrays)`` -> new gradient buffers of ``arrays``."""
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+        self.exe: Callable | None = None
+        self.zero: tuple = ()
+
+    def __call__(self, entering: list, consts: list, cts: tuple, arrays: list) -> tuple:
+        if self.exe is None:
+            self._build(entering, consts, cts)
+        if not self.zero:
+            return self.exe(entering, consts, cts)
+        computed = iter(self.exe(*jax.tree_util.tree_leaves((entering, consts, cts))))
+        return tuple(shared_zeros(a.shape, a.dtype, a.device) if z else next(computed)
+                     for a, z in zip(arrays, self.zero))
+
+    def _build(self, entering: list, consts: list, cts: tuple) -> None:
+        jitted = jax.jit(self.fn)
+        closed = jitted.trace(entering, consts, cts).jaxpr
+        outvars = closed.jaxpr.outvars
+        zero = tuple(_is_zero_fill(closed.jaxpr, v) for v in outvars)
+        if len(outvars) != len(cts) or not any(zero):  # (struct gradients: several leaves per array)
+            self.exe = jitted
+            return
+        kept = closed.jaxpr.replace(outvars=[v for v, z in zip(outvars, zero) if not z])
+        self.exe = jax.jit(jax_core.jaxpr_as_fun(jax_core.ClosedJaxpr(kept, closed.consts)))
+        self.zero = zero
+
+
+def _is_zero_fill(jaxpr: Any, var: Any) -> bool:
+    """Whether output ``var`` of ``jaxpr`` is a broadcast of the literal 0."""
+    for eqn in jaxpr.eqns:
+        if var in eqn.outvars:
+            operand = eqn.invars[0] if eqn.invars else None
+            return (eqn.primitive.name == "broadcast_in_dim" and isinstance(operand, jax_core.Literal)
+                    and np.all(np.asarray(operand.val) == 0))
+    return False
