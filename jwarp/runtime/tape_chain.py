@@ -23,6 +23,7 @@ from typing import Any
 
 import jax
 import jax.extend.core as jax_core
+import jax.numpy as jnp
 import numpy as np
 
 from jwarp.compiler.views import apply_chain, write_back
@@ -41,7 +42,7 @@ from jwarp.runtime.differentiable import (
 from jwarp.runtime.kernel import on_forget_compiled
 from jwarp.runtime.launch_config import normalize_dim
 from jwarp.runtime.preparation import prepare, prepare_with_trips
-from jwarp.runtime.zero_buffers import shared_zeros
+from jwarp.runtime.zero_buffers import is_shared_zeros, shared_zeros
 
 # Launches differentiated by one fused program (rounded up to one period of a repeating launch
 # pattern). Measured on a 2-core CPU: a 100-step simulation's backward 4.4 ms with 1, 7.3 ms with 8
@@ -286,21 +287,24 @@ def _backward_chunk(records: list) -> None:
         keys.append((step_key[0], ids, tuple(refresh), skip, tuple(sorted(r.out_bufs))))
         consts.append((c_in, r.values, c_out))
     diff_ids = [lid for lid, d in enumerate(diff) if d]
-    key = (tuple(keys), diff, retain)
+    cts = tuple(arrays[lid]._grad.buffer for lid in diff_ids)
+    zero_cts = tuple(is_shared_zeros(c) for c in cts)  # (after Tape.zero: the program need not read them)
+    key = (tuple(keys), diff, retain, zero_cts)
     fn = _CACHE.pop(key, None)
     if fn is None:
         while len(_CACHE) >= _CACHE_LIMIT:
             del _CACHE[next(iter(_CACHE))]
-        fn = (_make_backward([f for _, f, _ in steps], keys, diff, retain, diff_ids), steps)
+        fn = (_make_backward([f for _, f, _ in steps], keys, diff, retain, diff_ids, zero_cts), steps)
     _CACHE[key] = fn  # (re)inserted last: the most recently used
-    cts = tuple(arrays[lid]._grad.buffer for lid in diff_ids)
     with x64_scope(any(x64 for _, _, x64 in steps)):
         new = fn[0]([first[lid] for lid in diff_ids], consts, cts, [arrays[lid]._grad for lid in diff_ids])
     for lid, g in zip(diff_ids, new):
         arrays[lid]._grad._set_buffer(g)
 
 
-def _make_backward(fns: list, keys: list, diff: tuple, retain: tuple, diff_ids: list) -> Callable:
+def _make_backward(fns: list, keys: list, diff: tuple, retain: tuple, diff_ids: list, zero_cts: tuple) -> Callable:
+    """The backward program of a segment; ``zero_cts[k]``: the incoming gradient ``k`` is the shared
+    zero buffer, so the program uses a constant zero instead of reading it."""
     static = [(fn, ids, refresh, skip) for fn, (_, ids, refresh, skip, _) in zip(fns, keys)]
 
     def chain(entering: list, consts: list) -> tuple:
@@ -327,6 +331,7 @@ def _make_backward(fns: list, keys: list, diff: tuple, retain: tuple, diff_ids: 
         return tuple(env[lid] for lid in diff_ids)
 
     def backward(entering: list, consts: list, cts: tuple) -> tuple:
+        cts = tuple(jax.tree_util.tree_map(jnp.zeros_like, c) if zero else c for c, zero in zip(cts, zero_cts))
         return tuple(float_leaves_vjp(lambda e: list(chain(e, consts)), list(entering), list(cts)))
 
     return _Backward(backward)

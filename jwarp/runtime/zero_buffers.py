@@ -41,8 +41,13 @@ def shared_zeros(shape: tuple, dtype: Any, device: Any) -> Any:
     return buf
 
 
+def is_shared_zeros(buf: Any) -> bool:
+    """Whether ``buf`` is one of the held zero buffers (a computation may then use a constant zero)."""
+    return any(held is buf for held in _held.values())
+
+
 def _leaves(buf: Any) -> tuple:
     return buf if type(buf) is tuple else (buf,)
 
 
-__all__ = ["HELD_BYTES", "shared_zeros"]
+__all__ = ["HELD_BYTES", "is_shared_zeros", "shared_zeros"]

@@ -96,3 +96,20 @@ def test_consumed_gradients_take_the_shared_zero_buffer_and_stay_independent():
     np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6)
     tape.backward(loss=loss)
     np.testing.assert_allclose(x.grad.numpy(), 2.0 * expected, rtol=1e-6)
+
+
+def test_backward_from_zeroed_gradients_skips_reading_them_and_matches():
+    """After ``Tape.zero`` the incoming gradients are the shared zeros: the backward program is
+    specialised to constant zeros (a separate program from one reading real gradients), and both
+    give the same accumulation."""
+    x, y, loss, tape = _chain()
+    tape.zero()
+    tape.backward(loss=loss)
+    first = x.grad.numpy().copy()
+    keys_after_zero = {k[-1] for k in tape_chain._CACHE if len(k) == 4}
+    assert any(any(z) for z in keys_after_zero)
+    tape.backward(loss=loss)  # now x.grad holds real values: they must be read and accumulated into
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * first, rtol=1e-6)
+    x.grad.fill_(1.0)
+    tape.backward(loss=loss)
+    np.testing.assert_allclose(x.grad.numpy(), 1.0 + first, rtol=1e-6)
