@@ -21,8 +21,8 @@ import numpy as np
 from jwarp.lang import composites, scalars
 from jwarp.runtime import handles
 from jwarp.runtime.array import array
-from jwarp.runtime.geometry import bvh_build
-from jwarp.runtime.geometry.mesh import assign_group_tables, check_constructor, group_tables
+from jwarp.runtime.geometry import bvh_build, bvh_refit
+from jwarp.runtime.geometry.mesh import assign_group_tables, check_constructor, group_tables, node_bounds
 
 
 class Bvh:
@@ -83,13 +83,24 @@ class Bvh:
         return None if self.groups is None else self.groups.numpy()
 
     def _build(self) -> None:
-        self._tree = bvh_build.build(*self._boxes(), self._group_ids())
-        self._node_bounds = array(self._tree.bounds, dtype=scalars.float32, device=self.device)
+        boxes = self._boxes()
+        self._tree = bvh_build.build(*boxes, self._group_ids(), bounds=False)
+        self._refitter = self._device_refit(self._tree)
+        self._node_bounds = array(node_bounds(self._tree, self._refitter, *boxes), dtype=scalars.float32,
+                                  device=self.device)
         self._node_links = array(self._tree.links, dtype=scalars.int32, device=self.device)
         self._groups = group_tables(self._tree, self.device)
 
+    def _device_refit(self, tree: bvh_build.FlatTree) -> bvh_refit.DeviceRefit | None:
+        if not bvh_refit.supported(tree, self.groups is not None):
+            return None
+        return bvh_refit.DeviceRefit(tree, self.device.jax_device)
+
     def refit(self) -> None:
         """Recompute the node boxes from the current ``lowers`` / ``uppers`` (same tree)."""
+        if self._refitter is not None:
+            self._node_bounds._set_buffer(self._refitter.bounds(self.lowers.buffer, self.uppers.buffer))
+            return
         bvh_build.refit(self._tree, *self._boxes())
         self._node_bounds.assign(self._tree.bounds)
 
@@ -100,9 +111,11 @@ class Bvh:
             if name == "cubql" and self._constructor != "cubql":
                 raise ValueError("Cannot rebuild a non-cuBQL BVH with constructor='cubql'; create a new BVH instead")
             self._constructor = name
-        tree = bvh_build.build(*self._boxes(), self._group_ids())
+        boxes = self._boxes()
+        tree = bvh_build.build(*boxes, self._group_ids(), bounds=False)
         self._tree = tree
-        self._node_bounds.assign(tree.bounds)
+        self._refitter = self._device_refit(tree)
+        self._node_bounds.assign(node_bounds(tree, self._refitter, *boxes))
         self._node_links.assign(tree.links)
         self._groups = assign_group_tables(self._groups, tree, self.device)
 

@@ -115,9 +115,10 @@ def _halving_order(lowers: np.ndarray, uppers: np.ndarray) -> np.ndarray:
         start, end = np.where(split & (pos >= mid), mid, start), np.where(split & (pos < mid), mid, end)
 
 
-def build(lowers: np.ndarray, uppers: np.ndarray, groups: np.ndarray | None = None) -> FlatTree:
+def build(lowers: np.ndarray, uppers: np.ndarray, groups: np.ndarray | None = None, bounds: bool = True) -> FlatTree:
     """A tree over the boxes ``[lowers[i], uppers[i]]`` (arrays ``(n, 3)``); ``n == 0`` gives one
-    empty leaf that no query enters. ``groups``: optional int group id per box.
+    empty leaf that no query enters. ``groups``: optional int group id per box. ``bounds=False``:
+    leave the node boxes zero (the caller computes them, e.g. with a device refit).
 
     Every node splits its range of primitives in half (without groups, the tree's shape depends
     on ``n`` only: :mod:`jwarp.builtins.bvh_trail` numbers it as a heap); the tree is built level by
@@ -174,7 +175,8 @@ def build(lowers: np.ndarray, uppers: np.ndarray, groups: np.ndarray | None = No
         roots = by_span[np.searchsorted(span[by_span], wanted)].astype(np.int32)
     tree = FlatTree(np.zeros((count, 6), np.float32), links, first, last, order.astype(np.int32), depth,
                     np.asarray(keys, np.int32), roots)
-    refit(tree, lowers, uppers)
+    if bounds:
+        refit(tree, lowers, uppers)
     return tree
 
 

@@ -1,7 +1,8 @@
 """``wp.Mesh``: a triangle mesh with a BVH over its faces, for closest-point, ray and box queries.
 
 The BVH is built on the host (:mod:`jwarp.runtime.geometry.bvh_build`) over the faces' bounding
-boxes and kept as flat node arrays. Kernels receive ``mesh.id`` and query the mesh with the
+boxes and kept as flat node arrays; its node boxes are computed on the device, at build and refit
+(:mod:`jwarp.runtime.geometry.bvh_refit`). Kernels receive ``mesh.id`` and query the mesh with the
 builtins of :mod:`jwarp.builtins.mesh_queries`; the points array is read live, so after changing
 it in place call :meth:`Mesh.refit` (or assign ``mesh.points``, which refits).
 
@@ -22,7 +23,7 @@ import numpy as np
 from jwarp.lang import composites, scalars
 from jwarp.runtime import handles
 from jwarp.runtime.array import array
-from jwarp.runtime.geometry import bvh_build, winding_table
+from jwarp.runtime.geometry import bvh_build, bvh_refit, winding_table
 
 CONSTRUCTORS = ("sah", "median", "lbvh", "cubql")
 
@@ -59,6 +60,15 @@ def assign_group_tables(tables: dict, tree: bvh_build.FlatTree, device: Any) -> 
     tables["group_keys"].assign(tree.group_keys)
     tables["group_roots"].assign(tree.group_roots)
     return tables
+
+
+def node_bounds(tree: bvh_build.FlatTree, refitter: Any, lowers: np.ndarray, uppers: np.ndarray) -> np.ndarray:
+    """The node boxes of a tree built with ``bounds=False``: on the device where ``refitter`` (a
+    :class:`~jwarp.runtime.geometry.bvh_refit.DeviceRefit`) is given, else by the host refit."""
+    if refitter is not None:
+        return np.asarray(refitter.bounds(lowers, uppers))
+    bvh_build.refit(tree, lowers, uppers)
+    return tree.bounds
 
 
 def _vec3_array(a: Any, what: str) -> None:
@@ -127,8 +137,11 @@ class Mesh:
         self._tris = array(tris if tris.size else np.zeros((1, 3), np.int32), dtype=scalars.int32, device=self.device)
         self._no_velocities = array(np.zeros((1, 3), np.float32), dtype=composites.vec3, device=self.device)
         lowers, uppers = self._face_bounds()
-        self._tree = bvh_build.build(lowers, uppers, None if groups is None else groups.numpy())
-        self._node_bounds = array(self._tree.bounds, dtype=scalars.float32, device=self.device)
+        self._tree = bvh_build.build(lowers, uppers, None if groups is None else groups.numpy(), bounds=False)
+        self._refitter = (bvh_refit.DeviceRefit(self._tree, self.device.jax_device)
+                          if bvh_refit.supported(self._tree, groups is not None) else None)
+        self._node_bounds = array(node_bounds(self._tree, self._refitter, lowers, uppers), dtype=scalars.float32,
+                                  device=self.device)
         self._node_links = array(self._tree.links, dtype=scalars.int32, device=self.device)
         self._groups = group_tables(self._tree, self.device)
         self._winding_table = self.support_winding_number and winding_table.supported(
@@ -156,9 +169,14 @@ class Mesh:
 
     def refit(self) -> None:
         """Refit the BVH to the current points (call after changing ``points`` in place)."""
-        lowers, uppers = self._face_bounds()
-        bvh_build.refit(self._tree, lowers, uppers)
-        self._node_bounds.assign(self._tree.bounds)
+        if self._refitter is not None:
+            bounds, self._average_edge_length = self._refitter.mesh(self._points.buffer,
+                                                                    self._tris.buffer[: self._face_count])
+            self._node_bounds._set_buffer(bounds)
+        else:
+            lowers, uppers = self._face_bounds()
+            bvh_build.refit(self._tree, lowers, uppers)
+            self._node_bounds.assign(self._tree.bounds)
         if self._winding_table:
             self._winding_rows.assign(self._winding_moments())
 
@@ -206,6 +224,8 @@ class Mesh:
                   "velocities": self._velocities if self._velocities is not None else self._no_velocities,
                   "node_bounds": self._node_bounds, "node_links": self._node_links,
                   "winding_rows": self._winding_rows, **self._groups}
+        if not isinstance(self._average_edge_length, np.float32):  # a device refit's result
+            self._average_edge_length = np.float32(self._average_edge_length)
         values = {"average_edge_length": (scalars.float32, self._average_edge_length)}
         return handles.LaunchOperands("mesh", static, arrays, values)
 
