@@ -102,11 +102,15 @@ def winding_rows(points: np.ndarray, tris: np.ndarray, tree: Any) -> np.ndarray:
     below = None
     for level in range(levels - 1, -1, -1):
         lo, hi = 1 << level, 1 << (level + 1)
-        here = _triangles(corners[lo:hi])
-        if below is not None:  # the children of slot k are slots 2k and 2k + 1: pairs of the level below
-            parent = _combine(*({k: v[j::2] for k, v in below.items()} for j in (0, 1)))
-            keep = leaf[lo:hi]
-            here = {k: np.where(keep.reshape((-1,) + (1,) * (v.ndim - 1)), v, parent[k]) for k, v in here.items()}
+        keep = leaf[lo:hi]
+        if below is None:  # the last level: leaves and empty slots only
+            here = _triangles(corners[lo:hi])
+        else:  # the children of slot k are slots 2k and 2k + 1: pairs of the level below
+            here = _combine(*({k: v[j::2] for k, v in below.items()} for j in (0, 1)))
+            if keep.any():  # (leaves are on the last two levels only)
+                mine = _triangles(corners[lo:hi][keep])
+                for k, v in here.items():
+                    v[keep] = mine[k]
         table[lo:hi] = _rows(here, leaf[lo:hi], corners[lo:hi])
         below = here
     return table.astype(np.float32)
