@@ -13,6 +13,9 @@ protocol:
 :func:`measure` first checks correctness (reset, one step, compare the outputs of all
 implementations with ``np.allclose``), then warms up and times ``step(); sync()`` with the
 implementations interleaved (A B C A B C ...), so load changes on a shared machine hit all alike.
+Each sample also records the process CPU time (all threads) it took, reported in the JSON as
+``cpu_stats``: on a machine shared with other work, wall time depends on how many cores a
+multi-threaded implementation (XLA) finds free, CPU time much less.
 """
 
 from __future__ import annotations
@@ -100,6 +103,7 @@ class Result:
     stats: dict[str, Stats]
     check: str  # "PASS", "FAIL: ..." or "n/a"
     notes: str = ""
+    cpu_stats: dict[str, Stats] = field(default_factory=dict)  # process CPU time per operation
 
     def ratio(self, a: str, b: str) -> float | None:
         if a in self.stats and b in self.stats and self.stats[b].median > 0:
@@ -115,6 +119,7 @@ class Result:
             "ratio_jwarp_warp": self.ratio("jwarp", "warp"),
             "check": self.check,
             "notes": self.notes,
+            "cpu_stats": {k: s.as_dict() for k, s in self.cpu_stats.items()},
         }
 
 
@@ -151,11 +156,17 @@ def check_outputs(case: Case) -> str:
     return "PASS" if not problems else "FAIL: " + "; ".join(problems)
 
 
-def _time_step(program: Program) -> float:
+def _time_step(program: Program) -> tuple[float, float]:
+    """Wall-clock and process CPU seconds of one ``step(); sync()``."""
+    cpu = time.process_time()
     start = time.perf_counter()
     program.step()
     program.sync()
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def _stats(values: list[float]) -> Stats:
+    return Stats(statistics.median(values), min(values), max(values), values)
 
 
 def measure(case: Case) -> Result:
@@ -169,15 +180,17 @@ def measure(case: Case) -> Result:
             program.step()
             program.sync()
     samples: dict[str, list[float]] = {name: [] for name in everyone}
+    cpu_samples: dict[str, list[float]] = {name: [] for name in everyone}
     scale = _SCALE[case.unit] / case.per_step
     for _ in range(case.repeats):
         for name, program in everyone.items():
-            samples[name].append(_time_step(program) * scale)
-    stats = {
-        name: Stats(statistics.median(values), min(values), max(values), values) for name, values in samples.items()
-    }
+            wall, cpu = _time_step(program)
+            samples[name].append(wall * scale)
+            cpu_samples[name].append(cpu * scale)
+    stats = {name: _stats(values) for name, values in samples.items()}
     notes = case.notes(stats) if case.notes else ""
-    return Result(case.name, case.unit, stats, check, notes)
+    cpu_stats = {name: _stats(values) for name, values in cpu_samples.items()}
+    return Result(case.name, case.unit, stats, check, notes, cpu_stats)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -15,5 +15,20 @@ import jax
 
 ASYNC = os.environ.get("JWARP_CPU_ASYNC_DISPATCH", "0").lower() not in ("", "0", "false", "no")
 
+
+def _backend_started() -> bool:
+    """Whether JAX created its backends before jwarp was imported (then the dispatch mode is JAX's)."""
+    try:
+        from jax._src import xla_bridge
+
+        return bool(xla_bridge.backends_are_initialized())
+    except (ImportError, AttributeError):  # a JAX without this helper: assume the worst
+        return True
+
+
+# Whether CPU executables run to their end inside the call that dispatches them (this process's
+# mode: asked for here, effective only when JAX's backends start after this import).
+SYNC_CPU = not ASYNC and not _backend_started()
+
 if not ASYNC:
     jax.config.update("jax_cpu_enable_async_dispatch", False)

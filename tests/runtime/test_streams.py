@@ -3,11 +3,18 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
+import jax
 import numpy as np
 import pytest
 
 import jwarp as wp
+from jwarp import _dispatch
+from jwarp.runtime import streams
 from jwarp.runtime.device import simulated_cuda_devices
+from jwarp.runtime.locking import state_lock
 
 
 @wp.kernel
@@ -129,3 +136,50 @@ def test_synchronize_waits_for_outstanding_work():
         wp.launch(heavy, 20000, inputs=[b], stream=s)
         wp.synchronize_stream(s)
         assert b.buffer.is_ready() and s.is_complete
+
+
+def _count_ticks(monkeypatch) -> list:
+    """Replace the barrier's tiny computation with one that counts its calls."""
+    calls: list = []
+    real = jax.jit(lambda x: x + 1)
+
+    def tick(x):
+        calls.append(1)
+        return real(x)
+
+    monkeypatch.setattr(streams, "_tick", tick)
+    return calls
+
+
+def test_cpu_synchronize_needs_no_dispatch_under_synchronous_dispatch(monkeypatch):
+    if not _dispatch.SYNC_CPU:
+        pytest.skip("JAX's CPU backend started before jwarp: asynchronous CPU dispatch")
+    calls = _count_ticks(monkeypatch)
+    a = wp.zeros(16)
+    wp.synchronize()
+    wp.synchronize_device("cpu")
+    assert calls == []
+    monkeypatch.setattr(streams, "worker_busy", lambda: True)  # an interrupted launch still computing
+    wp.synchronize()
+    assert calls == [1]
+    assert a.numpy().sum() == 0.0
+
+
+def test_cpu_synchronize_waits_for_a_launch_on_another_thread():
+    # a launch holds state_lock until its executable returns; synchronize must wait for it
+    held = threading.Event()
+    order: list = []
+
+    def other():
+        with state_lock:
+            held.set()
+            time.sleep(0.2)
+            order.append("launch done")
+
+    t = threading.Thread(target=other)
+    t.start()
+    assert held.wait(10)
+    wp.synchronize()
+    order.append("synchronized")
+    t.join(10)
+    assert order == ["launch done", "synchronized"]
