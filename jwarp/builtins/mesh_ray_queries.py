@@ -116,15 +116,19 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
         safe = robust_arg is None
 
         def derive(lanes: Any) -> dict:
-            """A ray's reciprocal direction and triangle-test constants, when it enters the pool."""
+            """A ray's reciprocal direction and triangle-test constants, when it enters the pool, and
+            whether it needs the general box test (robust, or an infinite reciprocal: Warp's minima
+            then ignore NaNs, which the plain test's minima need not)."""
             d = tuple(lanes[k] for k in ("dx", "dy", "dz"))
             r = _safe_rcp(d) if safe else tuple(1.0 / x for x in d)
-            return {**dict(zip(("rx", "ry", "rz"), r)), **dict(zip(_SETUP_KEYS, tm.ray_setup(d)))}
+            general = lanes["robust"] | ~(jnp.isfinite(r[0]) & jnp.isfinite(r[1]) & jnp.isfinite(r[2]))
+            return {**dict(zip(("rx", "ry", "rz"), r)), **dict(zip(_SETUP_KEYS, tm.ray_setup(d))),
+                    "general": general}
 
         rows = bvh_trail.node_rows(view.tree, view.face_count, leaf_data)
         lean = {k: v for k, v in state.items() if k not in ("node", "rx", "ry", "rz") + _SETUP_KEYS}
         s = dict(state, **bvh_trail.walk_trail(rows, view.face_count, lean, run, enter, tested,
-                                               fast=(enter_fast, "robust"), derive=derive))
+                                               fast=(enter_fast, "general"), derive=derive))
     else:
         s = walk_nearest(view.tree, state, run, enter, candidate, fetch=view.corners, depth=view.depth)
     hit = run & (s["t"] < max_t)
@@ -168,12 +172,56 @@ def mesh_query_ray(call: Call, mesh: Value, start: Value, dir: Value, max_t: Val
     return Value(scalars.bool_, found)
 
 
+def _trail_supported(view: MeshView, root: Any) -> bool:
+    return root is None and bvh_trail.supported(view.face_count, bool(view.handle.fact("grouped")))
+
+
+def _trail_rays(view: MeshView, state: dict, run: Any, safe: bool, limit: str | None, update: Any,
+                best: str, stop: str | None = None) -> dict:
+    """A ray walk over :func:`jwarp.builtins.bvh_trail.walk_trail` (nearer child first) whose leaves
+    call ``update(state, prim, (a, b, c)) -> {best: ...}``: ``state`` holds the ray (start and
+    direction keys), ``robust`` and, with ``limit``, the field bounding the entry distance of a box
+    that is entered. ``safe``: Warp's safe reciprocal (a zero component as 1e-20) instead of
+    ``1 / dir``. Returns the final ``best`` field (and ``stop``)."""
+    def enter(s: dict, lower: tuple, upper: tuple) -> tuple:
+        hit, t = tm.ray_box_entry(*_ray_of(s), lower, upper, s["robust"])
+        return (hit & (t < s[limit]) if limit else hit), t
+
+    def enter_fast(s: dict, lower: tuple, upper: tuple) -> tuple:
+        start_, _, rcp_ = _ray_of(s)
+        hit, t = tm.ray_box_entry_fast(start_, rcp_, lower, upper)
+        return (hit & (t < s[limit]) if limit else hit), t
+
+    def derive(lanes: Any) -> dict:
+        d = tuple(lanes[k] for k in ("dx", "dy", "dz"))
+        r = _safe_rcp(d) if safe else tuple(1.0 / x for x in d)
+        general = lanes["robust"] | ~(jnp.isfinite(r[0]) & jnp.isfinite(r[1]) & jnp.isfinite(r[2]))
+        return {**dict(zip(("rx", "ry", "rz"), r)), **dict(zip(_SETUP_KEYS, tm.ray_setup(d))), "general": general}
+
+    def leaf(s: dict, prim: Any, cols: tuple) -> dict:
+        return update(s, prim, (cols[0:3], cols[3:6], cols[6:9]))
+
+    rows = bvh_trail.node_rows(view.tree, view.face_count, lambda prim: [x for c in view.corners(prim) for x in c])
+    lean = {k: v for k, v in state.items() if k not in ("node", "end", "rx", "ry", "rz") + _SETUP_KEYS}
+    return bvh_trail.walk_trail(rows, view.face_count, lean, run, enter, None, best=best, best_prim=None,
+                                fast=(enter_fast, "general"), derive=derive, update=leaf,
+                                stop=stop)
+
+
 def count_hits(view: MeshView, start: tuple, direction: tuple, run: Any, root: Any = None) -> Any:
     """Number of faces each lane's ray meets at ``t >= 0`` (Warp's robust box test, ``rcp = 1 / dir``),
     within the subtree ``root``."""
     shape = run.shape
     rcp = tuple(1.0 / d for d in direction)
     robust = True
+    if _trail_supported(view, root):
+        def counted(s: dict, prim: Any, corners: tuple) -> dict:
+            hit, t, _, _, _ = _hit(s, *corners)
+            return {"count": s["count"] + (hit & (t >= 0)).astype(jnp.int32)}
+
+        state = {"count": jnp.zeros(shape, jnp.int32), **_ray_state(start, direction, rcp),
+                 "robust": jnp.ones(shape, bool)}
+        return _trail_rays(view, state, run, False, None, counted, "count")["count"]
 
     def enter(s: dict, lower: tuple, upper: tuple) -> Any:
         return tm.ray_box_entry(*_ray_of(s), lower, upper, robust)[0]
@@ -242,6 +290,13 @@ def mesh_query_ray_anyhit(call: Call, mesh: Value, start: Value, dir: Value, max
         run = run0 if selected is None else run0 & selected
         state = {**_from_root(view, top, run.shape), "limit": limit, "robust": robust,
                  **_ray_state(s0, d0, rcp)}
+        if _trail_supported(view, top):
+            def accepted(s: dict, prim: Any, corners: tuple) -> dict:
+                hit, t, _, _, _ = _hit(s, *corners)
+                return {"found": s["found"] | (hit & (t < s["limit"]) & (t >= 0))}
+
+            state["found"] = jnp.zeros(run.shape, bool)
+            return [_trail_rays(view, state, run, True, "limit", accepted, "found", stop="found")["found"]]
         s = walk(view.tree, state, run, enter, leaf, stop_on_accept=True)
         return [s["found"]]
 
