@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 
 from jwarp.builtins import bvh_trail
@@ -136,6 +137,26 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
     return dict(s, hit=hit, sign=jnp.where(hit, sign, jnp.ones_like(sign)))
 
 
+@jax.custom_jvp
+def _hit_distance(t_walk: Any, start: tuple, direction: tuple, a: tuple, b: tuple, c: tuple) -> Any:
+    """The hit distance of the ray on triangle ``abc``: ``t_walk``, the value the walk computed with
+    the same arithmetic (so a launch that is not differentiated does not test the face again); its
+    derivative is that of :func:`jwarp.builtins.triangle_math.intersect_ray_triangle`'s ``t`` with
+    respect to ``start`` and ``direction`` (the corners are constants)."""
+    return t_walk
+
+
+@_hit_distance.defjvp
+def _hit_distance_jvp(primals: tuple, tangents: tuple) -> tuple:
+    t_walk, start, direction, a, b, c = primals
+
+    def distance(st: tuple, d: tuple) -> Any:
+        return tm.intersect_ray_triangle(st, d, a, b, c)[1]
+
+    _, dt = jax.jvp(distance, (start, direction), (tangents[1], tangents[2]))
+    return t_walk, dt
+
+
 @builtin("mesh_query_ray", group="Geometry", kernel_only=True)
 def mesh_query_ray(call: Call, mesh: Value, start: Value, dir: Value, max_t: Value, *rest: Value) -> Value:
     """Nearest hit of the ray ``start + t dir`` (``0 <= t < max_t``) with the mesh. With
@@ -157,7 +178,8 @@ def mesh_query_ray(call: Call, mesh: Value, start: Value, dir: Value, max_t: Val
         s = closest_hit(view, s0, d0, limit, run, root=root)
         found = run & s["hit"]
         a, b, c = (tuple(stop(x) for x in corner) for corner in view.corners(s["face"]))
-        _, t, u, v, sign = tm.intersect_ray_triangle(s_grad, d_grad, a, b, c)
+        _, _, u, v, sign = tm.intersect_ray_triangle(s_grad, d_grad, a, b, c)
+        t = _hit_distance(s["t"], s_grad, d_grad, a, b, c)
         normal = tm.normalize(tm.cross(tm.sub(b, a), tm.sub(c, a)))
         return [found, sign, s["face"], t, u, v, *normal]
 
