@@ -8,12 +8,14 @@ lane waits and few are left, the survivors are packed into a pool a quarter the 
 shapes: one compiled loop per size). The pool's arrays stay in cache, and the work done is close
 to the sum of the lanes' own trip counts.
 
-Lane data is kept in few arrays, since every separate array operation is a thunk with its own
-fixed cost: the read-only inputs (the state keys that are not ``outputs``) are packed into one
-row per launch lane, gathered as rows at a refill and kept lane-minor in the pool
-(:class:`Lanes` cuts the columns out inside the fusions that read them); a step must not change
-them (state that changes in the pool without being written back belongs in ``scratch``). Opt-in
-(``pack_inputs``): walks whose steps read few inputs gain nothing from it.
+Lane data is kept in few pool arrays, since every separate array operation is a thunk with its
+own fixed cost: the read-only inputs (the state keys that are not ``outputs``) are kept as one
+lane-minor ``(inputs, lanes)`` matrix in the pool (:class:`Lanes` cuts the columns out inside the
+fusions that read them), gathered at a refill column by column from contiguous launch-lane arrays
+(a launch-sized row-packed copy cost more, in its packing pass and page faults, than it saved in
+the gathers); a step must not change them (state that changes in the pool without being written
+back belongs in ``scratch``). Opt-in (``pack_inputs``): walks whose steps read few inputs gain
+nothing from it. Outputs are packed into one row per launch lane when there are several.
 
 :func:`barrier` evaluates a function in its own XLA computation. XLA:CPU fuses gathers into the
 arithmetic that reads them, and a fusion containing a gather is not vectorised; it also
@@ -41,6 +43,9 @@ import jax.numpy as jnp
 from jax import lax
 
 Step = Callable[[dict, Any], dict]
+# outputs travel between the pool and the launch lanes packed as one row per lane when there are at
+# least this many (fewer refill scatters); fewer stay separate arrays (no launch-sized packing pass)
+_PACKED_OUTPUTS = 4
 
 
 def barrier(go: Any, fn: Callable, *args: Any) -> Any:
@@ -78,6 +83,13 @@ _WORDS = (jnp.float32, jnp.int32, jnp.bool_)
 def _packable(home: dict, keys: tuple) -> tuple:
     """The keys of 1-d lane arrays of 32-bit (or bool) type, which :func:`_pack` stacks."""
     return tuple(k for k in keys if home[k].ndim == 1 and home[k].dtype in _WORDS)
+
+
+def _as_word(v: Any) -> Any:
+    """A 32-bit or bool lane array as float32 (ints by bit pattern, bools as 0/1)."""
+    if v.dtype == jnp.int32:
+        v = lax.bitcast_convert_type(v, jnp.float32)
+    return v.astype(jnp.float32)
 
 
 def _pack(home: dict, names: tuple) -> Any:
@@ -238,7 +250,11 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
     # the outputs travel between the pool and the launch as one row per lane too ("__out").
     in_names = _packable(state, inputs) if pack_inputs or derive is not None else ()
     out_names = _packable(state, keys)
-    in_rows = _pack(state, in_names) if in_names else None
+    if len(out_names) < _PACKED_OUTPUTS:
+        out_names = ()
+    # each input as its own contiguous float32 lane array, computed before the loop (the barrier keeps
+    # XLA from recomputing a column's producer inside the refill's gather, where it would not vectorise)
+    in_cols = lax.optimization_barrier(tuple(_as_word(state[k]) for k in in_names)) if in_names else ()
     home = {k: state[k] for k in keys if k not in out_names}
     if out_names:
         home["__out"] = _pack(state, out_names)
@@ -280,7 +296,7 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
         """The launch lanes ``rows`` (inputs and current outputs) as pool entries."""
         got = _gather(loose, rows)
         if in_names:  # the pool keeps its inputs lane-minor, so steps read them contiguously
-            base = in_rows.at[rows].get(mode="promise_in_bounds").T
+            base = jnp.stack([c.at[rows].get(mode="promise_in_bounds") for c in in_cols], axis=0)
             if derive is not None:
                 stored = len(in_names) - len(extra)
                 more = derive(Lanes({}, base, in_names[:stored], in_types[:stored]))

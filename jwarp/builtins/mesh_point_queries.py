@@ -240,8 +240,11 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
         on_edge = ((la * n0 - e0a * e0a < eps_sq * n0) | (lb * n2 - e2b * e2b < eps_sq * n2)
                    | (la * n1 - e1a * e1a < eps_sq * n1))
         neg = lambda x: tuple(-y for y in x)  # noqa: E731
-        weight = jnp.where(la < eps_sq, angle(e0, e1), jnp.where(lb < eps_sq, angle(e2, neg(e0)), jnp.where(
-            lc < eps_sq, angle(neg(e1), neg(e2)), jnp.where(on_edge, pi, 2.0 * pi))))
+        # the angle at the vertex the point is at (one arccos: the vertex's two edges picked first)
+        at_a, at_b = la < eps_sq, lb < eps_sq
+        pick = lambda x, y, z: tuple(jnp.where(at_a, p, jnp.where(at_b, q, r)) for p, q, r in zip(x, y, z))  # noqa: E731
+        corner = angle(pick(e0, e2, neg(e1)), pick(e1, neg(e0), neg(e2)))
+        weight = jnp.where(at_a | at_b | (lc < eps_sq), corner, jnp.where(on_edge, pi, 2.0 * pi))
         unit = tm.normalize(normal)
         tie = near & (dist > s["best"] - eps)
         closer_tie = tie & (dist < s["best"])
