@@ -215,6 +215,24 @@ def needs_general(key: str, running: Callable[[Any], Any] | None = None) -> Call
     return hint
 
 
+def _with_uniform(uniform: dict, enter: Callable, candidate: Callable | None, update: Callable | None,
+                  derive: Callable | None, fast: tuple | None) -> tuple:
+    """The callbacks of :func:`walk_trail` reading the lane-invariant inputs ``uniform`` (scalars)
+    alongside the pool's lane data."""
+    def view(s: Any) -> dict:
+        return {**{k: s[k] for k in s}, **uniform}
+
+    def on_state(fn: Callable | None) -> Callable | None:
+        return None if fn is None else (lambda s, *rest: fn(view(s), *rest))
+
+    def derive_(lanes: Any) -> dict:  # derived arrays are per lane, even from lane-invariant inputs
+        some = next(iter(lanes))
+        return {k: jnp.broadcast_to(v, jnp.shape(lanes[some])) for k, v in derive(view(lanes)).items()}
+
+    fast_ = None if fast is None else (on_state(fast[0]), fast[1])
+    return on_state(enter), on_state(candidate), on_state(update), None if derive is None else derive_, fast_
+
+
 def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[[dict, tuple, tuple], tuple],
                candidate: Callable[[dict, Any, tuple], Any] | None, best: str = "t", best_prim: str | None = "face",
                fast: tuple | None = None, derive: Callable[[Any], dict] | None = None,
@@ -230,13 +248,22 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     limit; ``state[best_prim]`` receives the primitive of the smallest candidate (the first found
     wins ties). ``fast``: see :func:`stepper`. ``derive``: per-lane constants computed from the
     state when a lane enters the pool (see :func:`jwarp.builtins.lane_pool.pooled_loop`).
+    State entries given as scalars (0-d) other than the outputs are lane-invariant inputs (e.g. one
+    ray origin for every lane): not stored per lane, the callbacks read them as scalars.
     ``update(state, prim, data)`` (instead of ``candidate``): a leaf's new values of the state
     fields it changes (``best``, ``best_prim`` and the fields named in ``changes``), for searches
     that keep more than the smallest candidate (or visit every entered leaf: counts); then
     ``best_prim`` may be None. ``stop``: a bool state field that ends a lane's walk once set (an
     any-hit search). Returns the final state."""
     shape = active.shape
-    flat = {k: jnp.broadcast_to(v, shape).reshape(-1) for k, v in state.items()}
+    # inputs given as scalars are the same for every lane: they stay out of the pool's lane data
+    kept = (best, best_prim) + tuple(changes)
+    uniform = {k: v for k, v in state.items() if jnp.ndim(v) == 0 and k not in kept}
+    if len(uniform) == len([k for k in state if k not in kept]):
+        uniform = {}  # every input lane-invariant: keep them per lane (the pool needs lane data)
+    flat = {k: jnp.broadcast_to(v, shape).reshape(-1) for k, v in state.items() if k not in uniform}
+    if uniform:
+        enter, candidate, update, derive, fast = _with_uniform(uniform, enter, candidate, update, derive, fast)
     # a lane's position lives only in the pool: it starts at the root with nothing pending
     scratch = {"node": ((), jnp.int32, root_slot(count)), "trail": ((), jnp.int32, 0)}
     if update is None and (candidate is None or best_prim is None):

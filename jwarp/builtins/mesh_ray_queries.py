@@ -32,7 +32,7 @@ from jwarp.builtins.mesh_common import (MeshView, active, check_vec3, full, per_
 from jwarp.builtins.mesh_point_queries import _struct
 from jwarp.compiler import handles
 from jwarp.compiler.registry import builtin
-from jwarp.compiler.values import value_from_leaves
+from jwarp.compiler.values import leaves_of, value_from_leaves
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType
 
@@ -88,7 +88,7 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
     if robust is None:
         robust = (direction[0] == 0) | (direction[1] == 0) | (direction[2] == 0)
     else:
-        robust = jnp.full(shape, bool(robust))
+        robust = jnp.asarray(bool(robust))
     node = _from_root(view, root, shape)["node"]
     state = {"node": node, "t": max_t, "face": jnp.zeros(shape, jnp.int32),
              **_ray_state(start, direction, rcp), "robust": robust}
@@ -122,12 +122,14 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
             then ignore NaNs, which the plain test's minima need not)."""
             d = tuple(lanes[k] for k in ("dx", "dy", "dz"))
             r = _safe_rcp(d) if safe else tuple(1.0 / x for x in d)
-            general = lanes["robust"] | ~(jnp.isfinite(r[0]) & jnp.isfinite(r[1]) & jnp.isfinite(r[2]))
+            robust_ = (d[0] == 0) | (d[1] == 0) | (d[2] == 0) if safe else lanes["robust"]
+            general = robust_ | ~(jnp.isfinite(r[0]) & jnp.isfinite(r[1]) & jnp.isfinite(r[2]))
             return {**dict(zip(("rx", "ry", "rz"), r)), **dict(zip(_SETUP_KEYS, tm.ray_setup(d))),
-                    "general": general}
+                    "general": general, **({"robust": robust_} if safe else {})}
 
         rows = bvh_trail.node_rows(view.tree, view.face_count, leaf_data)
-        lean = {k: v for k, v in state.items() if k not in ("node", "rx", "ry", "rz") + _SETUP_KEYS}
+        derived = ("node", "rx", "ry", "rz") + _SETUP_KEYS + (("robust",) if safe else ())
+        lean = {k: v for k, v in state.items() if k not in derived}
         s = dict(state, **bvh_trail.walk_trail(rows, view.face_count, lean, run, enter, tested,
                                                fast=(enter_fast, "general"), derive=derive))
     else:
@@ -169,7 +171,7 @@ def mesh_query_ray(call: Call, mesh: Value, start: Value, dir: Value, max_t: Val
         raise call.no_overload(mesh, start, dir, max_t, *rest)
     root = _root(call, rest[-1] if len(rest) in (1, 7) else None)
     s_grad, d_grad = vec3_leaves(call, start), vec3_leaves(call, dir)
-    s0, d0 = tuple(stop(x) for x in s_grad), tuple(stop(x) for x in d_grad)
+    s0, d0 = _lane_invariant(start, s_grad), _lane_invariant(dir, d_grad)
     limit = stop(full(call, max_t.data, jnp.float32))
     run0 = active(call)
 
@@ -202,9 +204,11 @@ def _trail_rays(view: MeshView, state: dict, run: Any, safe: bool, limit: str | 
                 best: str, stop: str | None = None) -> dict:
     """A ray walk over :func:`jwarp.builtins.bvh_trail.walk_trail` (nearer child first) whose leaves
     call ``update(state, prim, (a, b, c)) -> {best: ...}``: ``state`` holds the ray (start and
-    direction keys), ``robust`` and, with ``limit``, the field bounding the entry distance of a box
-    that is entered. ``safe``: Warp's safe reciprocal (a zero component as 1e-20) instead of
-    ``1 / dir``. Returns the final ``best`` field (and ``stop``)."""
+    direction keys), ``robust`` (None: the lanes whose direction has a zero component, computed as a
+    lane enters the pool) and, with ``limit``, the field bounding the entry distance of a box that is
+    entered. ``safe``: Warp's safe reciprocal (a zero component as 1e-20) instead of ``1 / dir``.
+    Returns the final ``best`` field (and ``stop``)."""
+    by_direction = state.get("robust") is None
     def enter(s: dict, lower: tuple, upper: tuple) -> tuple:
         hit, t = tm.ray_box_entry(*_ray_of(s), lower, upper, s["robust"])
         return (hit & (t < s[limit]) if limit else hit), t
@@ -217,14 +221,18 @@ def _trail_rays(view: MeshView, state: dict, run: Any, safe: bool, limit: str | 
     def derive(lanes: Any) -> dict:
         d = tuple(lanes[k] for k in ("dx", "dy", "dz"))
         r = _safe_rcp(d) if safe else tuple(1.0 / x for x in d)
-        general = lanes["robust"] | ~(jnp.isfinite(r[0]) & jnp.isfinite(r[1]) & jnp.isfinite(r[2]))
-        return {**dict(zip(("rx", "ry", "rz"), r)), **dict(zip(_SETUP_KEYS, tm.ray_setup(d))), "general": general}
+        robust = (d[0] == 0) | (d[1] == 0) | (d[2] == 0) if by_direction else lanes["robust"]
+        general = robust | ~(jnp.isfinite(r[0]) & jnp.isfinite(r[1]) & jnp.isfinite(r[2]))
+        return {**dict(zip(("rx", "ry", "rz"), r)), **dict(zip(_SETUP_KEYS, tm.ray_setup(d))), "general": general,
+                **({"robust": robust} if by_direction else {})}
 
     def leaf(s: dict, prim: Any, cols: tuple) -> dict:
         return update(s, prim, (cols[0:3], cols[3:6], cols[6:9]))
 
     rows = bvh_trail.node_rows(view.tree, view.face_count, lambda prim: [x for c in view.corners(prim) for x in c])
-    lean = {k: v for k, v in state.items() if k not in ("node", "end", "rx", "ry", "rz") + _SETUP_KEYS}
+    lean = {k: v for k, v in state.items() if k not in ("node", "end", "rx", "ry", "rz", "robust") + _SETUP_KEYS}
+    if not by_direction:
+        lean["robust"] = state["robust"]
     return bvh_trail.walk_trail(rows, view.face_count, lean, run, enter, None, best=best, best_prim=None,
                                 fast=(enter_fast, "general"), derive=derive, update=leaf,
                                 stop=stop)
@@ -242,7 +250,7 @@ def count_hits(view: MeshView, start: tuple, direction: tuple, run: Any, root: A
             return {"count": s["count"] + (hit & (t >= 0)).astype(jnp.int32)}
 
         state = {"count": jnp.zeros(shape, jnp.int32), **_ray_state(start, direction, rcp),
-                 "robust": jnp.ones(shape, bool)}
+                 "robust": jnp.asarray(True)}
         return _trail_rays(view, state, run, False, None, counted, "count")["count"]
 
     def enter(s: dict, lower: tuple, upper: tuple) -> Any:
@@ -268,10 +276,19 @@ def _root(call: Call, root: Value | None) -> Any:
     return full(call, root.data, jnp.int32)
 
 
+def _lane_invariant(value: Value, lanes_: tuple) -> tuple:
+    """A vec3 argument's components for a walk (without gradient): scalars when the kernel passed the
+    same vector to every lane (the walk keeps them out of its lane data), else the lane arrays."""
+    raw = leaves_of(value)
+    if all(jnp.ndim(x) == 0 for x in raw):
+        return tuple(stop(jnp.asarray(x).astype(jnp.float32)) for x in raw)
+    return tuple(stop(x) for x in lanes_)
+
+
 def _ray_args(call: Call, mesh: Value, start: Value, dir: Value, *scalars_: Value) -> tuple:
     if not (scalars.is_int(mesh.type) and check_vec3(start) and check_vec3(dir)):
         raise call.no_overload(mesh, start, dir, *scalars_)
-    return tuple(stop(x) for x in vec3_leaves(call, start)), tuple(stop(x) for x in vec3_leaves(call, dir))
+    return _lane_invariant(start, vec3_leaves(call, start)), _lane_invariant(dir, vec3_leaves(call, dir))
 
 
 @builtin("mesh_query_ray_count_intersections", group="Geometry", kernel_only=True)
@@ -318,6 +335,7 @@ def mesh_query_ray_anyhit(call: Call, mesh: Value, start: Value, dir: Value, max
                 return {"found": s["found"] | (hit & (t < s["limit"]) & (t >= 0))}
 
             state["found"] = jnp.zeros(run.shape, bool)
+            state["robust"] = None  # from each lane's direction, as it enters the pool
             return [_trail_rays(view, state, run, True, "limit", accepted, "found", stop="found")["found"]]
         s = walk(view.tree, state, run, enter, leaf, stop_on_accept=True)
         return [s["found"]]

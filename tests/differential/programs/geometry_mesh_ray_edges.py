@@ -43,6 +43,28 @@ def rays(mesh: wp.uint64, starts: wp.array(dtype=wp.vec3), dirs: wp.array(dtype=
                          int(wp.mesh_query_ray_anyhit(mesh, starts[i], dirs[i], 2.5)))
 
 
+@wp.kernel
+def shared_rays(mesh: wp.uint64, starts: wp.array(dtype=wp.vec3), dirs: wp.array(dtype=wp.vec3),
+                t_out: wp.array(dtype=wp.vec2), counts: wp.array(dtype=wp.vec4i)):
+    """One start (or one direction) for every lane: the walk keeps it out of the lanes' data."""
+    i = wp.tid()
+    eye = wp.vec3(0.31, 2.47, 0.23)
+    down = wp.vec3(0.0, -1.0, 0.0)  # zero components: the robust box test for every lane
+    a = wp.mesh_query_ray(mesh, eye, dirs[i], 1.0e6)
+    b = wp.mesh_query_ray(mesh, starts[i], down, 1.0e6)
+    ta = float(-1.0)
+    tb = float(-1.0)
+    if a.result:
+        ta = a.t
+    if b.result:
+        tb = b.t
+    t_out[i] = wp.vec2(ta, tb)
+    counts[i] = wp.vec4i(wp.mesh_query_ray_count_intersections(mesh, eye, dirs[i]),
+                         wp.mesh_query_ray_count_intersections(mesh, starts[i], down),
+                         int(wp.mesh_query_ray_anyhit(mesh, eye, dirs[i], 3.0)),
+                         int(wp.mesh_query_ray_anyhit(mesh, starts[i], down, 2.0)))
+
+
 def case_rays(rng: np.random.Generator) -> tuple:
     """Starts with one coordinate on a face plane (outside the face) or beyond it, the others inside or
     outside the cube, directions with zero and non-zero components. (Left out, where Warp's CPU
@@ -75,4 +97,8 @@ def run():
         wp.launch(rays, dim=m, inputs=[mesh.id, wp.array(s, dtype=wp.vec3), wp.array(d, dtype=wp.vec3),
                                        t_out, counts])
         out[f"{name}_t"], out[f"{name}_counts"] = t_out.numpy(), counts.numpy()
+        shared_t, shared_counts = wp.zeros(m, dtype=wp.vec2), wp.zeros(m, dtype=wp.vec4i)
+        wp.launch(shared_rays, dim=m, inputs=[mesh.id, wp.array(s, dtype=wp.vec3), wp.array(d, dtype=wp.vec3),
+                                              shared_t, shared_counts])
+        out[f"{name}_shared_t"], out[f"{name}_shared_counts"] = shared_t.numpy(), shared_counts.numpy()
     return out
