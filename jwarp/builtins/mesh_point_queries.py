@@ -77,8 +77,12 @@ def _seed(view: MeshView, point: tuple, furthest: bool = False) -> tuple[Any, An
 
 
 def _corner_columns(view: MeshView):
-    """The leaf data of :func:`jwarp.builtins.bvh_trail.node_rows`: a face's 9 corner coordinates."""
-    return lambda prim: [x for corner in view.corners(prim) for x in corner]
+    """The leaf data of :func:`jwarp.builtins.bvh_trail.node_rows`: a face's 9 corner coordinates and
+    whether it is a sliver (1.0: computed once per face, not at every step of every lane)."""
+    def columns(prim: Any) -> list:
+        a, b, c = view.corners(prim)
+        return [*a, *b, *c, tm.is_sliver(a, b, c).astype(jnp.float32)]
+    return columns
 
 
 def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthest: bool = False) -> dict:
@@ -105,10 +109,16 @@ def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthes
         if bvh_trail.supported(view.face_count, bool(view.handle.fact("grouped"))):
             rows = bvh_trail.node_rows(view.tree, view.face_count, _corner_columns(view))
             state.pop("node")
-            return bvh_trail.walk_trail(
-                rows, view.face_count, state, run, near,
-                lambda s, prim, cols: candidate(s, prim, (cols[0:3], cols[3:6], cols[6:9])),
-                best="best", best_prim="face")
+            def tested(s: dict, prim: Any, cols: tuple) -> Any:
+                a, b, c = cols[0:3], cols[3:6], cols[6:9]
+                point = _point_of(s)
+                u, v = tm.closest_point_to_triangle(a, b, c, point)
+                cp = tm.add(tm.add(tm.scale(a, u), tm.scale(b, v)), tm.scale(c, 1.0 - u - v))
+                d = tm.sub(cp, point)
+                return jnp.where(cols[9] != 0, jnp.inf, tm.dot(d, d))
+
+            return bvh_trail.walk_trail(rows, view.face_count, state, run, near, tested, best="best",
+                                        best_prim="face")
         return walk_nearest(view.tree, state, run, near, candidate, fetch=view.corners, depth=view.depth,
                             best="best", best_prim="face")
 
@@ -221,13 +231,14 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
     def angle(x: tuple, y: tuple) -> Any:
         return jnp.arccos(jnp.clip(tm.dot(tm.normalize(x), tm.normalize(y)), -1.0, 1.0))
 
-    def scored(s: dict, prim: Any, corners: tuple, take: Any) -> tuple:
-        """(new state, updated) after the face ``prim`` with ``corners`` (lanes ``take``)."""
+    def scored(s: dict, prim: Any, corners: tuple, take: Any, sliver: Any = None) -> tuple:
+        """(new state, updated) after the face ``prim`` with ``corners`` (lanes ``take``; ``sliver``:
+        whether the face is one, when known)."""
         a, b, c = corners
         point = _point_of(s)
         e0, e1, e2 = tm.sub(b, a), tm.sub(c, a), tm.sub(c, b)
         normal = tm.cross(e0, e1)
-        take = take & ~tm.is_sliver(a, b, c)
+        take = take & ~(tm.is_sliver(a, b, c) if sliver is None else sliver)
         u, v = tm.closest_point_to_triangle(a, b, c, point)
         w = 1.0 - u - v
         cp = tm.add(tm.add(tm.scale(a, u), tm.scale(b, v)), tm.scale(c, w))
@@ -265,7 +276,7 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
             return d <= reach * reach, d
 
         def update(s: dict, prim: Any, cols: tuple) -> dict:
-            out, _ = scored(s, prim, (cols[0:3], cols[3:6], cols[6:9]), jnp.ones(prim.shape, bool))
+            out, _ = scored(s, prim, (cols[0:3], cols[3:6], cols[6:9]), jnp.ones(prim.shape, bool), cols[9] != 0)
             return {k: out[k] for k in _NORMAL_FIELDS}
 
         rows = bvh_trail.node_rows(view.tree, view.face_count, _corner_columns(view))

@@ -60,10 +60,6 @@ def normalize(a: Vec) -> Vec:
     return tuple(jnp.where(n > 0, x / safe, jnp.zeros_like(x)) for x in a)
 
 
-def _div(num: Any, den: Any, used: Any) -> Any:
-    return num / jnp.where(used, den, jnp.ones_like(den))
-
-
 def closest_point_to_triangle(a: Vec, b: Vec, c: Vec, p: Vec) -> tuple[Any, Any]:
     """Barycentric weights ``(u, v)`` of the point of triangle ``abc`` closest to ``p``
     (the point is ``u a + v b + (1 - u - v) c``)."""
@@ -90,10 +86,12 @@ def closest_point_to_triangle(a: Vec, b: Vec, c: Vec, p: Vec) -> tuple[Any, Any]
     take_bc = ~in_a & ~in_b & ~on_ab & ~in_c & ~on_ac & on_bc
     inside = ~(in_a | in_b | on_ab | in_c | on_ac | on_bc)
 
-    v_ab = _div(d1, d1 - d3, take_ab)
-    w_ac = _div(d2, d2 - d6, take_ac)
-    w_bc = _div(d4 - d3, (d4 - d3) + (d5 - d6), take_bc)
-    denom = _div(one, va + vb + vc, inside)
+    # each lane divides once: its branch's quotient (the same operands as Warp's, so the same value)
+    num = jnp.where(take_ab, d1, jnp.where(take_ac, d2, jnp.where(take_bc, d4 - d3, one)))
+    den = jnp.where(take_ab, d1 - d3, jnp.where(take_ac, d2 - d6, jnp.where(
+        take_bc, (d4 - d3) + (d5 - d6), jnp.where(inside, va + vb + vc, one))))
+    quotient = num / den
+    v_ab = w_ac = w_bc = denom = quotient
     v_in, w_in = vb * denom, vc * denom
 
     v = jnp.where(in_a, zero, jnp.where(in_b, one, jnp.where(take_ab, v_ab, jnp.where(
