@@ -231,9 +231,15 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
     def angle(x: tuple, y: tuple) -> Any:
         return jnp.arccos(jnp.clip(tm.dot(tm.normalize(x), tm.normalize(y)), -1.0, 1.0))
 
-    def scored(s: dict, prim: Any, corners: tuple, take: Any, sliver: Any = None) -> tuple:
+    def vertex_angles(a: tuple, b: tuple, c: tuple) -> tuple:
+        """The face's angles at ``a``, ``b``, ``c`` (Warp's vertex weights)."""
+        e0, e1, e2 = tm.sub(b, a), tm.sub(c, a), tm.sub(c, b)
+        neg = lambda x: tuple(-y for y in x)  # noqa: E731
+        return angle(e0, e1), angle(e2, neg(e0)), angle(neg(e1), neg(e2))
+
+    def scored(s: dict, prim: Any, corners: tuple, take: Any, sliver: Any = None, angles: tuple | None = None) -> tuple:
         """(new state, updated) after the face ``prim`` with ``corners`` (lanes ``take``; ``sliver``:
-        whether the face is one, when known)."""
+        whether the face is one, and ``angles``: its :func:`vertex_angles`, when known)."""
         a, b, c = corners
         point = _point_of(s)
         e0, e1, e2 = tm.sub(b, a), tm.sub(c, a), tm.sub(c, b)
@@ -254,7 +260,10 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
         # the angle at the vertex the point is at (one arccos: the vertex's two edges picked first)
         at_a, at_b = la < eps_sq, lb < eps_sq
         pick = lambda x, y, z: tuple(jnp.where(at_a, p, jnp.where(at_b, q, r)) for p, q, r in zip(x, y, z))  # noqa: E731
-        corner = angle(pick(e0, e2, neg(e1)), pick(e1, neg(e0), neg(e2)))
+        if angles is None:
+            corner = angle(pick(e0, e2, neg(e1)), pick(e1, neg(e0), neg(e2)))
+        else:
+            corner = jnp.where(at_a, angles[0], jnp.where(at_b, angles[1], angles[2]))
         weight = jnp.where(at_a | at_b | (lc < eps_sq), corner, jnp.where(on_edge, pi, 2.0 * pi))
         unit = tm.normalize(normal)
         tie = near & (dist > s["best"] - eps)
@@ -276,10 +285,18 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
             return d <= reach * reach, d
 
         def update(s: dict, prim: Any, cols: tuple) -> dict:
-            out, _ = scored(s, prim, (cols[0:3], cols[3:6], cols[6:9]), jnp.ones(prim.shape, bool), cols[9] != 0)
+            # columns 9-11: the vertex angles, the first -1 for a sliver
+            out, _ = scored(s, prim, (cols[0:3], cols[3:6], cols[6:9]), jnp.ones(prim.shape, bool), cols[9] < 0,
+                            cols[9:12])
             return {k: out[k] for k in _NORMAL_FIELDS}
 
-        rows = bvh_trail.node_rows(view.tree, view.face_count, _corner_columns(view))
+        def leaf_data(prim: Any) -> list:
+            """A face's corners and vertex angles (computed once per face, not at every lane step)."""
+            a, b, c = view.corners(prim)
+            at_a, at_b, at_c = vertex_angles(a, b, c)
+            return [*a, *b, *c, jnp.where(tm.is_sliver(a, b, c), -1.0, at_a), at_b, at_c]
+
+        rows = bvh_trail.node_rows(view.tree, view.face_count, leaf_data)
         state.pop("node")
         return bvh_trail.walk_trail(rows, view.face_count, state, run, near, None, best="best", best_prim="face",
                                     update=update, changes=("nx", "ny", "nz"))
