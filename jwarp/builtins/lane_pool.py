@@ -95,24 +95,12 @@ def _as_word(v: Any) -> Any:
 def _pack(home: dict, names: tuple) -> Any:
     """The lane arrays ``names`` as the columns of one float32 matrix (ints by bit pattern, bools as
     0/1), so a refill gathers or scatters one row per lane instead of one element per array."""
-    cols = []
-    for k in names:
-        v = home[k]
-        if v.dtype == jnp.int32:
-            v = lax.bitcast_convert_type(v, jnp.float32)
-        cols.append(v.astype(jnp.float32))
-    return jnp.stack(cols, axis=1)
+    return jnp.stack([_as_word(home[k]) for k in names], axis=1)
 
 
 def _pack_minor(home: dict, names: tuple) -> Any:
     """:func:`_pack` laid out ``(names, lanes)`` (stacked along the first axis: no transpose)."""
-    cols = []
-    for k in names:
-        v = home[k]
-        if v.dtype == jnp.int32:
-            v = lax.bitcast_convert_type(v, jnp.float32)
-        cols.append(v.astype(jnp.float32))
-    return jnp.stack(cols, axis=0)
+    return jnp.stack([_as_word(home[k]) for k in names], axis=0)
 
 
 def _unpack(matrix: Any, names: tuple, like: dict) -> dict:
@@ -245,9 +233,9 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
 
     keys = tuple(state) if outputs is None else tuple(outputs)
     inputs = tuple(k for k in state if k not in keys)
-    # The lanes' read-only inputs stay packed in one matrix in the pool ("__in", one row per lane:
-    # a refill gathers and selects whole rows, and steps read its columns inside their fusions);
-    # the outputs travel between the pool and the launch as one row per lane too ("__out").
+    # The lanes' read-only inputs stay packed in one matrix in the pool ("__in", one row per input:
+    # steps read its rows inside their fusions); several outputs travel between the pool and the
+    # launch as one row per lane ("__out").
     in_names = _packable(state, inputs) if pack_inputs or derive is not None else ()
     out_names = _packable(state, keys)
     if len(out_names) < _PACKED_OUTPUTS:
