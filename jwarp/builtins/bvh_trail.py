@@ -126,7 +126,7 @@ def root_slot(count: int) -> int:
 
 
 def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = "t", best_prim: str | None = "face",
-            fast: tuple | None = None, update: Callable | None = None, stop: str | None = None) -> tuple:
+            fast: tuple | None = None, update: Callable | None = None, stop: str | Callable | None = None) -> tuple:
     """``(running, step)`` of :func:`walk_trail` (for :func:`jwarp.builtins.lane_pool.pooled_loop`).
     ``fast``: ``(enter_fast, key)``, a cheaper ``enter`` that is exact for the lanes whose
     ``state[key]`` is False; ``step(s, go, general)`` uses it when ``general`` (from
@@ -134,7 +134,9 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
     :func:`walk_trail`."""
     def running(s: dict) -> Any:
         go = s["node"] > 0
-        return go & ~s[stop] if stop is not None else go
+        if stop is None:
+            return go
+        return go & ~(stop(s) if callable(stop) else s[stop])
 
     def gather(node: Any) -> Any:
         return gather_rows(rows, node)
@@ -237,7 +239,7 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
                candidate: Callable[[dict, Any, tuple], Any] | None, best: str = "t", best_prim: str | None = "face",
                fast: tuple | None = None, derive: Callable[[Any], dict] | None = None,
                update: Callable[[dict, Any, tuple], dict] | None = None, changes: tuple = (),
-               stop: str | None = None) -> dict:
+               stop: str | Callable[[dict], Any] | None = None) -> dict:
     """Closest-primitive search over the rows of :func:`node_rows` (see the module docstring),
     nearest child first.
 
@@ -253,8 +255,8 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     ``update(state, prim, data)`` (instead of ``candidate``): a leaf's new values of the state
     fields it changes (``best``, ``best_prim`` and the fields named in ``changes``), for searches
     that keep more than the smallest candidate (or visit every entered leaf: counts); then
-    ``best_prim`` may be None. ``stop``: a bool state field that ends a lane's walk once set (an
-    any-hit search). Returns the final state."""
+    ``best_prim`` may be None. ``stop``: a bool state field (or a function of the state) that ends
+    a lane's walk once true (an any-hit search). Returns the final state."""
     shape = active.shape
     # inputs given as scalars are the same for every lane: they stay out of the pool's lane data
     kept = (best, best_prim) + tuple(changes)
@@ -264,6 +266,8 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     flat = {k: jnp.broadcast_to(v, shape).reshape(-1) for k, v in state.items() if k not in uniform}
     if uniform:
         enter, candidate, update, derive, fast = _with_uniform(uniform, enter, candidate, update, derive, fast)
+        if callable(stop):
+            stop = _with_uniform(uniform, stop, None, None, None, None)[0]
     # a lane's position lives only in the pool: it starts at the root with nothing pending
     scratch = {"node": ((), jnp.int32, root_slot(count)), "trail": ((), jnp.int32, 0)}
     if update is None and (candidate is None or best_prim is None):

@@ -79,9 +79,10 @@ def _from_root(view: MeshView, root: Any, shape: tuple) -> dict:
 
 
 def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run: Any, robust: Any = None,
-                root: Any = None) -> dict:
+                root: Any = None, first: bool = False) -> dict:
     """The nearest hit per lane with ``0 <= t < max_t`` (within the subtree ``root``): keys hit, t,
-    face, sign. Nearer boxes are visited first and boxes entered beyond the best hit are skipped."""
+    face, sign. Nearer boxes are visited first and boxes entered beyond the best hit are skipped.
+    ``first``: a lane stops at its first hit (any-hit; ``t`` is then that hit's distance)."""
     shape = run.shape
     robust_arg = robust
     rcp = _safe_rcp(direction) if robust is None else tuple(1.0 / d for d in direction)
@@ -130,8 +131,12 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
         rows = bvh_trail.node_rows(view.tree, view.face_count, leaf_data)
         derived = ("node", "rx", "ry", "rz") + _SETUP_KEYS + (("robust",) if safe else ())
         lean = {k: v for k, v in state.items() if k not in derived}
+        stop_at = None
+        if first:  # any hit will do: a lane stops at its first one (nearer child first, as Warp's any-hit)
+            lean["limit"] = max_t
+            stop_at = lambda s_: s_["t"] < s_["limit"]  # noqa: E731
         s = dict(state, **bvh_trail.walk_trail(rows, view.face_count, lean, run, enter, tested,
-                                               fast=(enter_fast, "general"), derive=derive))
+                                               fast=(enter_fast, "general"), derive=derive, stop=stop_at))
     else:
         s = walk_nearest(view.tree, state, run, enter, candidate, fetch=view.corners, depth=view.depth)
     hit = run & (s["t"] < max_t)
@@ -200,42 +205,32 @@ def _trail_supported(view: MeshView, root: Any) -> bool:
     return root is None and bvh_trail.supported(view.face_count, bool(view.handle.fact("grouped")))
 
 
-def _trail_rays(view: MeshView, state: dict, run: Any, safe: bool, limit: str | None, update: Any,
-                best: str, stop: str | None = None) -> dict:
-    """A ray walk over :func:`jwarp.builtins.bvh_trail.walk_trail` (nearer child first) whose leaves
-    call ``update(state, prim, (a, b, c)) -> {best: ...}``: ``state`` holds the ray (start and
-    direction keys), ``robust`` (None: the lanes whose direction has a zero component, computed as a
-    lane enters the pool) and, with ``limit``, the field bounding the entry distance of a box that is
-    entered. ``safe``: Warp's safe reciprocal (a zero component as 1e-20) instead of ``1 / dir``.
-    Returns the final ``best`` field (and ``stop``)."""
-    by_direction = state.get("robust") is None
+def _trail_count(view: MeshView, state: dict, run: Any) -> Any:
+    """The face count of :func:`count_hits` over :func:`jwarp.builtins.bvh_trail.walk_trail`: every
+    entered leaf adds its hit (the visiting order, nearer child first, does not change a count);
+    Warp's robust box test with ``rcp = 1 / dir``, the plain one for chunks of lanes whose
+    reciprocals are all finite (then both agree). ``state`` holds the ray, ``robust`` and ``count``."""
     def enter(s: dict, lower: tuple, upper: tuple) -> tuple:
-        hit, t = tm.ray_box_entry(*_ray_of(s), lower, upper, s["robust"])
-        return (hit & (t < s[limit]) if limit else hit), t
+        return tm.ray_box_entry(*_ray_of(s), lower, upper, s["robust"])
 
     def enter_fast(s: dict, lower: tuple, upper: tuple) -> tuple:
         start_, _, rcp_ = _ray_of(s)
-        hit, t = tm.ray_box_entry_fast(start_, rcp_, lower, upper)
-        return (hit & (t < s[limit]) if limit else hit), t
+        return tm.ray_box_entry_fast(start_, rcp_, lower, upper)
 
     def derive(lanes: Any) -> dict:
         d = tuple(lanes[k] for k in ("dx", "dy", "dz"))
-        r = _safe_rcp(d) if safe else tuple(1.0 / x for x in d)
-        robust = (d[0] == 0) | (d[1] == 0) | (d[2] == 0) if by_direction else lanes["robust"]
-        general = robust | ~(jnp.isfinite(r[0]) & jnp.isfinite(r[1]) & jnp.isfinite(r[2]))
-        return {**dict(zip(("rx", "ry", "rz"), r)), **dict(zip(_SETUP_KEYS, tm.ray_setup(d))), "general": general,
-                **({"robust": robust} if by_direction else {})}
+        r = tuple(1.0 / x for x in d)
+        general = lanes["robust"] | ~(jnp.isfinite(r[0]) & jnp.isfinite(r[1]) & jnp.isfinite(r[2]))
+        return {**dict(zip(("rx", "ry", "rz"), r)), **dict(zip(_SETUP_KEYS, tm.ray_setup(d))), "general": general}
 
-    def leaf(s: dict, prim: Any, cols: tuple) -> dict:
-        return update(s, prim, (cols[0:3], cols[3:6], cols[6:9]))
+    def counted(s: dict, prim: Any, cols: tuple) -> dict:
+        hit, t, _, _, _ = _hit(s, cols[0:3], cols[3:6], cols[6:9])
+        return {"count": s["count"] + (hit & (t >= 0)).astype(jnp.int32)}
 
     rows = bvh_trail.node_rows(view.tree, view.face_count, lambda prim: [x for c in view.corners(prim) for x in c])
-    lean = {k: v for k, v in state.items() if k not in ("node", "end", "rx", "ry", "rz", "robust") + _SETUP_KEYS}
-    if not by_direction:
-        lean["robust"] = state["robust"]
-    return bvh_trail.walk_trail(rows, view.face_count, lean, run, enter, None, best=best, best_prim=None,
-                                fast=(enter_fast, "general"), derive=derive, update=leaf,
-                                stop=stop)
+    lean = {k: v for k, v in state.items() if k not in ("node", "end", "rx", "ry", "rz") + _SETUP_KEYS}
+    return bvh_trail.walk_trail(rows, view.face_count, lean, run, enter, None, best="count", best_prim=None,
+                                fast=(enter_fast, "general"), derive=derive, update=counted)["count"]
 
 
 def count_hits(view: MeshView, start: tuple, direction: tuple, run: Any, root: Any = None) -> Any:
@@ -245,13 +240,9 @@ def count_hits(view: MeshView, start: tuple, direction: tuple, run: Any, root: A
     rcp = tuple(1.0 / d for d in direction)
     robust = True
     if _trail_supported(view, root):
-        def counted(s: dict, prim: Any, corners: tuple) -> dict:
-            hit, t, _, _, _ = _hit(s, *corners)
-            return {"count": s["count"] + (hit & (t >= 0)).astype(jnp.int32)}
-
         state = {"count": jnp.zeros(shape, jnp.int32), **_ray_state(start, direction, rcp),
                  "robust": jnp.asarray(True)}
-        return _trail_rays(view, state, run, False, None, counted, "count")["count"]
+        return _trail_count(view, state, run)
 
     def enter(s: dict, lower: tuple, upper: tuple) -> Any:
         return tm.ray_box_entry(*_ray_of(s), lower, upper, robust)[0]
@@ -329,14 +320,8 @@ def mesh_query_ray_anyhit(call: Call, mesh: Value, start: Value, dir: Value, max
         run = run0 if selected is None else run0 & selected
         state = {**_from_root(view, top, run.shape), "limit": limit, "robust": robust,
                  **_ray_state(s0, d0, rcp)}
-        if _trail_supported(view, top):
-            def accepted(s: dict, prim: Any, corners: tuple) -> dict:
-                hit, t, _, _, _ = _hit(s, *corners)
-                return {"found": s["found"] | (hit & (t < s["limit"]) & (t >= 0))}
-
-            state["found"] = jnp.zeros(run.shape, bool)
-            state["robust"] = None  # from each lane's direction, as it enters the pool
-            return [_trail_rays(view, state, run, True, "limit", accepted, "found", stop="found")["found"]]
+        if _trail_supported(view, top):  # a closest-hit walk whose lanes stop at their first hit
+            return [closest_hit(view, s0, d0, limit, run, first=True)["hit"]]
         s = walk(view.tree, state, run, enter, leaf, stop_on_accept=True)
         return [s["found"]]
 
