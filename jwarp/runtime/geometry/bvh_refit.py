@@ -75,7 +75,9 @@ def _heap_bounds(lowers: Any, uppers: Any, slot_prim: Any, node_slot: Any, level
         # each level is materialised (the barrier): fused into the next one, XLA would recompute it
         # for both children, and so every level below once per node
         box = lax.optimization_barrier(box)
-        box = jnp.where(leaf[a:b, None], leaf_box[a:b], jnp.minimum(box[0::2], box[1::2]))  # children 2k, 2k + 1
+        box = jnp.minimum(box[0::2], box[1::2])  # children 2k, 2k + 1
+        if level == levels - 2:  # a halving tree's leaves are on its last two levels only
+            box = jnp.where(leaf[a:b, None], leaf_box[a:b], box)
         runs.append(box)
     heap = jnp.concatenate([jnp.zeros((1, 6), boxes.dtype), *runs[::-1]])  # slot 0 is unused
     nodes = heap[node_slot]
