@@ -59,8 +59,9 @@ def _triangles(corners: np.ndarray) -> dict:
             "n1": np.zeros((3, 3, a.shape[1])), "n2": normal[:, None, :] * spread[None, :, :]}
 
 
-def _combine(left: dict, right: dict) -> dict:
-    """The union's moments; ``n2`` holds the symmetric pairs ``(j, k)`` of :data:`PAIRS` only."""
+def _combine(left: dict, right: dict, triangles: bool = False) -> dict:
+    """The union's moments; ``n2`` holds the symmetric pairs ``(j, k)`` of :data:`PAIRS` only.
+    ``triangles``: both children are triangles (their ``n1`` is zero)."""
     area = left["area"] + right["area"]
     lower, upper = np.minimum(left["lower"], right["lower"]), np.maximum(left["upper"], right["upper"])
     weighted = left["area"] * left["centre"] + right["area"] * right["centre"]
@@ -73,7 +74,9 @@ def _combine(left: dict, right: dict) -> dict:
         d = child["centre"] - centre  # (3, m)
         cs, cn1 = child["s"], child["n1"]
         n1 += cs[:, None, :] * d[None, :, :]
-        n2 += cn1[:, _J] * d[_K] + cn1[:, _K] * d[_J] + cs[:, None, :] * (d[_J] * d[_K])[None]
+        n2 += cs[:, None, :] * (d[_J] * d[_K])[None]
+        if not triangles:
+            n2 += cn1[:, _J] * d[_K] + cn1[:, _K] * d[_J]
     return {"area": area, "centre": centre, "lower": lower, "upper": upper, "s": s, "n1": n1, "n2": n2}
 
 
@@ -127,7 +130,8 @@ def winding_rows(points: np.ndarray, tris: np.ndarray, tree: Any) -> np.ndarray:
             here = _triangles(corners)
         else:  # the children of position p are positions p and p + 2^level of the level below
             half = 1 << level
-            here = _combine(*({k: v[..., j * half:(j + 1) * half] for k, v in below.items()} for j in (0, 1)))
+            here = _combine(*({k: v[..., j * half:(j + 1) * half] for k, v in below.items()} for j in (0, 1)),
+                            triangles=level == levels - 2)
             corners = None
             if keep.any():  # (leaves are on the last two levels only)
                 corners = _corners(coords, tris, prim[slots])
