@@ -92,6 +92,23 @@ def _column_min(x: np.ndarray) -> np.ndarray:
     return part.reshape(x.shape[1:])
 
 
+_WIDE = 16  # node width from which the boxes are gathered node-major
+
+
+def _row_min(x: np.ndarray) -> np.ndarray:
+    """The minimum over axis 1 of ``x`` ``(nodes, k, 6)`` (+inf where ``k == 0``), by halving the
+    rows (elementwise minima over contiguous blocks; exact, so the order does not matter)."""
+    if x.shape[1] == 0:
+        return np.full((x.shape[0], x.shape[2]), np.inf, x.dtype)
+    while x.shape[1] > 1:
+        half = x.shape[1] // 2
+        y = np.minimum(x[:, :half], x[:, half:2 * half])
+        if x.shape[1] % 2:
+            np.minimum(y[:, 0], x[:, 2 * half], out=y[:, 0])
+        x = y
+    return x[:, 0]
+
+
 def _halving_order(lowers: np.ndarray, uppers: np.ndarray) -> np.ndarray:
     """Primitive order of a halving tree with SAH-chosen axes: every node's range is split in half
     at the median of its primitives' centroids along the axis (x, y or z) whose two halves have
@@ -102,8 +119,9 @@ def _halving_order(lowers: np.ndarray, uppers: np.ndarray) -> np.ndarray:
     every node (a stable argsort, then stable partitions). The lists are dense ``(nodes, width)``
     arrays padded with ``n``: a level's nodes hold ``q`` or ``q + 1`` primitives, so the padding
     is at most one column, and a node's halves are columns ``[0, half)`` and ``[half, count)``.
-    The halves' boxes are then plain column reductions of one gather of the boxes, and a
-    partition is two boolean compressions into masks that depend on the level only."""
+    The halves' boxes are then plain reductions of one gather of the boxes per list (node by node
+    while the nodes are wide, so that the gather reads nearby rows), and a partition is two
+    boolean compressions into masks that depend on the level only."""
     n = lowers.shape[0]
     centers = (lowers.astype(np.float64) + uppers) * 0.5
     # boxes as (lower, -upper), so that a union is one elementwise minimum; row n: the empty box
@@ -122,8 +140,12 @@ def _halving_order(lowers: np.ndarray, uppers: np.ndarray) -> np.ndarray:
         longer = (half > h0)[:, None]  # the left half also holds column h0 (else the right one)
         cost = np.empty((3, nodes))
         for a in range(3):
-            boxes = np.take(table, lists[a].T, axis=0)  # (width, nodes, 6)
-            head, mid, tail = _column_min(boxes[:h0]), boxes[h0], _column_min(boxes[h0 + 1:])
+            if width >= _WIDE:  # gathered node by node (cache-friendly), reduced along the rows
+                boxes = np.take(table, lists[a], axis=0)  # (nodes, width, 6)
+                head, mid, tail = _row_min(boxes[:, :h0]), boxes[:, h0], _row_min(boxes[:, h0 + 1:])
+            else:  # short rows: gathered column by column, reduced over whole columns
+                boxes = np.take(table, lists[a].T, axis=0)  # (width, nodes, 6)
+                head, mid, tail = _column_min(boxes[:h0]), boxes[h0], _column_min(boxes[h0 + 1:])
             left = np.where(longer, np.minimum(head, mid), head)
             right = np.where(longer, tail, np.minimum(tail, mid))
             cost[a] = _areas(left) * half + _areas(right) * (count - half)
