@@ -80,9 +80,8 @@ def _combine(left: dict, right: dict, triangles: bool = False) -> dict:
     return {"area": area, "centre": centre, "lower": lower, "upper": upper, "s": s, "n1": n1, "n2": n2}
 
 
-def _rows(m: dict, leaf: np.ndarray, corners: np.ndarray | None) -> np.ndarray:
-    """The level's rows ``(m, WIDTH)`` float32 (each value rounded once), in the level's order."""
-    out = np.zeros((leaf.shape[0], WIDTH), np.float32)
+def _rows(m: dict, leaf: np.ndarray, corners: np.ndarray | None, out: np.ndarray) -> None:
+    """Write the level's rows into ``out`` ``(m, WIDTH)`` float32 (each value rounded once)."""
     far = np.maximum(m["centre"] - m["lower"], m["upper"] - m["centre"])
     out[:, P:P + 3] = m["centre"].T
     out[:, R2] = far[0] * far[0] + far[1] * far[1] + far[2] * far[2]
@@ -93,7 +92,6 @@ def _rows(m: dict, leaf: np.ndarray, corners: np.ndarray | None) -> np.ndarray:
         out[leaf, 0:FLAG] = 0.0
         out[leaf, 0:9] = corners[:, :, leaf].reshape(9, -1).T
     out[:, FLAG] = leaf
-    return out
 
 
 def _corners(coords: np.ndarray, tris: np.ndarray, prim: np.ndarray) -> np.ndarray:
@@ -108,38 +106,31 @@ def winding_rows(points: np.ndarray, tris: np.ndarray, tree: Any) -> np.ndarray:
     (``points`` ``(n, 3)``, ``tris`` ``(faces, 3)``) over its halving tree ``tree``.
 
     Each level is held component-major (``(components, nodes)`` arrays, so every operation runs
-    over long contiguous rows) in bit-reversed slot order: with level ``L``'s slot ``i`` at
-    position ``reverse_L(i)``, the children ``2i`` and ``2i + 1`` of the level below sit at
-    ``reverse_L(i)`` and ``2^L + reverse_L(i)``, so a level's left and right children are the two
-    contiguous halves of the level below."""
+    over long rows; the children ``2k`` and ``2k + 1`` of a level are its even and odd columns)
+    and its rows are written straight into the table."""
     pre, levels = bvh_trail.heap_order(tris.shape[0])
     prim = np.where(pre >= 0, tree.links[np.maximum(pre, 0), 1], -1)
     leaf = prim >= 0
-    reverse = [np.zeros(1, np.intp)]  # reverse[L][position]: the level-L slot stored there
-    for _ in range(levels - 1):
-        reverse.append(np.concatenate([2 * reverse[-1], 2 * reverse[-1] + 1]))
     coords = np.asarray(points, np.float64).T  # (3, points)
     tris = np.asarray(tris)
     table = np.zeros((pre.shape[0], WIDTH), np.float32)
     below = None
     for level in range(levels - 1, -1, -1):
-        slots = (1 << level) + reverse[level]
-        keep = leaf[slots]
+        lo, hi = 1 << level, 2 << level
+        keep = leaf[lo:hi]
         if below is None:  # the last level: leaves and empty slots only
-            corners = _corners(coords, tris, prim[slots])
+            corners = _corners(coords, tris, prim[lo:hi])
             here = _triangles(corners)
-        else:  # the children of position p are positions p and p + 2^level of the level below
-            half = 1 << level
-            here = _combine(*({k: v[..., j * half:(j + 1) * half] for k, v in below.items()} for j in (0, 1)),
+        else:  # the children of slot k are slots 2k and 2k + 1: pairs of the level below
+            here = _combine(*({k: v[..., j::2] for k, v in below.items()} for j in (0, 1)),
                             triangles=level == levels - 2)
             corners = None
             if keep.any():  # (leaves are on the last two levels only)
-                corners = _corners(coords, tris, prim[slots])
+                corners = _corners(coords, tris, prim[lo:hi])
                 mine = _triangles(corners[:, :, keep])
                 for k, v in here.items():
                     v[..., keep] = mine[k]
-        # reverse_L is its own inverse: position reverse_L(i) holds slot i
-        np.take(_rows(here, keep, corners), reverse[level], axis=0, out=table[1 << level:2 << level])
+        _rows(here, keep, corners, table[lo:hi])
         below = here
     return table
 
