@@ -115,19 +115,28 @@ def node_rows(tree: Tree, count: int, leaf_data: Callable[[Any], Any]) -> Any:
     return jnp.concatenate([body, flag, bits, pad], axis=1)
 
 
+def _is_leaf(row: Any) -> Any:
+    """Which gathered rows are leaves (the flag column)."""
+    return row[:, _FLAG] != 0
+
+
 def root_slot(count: int) -> int:
     """The in-order slot of the root (its height bit)."""
     return 1 << (inorder_order(count)[2] - 1)
 
 
-def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = "t", best_prim: str = "face",
-            fast: tuple | None = None, update: Callable | None = None) -> tuple:
+def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = "t", best_prim: str | None = "face",
+            fast: tuple | None = None, update: Callable | None = None, stop: str | Callable | None = None) -> tuple:
     """``(running, step)`` of :func:`walk_trail` (for :func:`jwarp.builtins.lane_pool.pooled_loop`).
     ``fast``: ``(enter_fast, key)``, a cheaper ``enter`` that is exact for the lanes whose
     ``state[key]`` is False; ``step(s, go, general)`` uses it when ``general`` (from
-    :func:`needs_general`, once per chunk of steps) is False. ``update``: see :func:`walk_trail`."""
+    :func:`needs_general`, once per chunk of steps) is False. ``update``, ``stop``: see
+    :func:`walk_trail`."""
     def running(s: dict) -> Any:
-        return s["node"] > 0
+        go = s["node"] > 0
+        if stop is None:
+            return go
+        return go & ~(stop(s) if callable(stop) else s[stop])
 
     def gather(node: Any) -> Any:
         return gather_rows(rows, node)
@@ -136,7 +145,7 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
         """The expensive part, computed once per lane: a code (bit 0/1: the left/right child
         is entered, bit 2: the left one is nearer) and the leaf's candidate value."""
         run = running(s)
-        is_leaf = run & (row[:, _FLAG] != 0)
+        is_leaf = run & _is_leaf(row)
         prim = lax.bitcast_convert_type(row[:, _PRIM], jnp.int32)
         cols = tuple(row[:, k] for k in range(12))
         if update is not None:  # the leaf's new state fields, kept where the lane is not at a leaf
@@ -150,9 +159,26 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
                 | ((kl < kr).astype(jnp.int32) << 2))
         return code, value
 
+    def merged(s: dict, row: Any, enter: Callable = enter) -> Any:
+        """:func:`tests` as one lane array (one fusion reads each row column once): a leaf's
+        candidate value (``>= 0``), else ``-1 - code``."""
+        code, value = tests(s, row, enter)
+        is_leaf = running(s) & _is_leaf(row)
+        return jnp.where(is_leaf, value, (-1 - code).astype(jnp.float32))
+
+    def split(res: Any) -> tuple:
+        code = jnp.where(res < 0, (-1.0 - res).astype(jnp.int32), 0)
+        return code, jnp.where(res < 0, jnp.inf, res)
+
     def step(s: dict, go: Any, general: Any = None) -> dict:
         row = barrier(go, gather, s["node"])
-        if fast is None:
+        if update is None:  # one fusion computes the code and the candidate
+            if fast is None:
+                code, value = split(barrier(go, merged, s, row))
+            else:
+                general = needs_general(fast[1])(s) if general is None else general
+                code, value = split(lax.cond(general, merged, partial(merged, enter=fast[0]), s, row))
+        elif fast is None:
             code, value = barrier(go, tests, s, row)
         else:  # a conditional is a barrier too
             general = needs_general(fast[1])(s) if general is None else general
@@ -175,7 +201,7 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
         else:
             better = value < s[best]
             out[best] = jnp.where(better, value, s[best])
-            out[best_prim] = jnp.where(better, prim, s[best_prim])
+            out[best_prim] = jnp.where(better, node, s[best_prim])  # the leaf's slot (see walk_trail)
         out["node"] = jnp.where(pop, far, jnp.where(hl | hr, down, node))  # far is 0 when nothing is pending
         out["trail"] = jnp.where(pop, trail ^ deepest, trail)
         return out
@@ -183,38 +209,81 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
     return running, step
 
 
-def needs_general(key: str) -> Callable[[Any], Any]:
+def needs_general(key: str, running: Callable[[Any], Any] | None = None) -> Callable[[Any], Any]:
     """Whether any running lane of a pool has ``key`` set (the ``hint`` of :func:`stepper`'s ``fast``)."""
     def hint(s: Any) -> Any:
-        return jnp.sum(s[key] & (s["node"] > 0), dtype=jnp.int32) > 0
+        go = s["node"] > 0 if running is None else running(s)
+        return jnp.sum(s[key] & go, dtype=jnp.int32) > 0
     return hint
 
 
+def _with_uniform(uniform: dict, enter: Callable, candidate: Callable | None, update: Callable | None,
+                  derive: Callable | None, fast: tuple | None) -> tuple:
+    """The callbacks of :func:`walk_trail` reading the lane-invariant inputs ``uniform`` (scalars)
+    alongside the pool's lane data."""
+    def view(s: Any) -> dict:
+        return {**{k: s[k] for k in s}, **uniform}
+
+    def on_state(fn: Callable | None) -> Callable | None:
+        return None if fn is None else (lambda s, *rest: fn(view(s), *rest))
+
+    def derive_(lanes: Any) -> dict:  # derived arrays are per lane, even from lane-invariant inputs
+        some = next(iter(lanes))
+        return {k: jnp.broadcast_to(v, jnp.shape(lanes[some])) for k, v in derive(view(lanes)).items()}
+
+    fast_ = None if fast is None else (on_state(fast[0]), fast[1])
+    return on_state(enter), on_state(candidate), on_state(update), None if derive is None else derive_, fast_
+
+
 def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[[dict, tuple, tuple], tuple],
-               candidate: Callable[[dict, Any, tuple], Any] | None, best: str = "t", best_prim: str = "face",
+               candidate: Callable[[dict, Any, tuple], Any] | None, best: str = "t", best_prim: str | None = "face",
                fast: tuple | None = None, derive: Callable[[Any], dict] | None = None,
-               update: Callable[[dict, Any, tuple], dict] | None = None, changes: tuple = ()) -> dict:
+               update: Callable[[dict, Any, tuple], dict] | None = None, changes: tuple = (),
+               stop: str | Callable[[dict], Any] | None = None) -> dict:
     """Closest-primitive search over the rows of :func:`node_rows` (see the module docstring),
     nearest child first.
 
     ``enter(state, lower, upper)`` returns ``(enter, key)`` (which lanes enter a child box: those
     that may hold a candidate below ``state[best]``; the key orders the children, smaller first,
     the right child on ties as Warp). ``candidate(state, prim, data)`` is a leaf primitive's value
-    (``inf`` when it does not count; ``data`` the 12 row columns). ``state[best]`` starts at the
+    (``>= 0``, or ``inf`` when it does not count; ``data`` the 12 row columns). ``state[best]`` starts at the
     limit; ``state[best_prim]`` receives the primitive of the smallest candidate (the first found
     wins ties). ``fast``: see :func:`stepper`. ``derive``: per-lane constants computed from the
     state when a lane enters the pool (see :func:`jwarp.builtins.lane_pool.pooled_loop`).
+    State entries given as scalars (0-d) other than the outputs are lane-invariant inputs (e.g. one
+    ray origin for every lane): not stored per lane, the callbacks read them as scalars.
     ``update(state, prim, data)`` (instead of ``candidate``): a leaf's new values of the state
     fields it changes (``best``, ``best_prim`` and the fields named in ``changes``), for searches
-    that keep more than the smallest candidate. Returns the final state."""
+    that keep more than the smallest candidate (or visit every entered leaf: counts); then
+    ``best_prim`` may be None. ``stop``: a bool state field (or a function of the state) that ends
+    a lane's walk once true (an any-hit search). Returns the final state."""
     shape = active.shape
-    flat = {k: jnp.broadcast_to(v, shape).reshape(-1) for k, v in state.items()}
+    # inputs given as scalars are the same for every lane: they stay out of the pool's lane data
+    kept = (best, best_prim) + tuple(changes)
+    uniform = {k: v for k, v in state.items() if jnp.ndim(v) == 0 and k not in kept}
+    if len(uniform) == len([k for k in state if k not in kept]):
+        uniform = {}  # every input lane-invariant: keep them per lane (the pool needs lane data)
+    flat = {k: jnp.broadcast_to(v, shape).reshape(-1) for k, v in state.items() if k not in uniform}
+    if uniform:
+        enter, candidate, update, derive, fast = _with_uniform(uniform, enter, candidate, update, derive, fast)
+        if callable(stop):
+            stop = _with_uniform(uniform, stop, None, None, None, None)[0]
     # a lane's position lives only in the pool: it starts at the root with nothing pending
     scratch = {"node": ((), jnp.int32, root_slot(count)), "trail": ((), jnp.int32, 0)}
-    running, step = stepper(rows, enter, candidate, best, best_prim, fast, update)
+    if update is None and (candidate is None or best_prim is None):
+        raise ValueError("walk_trail: a search without update needs candidate and best_prim")
+    running, step = stepper(rows, enter, candidate, best, best_prim, fast, update, stop)
+    if update is None:  # the walk keeps the best leaf's slot (0: none), its primitive is read at the end
+        initial = flat[best_prim]
+        flat[best_prim] = jnp.zeros_like(initial)
+    outputs = (best,) + ((best_prim,) if best_prim is not None else ()) + tuple(changes)
     out = pooled_loop(flat, active.reshape(-1), running, step, width=_POOL, chunk=_CHUNK, scratch=scratch,
-                      outputs=(best, best_prim) + tuple(changes), derive=derive, pack_inputs=True,
-                      hint=None if fast is None else needs_general(fast[1]))
+                      outputs=outputs, derive=derive, pack_inputs=True,
+                      hint=None if fast is None else needs_general(fast[1], running))
+    if update is None:
+        slot = out[best_prim]
+        prim = gather_rows(lax.bitcast_convert_type(rows[:, _PRIM], jnp.int32), slot)  # one column
+        out[best_prim] = jnp.where(slot > 0, prim, initial)
     return {k: v.reshape(shape) for k, v in out.items()}
 
 

@@ -95,9 +95,17 @@ def _divmod(a: Any, b: Any) -> tuple[Any, Any]:
     return q, a - q * b
 
 
-def _doubled(point_ids: Any, grid_rows: Any, n: int) -> Any:
+def row_ranges(starts: Any, ends: Any, dims: tuple) -> Any:
+    """``(dy * dz, 2)`` int32: each grid row's first position in the cell-sorted order and its
+    number of points (a row's cells are consecutive in the grid's linear order)."""
+    dx, dy, dz = dims
+    first = starts.reshape(dz * dy, dx)[:, 0]
+    return jnp.stack([first, ends.reshape(dz * dy, dx)[:, -1] - first], axis=1)
+
+
+def doubled_order(point_ids: Any, grid_rows: Any, n: int) -> Any:
     """The doubled order: grid row ``g``'s points (``first, size = grid_rows[g]``) at
-    ``[2 first, 2 first + 2 size)``, twice."""
+    ``[2 first, 2 first + 2 size)``, twice. ``HashGrid.build`` computes it with the grid."""
     first, size = grid_rows[:, 0], grid_rows[:, 1]
     ids = lax.iota(jnp.int32, grid_rows.shape[0])
     at = jnp.where(size > 0, 2 * first, 2 * n)
@@ -123,10 +131,8 @@ def pair_plan(ctx: Any, query: Any, active: Any) -> QueryPlan | None:
         return lax.stop_gradient(ctx.slots[handle.arrays[name].data.slot].planes[0]).reshape(-1)
 
     dx, dy, dz = handle.fact("dims")
-    starts, ends, point_ids = planes("cell_starts"), planes("cell_ends"), planes("point_ids")
-    first = starts.reshape(dz * dy, dx)[:, 0]
-    grid_rows = jnp.stack([first, ends.reshape(dz * dy, dx)[:, -1] - first], axis=1)
-    points = int(point_ids.shape[0])
+    starts, ends = planes("cell_starts"), planes("cell_ends")
+    grid_rows, doubled = planes("grid_rows").reshape(dy * dz, 2), planes("doubled")  # (made by the build)
     ny = f["y_end"] - f["y_start"] + 1
     rows = (f["z_end"] - f["z"]) * ny + (f["y_end"] - f["y"]) + 1
     rows = jnp.where(active & (f["z"] <= f["z_end"]) & handle.fact("built"), jnp.maximum(rows, 0), 0)
@@ -138,11 +144,10 @@ def pair_plan(ctx: Any, query: Any, active: Any) -> QueryPlan | None:
         "xe_mod": jnp.mod(f["x_end"], dx),
     }
     steps = jnp.maximum((jnp.max(rows) + ROWS_PER_STEP - 1) // ROWS_PER_STEP, 1)
-    return QueryPlan(fields, (dx, dy, dz), starts, ends, grid_rows, _doubled(point_ids, grid_rows, points),
-                     steps.astype(jnp.int32))
+    return QueryPlan(fields, (dx, dy, dz), starts, ends, grid_rows, doubled, steps.astype(jnp.int32))
 
 
 for _t in QUERY_TYPES.values():
     _t._jwarp_query_pairs_ = pair_plan
 
-__all__ = ["QueryPlan", "ROWS_PER_STEP", "pair_plan"]
+__all__ = ["QueryPlan", "ROWS_PER_STEP", "doubled_order", "pair_plan", "row_ranges"]

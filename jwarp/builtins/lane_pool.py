@@ -8,12 +8,14 @@ lane waits and few are left, the survivors are packed into a pool a quarter the 
 shapes: one compiled loop per size). The pool's arrays stay in cache, and the work done is close
 to the sum of the lanes' own trip counts.
 
-Lane data is kept in few arrays, since every separate array operation is a thunk with its own
-fixed cost: the read-only inputs (the state keys that are not ``outputs``) are packed into one
-row per launch lane, gathered as rows at a refill and kept lane-minor in the pool
-(:class:`Lanes` cuts the columns out inside the fusions that read them); a step must not change
-them (state that changes in the pool without being written back belongs in ``scratch``). Opt-in
-(``pack_inputs``): walks whose steps read few inputs gain nothing from it.
+Lane data is kept in few pool arrays, since every separate array operation is a thunk with its
+own fixed cost: the read-only inputs (the state keys that are not ``outputs``) are kept as one
+lane-minor ``(inputs, lanes)`` matrix in the pool (:class:`Lanes` cuts the columns out inside the
+fusions that read them), gathered at a refill column by column from contiguous launch-lane arrays
+(a launch-sized row-packed copy cost more, in its packing pass and page faults, than it saved in
+the gathers); a step must not change them (state that changes in the pool without being written
+back belongs in ``scratch``). Opt-in (``pack_inputs``): walks whose steps read few inputs gain
+nothing from it. Outputs are packed into one row per launch lane when there are several.
 
 :func:`barrier` evaluates a function in its own XLA computation. XLA:CPU fuses gathers into the
 arithmetic that reads them, and a fusion containing a gather is not vectorised; it also
@@ -41,6 +43,9 @@ import jax.numpy as jnp
 from jax import lax
 
 Step = Callable[[dict, Any], dict]
+# outputs travel between the pool and the launch lanes packed as one row per lane when there are at
+# least this many (fewer refill scatters); fewer stay separate arrays (no launch-sized packing pass)
+_PACKED_OUTPUTS = 4
 
 
 def barrier(go: Any, fn: Callable, *args: Any) -> Any:
@@ -80,16 +85,22 @@ def _packable(home: dict, keys: tuple) -> tuple:
     return tuple(k for k in keys if home[k].ndim == 1 and home[k].dtype in _WORDS)
 
 
+def _as_word(v: Any) -> Any:
+    """A 32-bit or bool lane array as float32 (ints by bit pattern, bools as 0/1)."""
+    if v.dtype == jnp.int32:
+        v = lax.bitcast_convert_type(v, jnp.float32)
+    return v.astype(jnp.float32)
+
+
 def _pack(home: dict, names: tuple) -> Any:
     """The lane arrays ``names`` as the columns of one float32 matrix (ints by bit pattern, bools as
     0/1), so a refill gathers or scatters one row per lane instead of one element per array."""
-    cols = []
-    for k in names:
-        v = home[k]
-        if v.dtype == jnp.int32:
-            v = lax.bitcast_convert_type(v, jnp.float32)
-        cols.append(v.astype(jnp.float32))
-    return jnp.stack(cols, axis=1)
+    return jnp.stack([_as_word(home[k]) for k in names], axis=1)
+
+
+def _pack_minor(home: dict, names: tuple) -> Any:
+    """:func:`_pack` laid out ``(names, lanes)`` (stacked along the first axis: no transpose)."""
+    return jnp.stack([_as_word(home[k]) for k in names], axis=0)
 
 
 def _unpack(matrix: Any, names: tuple, like: dict) -> dict:
@@ -145,9 +156,20 @@ class Lanes(Mapping):
 
 
 def _prefix_count(flags: Any) -> Any:
-    """Inclusive prefix sum of a bool lane array (an associative scan: XLA:CPU's cumulative sum is
-    slower at pool sizes)."""
-    return lax.associative_scan(jnp.add, flags.astype(jnp.int32))
+    """Inclusive prefix sum of a bool lane array. Pools of ``c * c`` lanes (``c`` a multiple of 8)
+    multiply ``(c, c)`` blocks of the flags by a triangular matrix of ones (two small products,
+    exact in float32 below 2^24; on XLA:CPU about half the time of an associative scan, which is
+    itself faster than the cumulative sum at pool sizes)."""
+    size = flags.shape[0]
+    side = int(round(size ** 0.5))
+    if side * side != size or side % 8 or size >= 1 << 24:
+        return lax.associative_scan(jnp.add, flags.astype(jnp.int32))
+    upper = jnp.triu(jnp.ones((side, side), jnp.float32))
+    block = flags.astype(jnp.float32).reshape(side, side)
+    rows = jnp.dot(block, upper, precision=lax.Precision.HIGHEST)  # prefix sums within each row
+    totals = rows[:, -1]
+    before = jnp.dot(totals, upper, precision=lax.Precision.HIGHEST) - totals  # the rows before each row
+    return (rows + before[:, None]).reshape(size).astype(jnp.int32)
 
 
 def _where(take: Any, new: dict, old: dict) -> dict:
@@ -211,12 +233,16 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
 
     keys = tuple(state) if outputs is None else tuple(outputs)
     inputs = tuple(k for k in state if k not in keys)
-    # The lanes' read-only inputs stay packed in one matrix in the pool ("__in", one row per lane:
-    # a refill gathers and selects whole rows, and steps read its columns inside their fusions);
-    # the outputs travel between the pool and the launch as one row per lane too ("__out").
+    # The lanes' read-only inputs stay packed in one matrix in the pool ("__in", one row per input:
+    # steps read its rows inside their fusions); several outputs travel between the pool and the
+    # launch as one row per lane ("__out").
     in_names = _packable(state, inputs) if pack_inputs or derive is not None else ()
     out_names = _packable(state, keys)
-    in_rows = _pack(state, in_names) if in_names else None
+    if len(out_names) < _PACKED_OUTPUTS:
+        out_names = ()
+    # each input as its own contiguous float32 lane array, computed before the loop (the barrier keeps
+    # XLA from recomputing a column's producer inside the refill's gather, where it would not vectorise)
+    in_cols = lax.optimization_barrier(tuple(_as_word(state[k]) for k in in_names)) if in_names else ()
     home = {k: state[k] for k in keys if k not in out_names}
     if out_names:
         home["__out"] = _pack(state, out_names)
@@ -258,11 +284,11 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
         """The launch lanes ``rows`` (inputs and current outputs) as pool entries."""
         got = _gather(loose, rows)
         if in_names:  # the pool keeps its inputs lane-minor, so steps read them contiguously
-            base = in_rows.at[rows].get(mode="promise_in_bounds").T
+            base = jnp.stack([c.at[rows].get(mode="promise_in_bounds") for c in in_cols], axis=0)
             if derive is not None:
                 stored = len(in_names) - len(extra)
                 more = derive(Lanes({}, base, in_names[:stored], in_types[:stored]))
-                base = jnp.concatenate([base, _pack(more, extra).T], axis=0)
+                base = jnp.concatenate([base, _pack_minor(more, extra)], axis=0)
             got["__in"] = base
         packed = _gather(home, rows)
         if out_names:
@@ -305,13 +331,16 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
         slot = nxt + rank
         take = free & (slot < total)
         ids = queue[jnp.clip(slot, 0, n - 1)]
-        fresh = barrier(go, lanes_of, ids)
+        source = jnp.where(take, ids, pool["__id"])
+        # every slot's inputs gathered from its (new or current) lane: no select of the input matrix
+        fresh = barrier(go, lanes_of, source)
+        inputs = fresh.pop("__in", None)
         fresh.update(blank(w0))
         body = {k: v for k, v in pool.items() if not k.startswith("__")}
         pool2 = _where(take, fresh, body)
         if in_names:
-            pool2["__in"] = jnp.where(take[None, :], fresh["__in"], pool["__in"])
-        pool2["__id"] = jnp.where(take, ids, pool["__id"])
+            pool2["__in"] = inputs
+        pool2["__id"] = source
         pool2["__valid"] = take | (pool["__valid"] & ~done)
         nxt = jnp.minimum(nxt + jnp.sum(free, dtype=jnp.int32), total)
         return pool2, nxt, home

@@ -77,8 +77,12 @@ def _seed(view: MeshView, point: tuple, furthest: bool = False) -> tuple[Any, An
 
 
 def _corner_columns(view: MeshView):
-    """The leaf data of :func:`jwarp.builtins.bvh_trail.node_rows`: a face's 9 corner coordinates."""
-    return lambda prim: [x for corner in view.corners(prim) for x in corner]
+    """The leaf data of :func:`jwarp.builtins.bvh_trail.node_rows`: a face's 9 corner coordinates and
+    whether it is a sliver (1.0: computed once per face, not at every step of every lane)."""
+    def columns(prim: Any) -> list:
+        a, b, c = view.corners(prim)
+        return [*a, *b, *c, tm.is_sliver(a, b, c).astype(jnp.float32)]
+    return columns
 
 
 def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthest: bool = False) -> dict:
@@ -105,10 +109,16 @@ def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthes
         if bvh_trail.supported(view.face_count, bool(view.handle.fact("grouped"))):
             rows = bvh_trail.node_rows(view.tree, view.face_count, _corner_columns(view))
             state.pop("node")
-            return bvh_trail.walk_trail(
-                rows, view.face_count, state, run, near,
-                lambda s, prim, cols: candidate(s, prim, (cols[0:3], cols[3:6], cols[6:9])),
-                best="best", best_prim="face")
+            def tested(s: dict, prim: Any, cols: tuple) -> Any:
+                a, b, c = cols[0:3], cols[3:6], cols[6:9]
+                point = _point_of(s)
+                u, v = tm.closest_point_to_triangle(a, b, c, point)
+                cp = tm.add(tm.add(tm.scale(a, u), tm.scale(b, v)), tm.scale(c, 1.0 - u - v))
+                d = tm.sub(cp, point)
+                return jnp.where(cols[9] != 0, jnp.inf, tm.dot(d, d))
+
+            return bvh_trail.walk_trail(rows, view.face_count, state, run, near, tested, best="best",
+                                        best_prim="face")
         return walk_nearest(view.tree, state, run, near, candidate, fetch=view.corners, depth=view.depth,
                             best="best", best_prim="face")
 
@@ -221,13 +231,20 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
     def angle(x: tuple, y: tuple) -> Any:
         return jnp.arccos(jnp.clip(tm.dot(tm.normalize(x), tm.normalize(y)), -1.0, 1.0))
 
-    def scored(s: dict, prim: Any, corners: tuple, take: Any) -> tuple:
-        """(new state, updated) after the face ``prim`` with ``corners`` (lanes ``take``)."""
+    def vertex_angles(a: tuple, b: tuple, c: tuple) -> tuple:
+        """The face's angles at ``a``, ``b``, ``c`` (Warp's vertex weights)."""
+        e0, e1, e2 = tm.sub(b, a), tm.sub(c, a), tm.sub(c, b)
+        neg = lambda x: tuple(-y for y in x)  # noqa: E731
+        return angle(e0, e1), angle(e2, neg(e0)), angle(neg(e1), neg(e2))
+
+    def scored(s: dict, prim: Any, corners: tuple, take: Any, sliver: Any = None, angles: tuple | None = None) -> tuple:
+        """(new state, updated) after the face ``prim`` with ``corners`` (lanes ``take``; ``sliver``:
+        whether the face is one, and ``angles``: its :func:`vertex_angles`, when known)."""
         a, b, c = corners
         point = _point_of(s)
         e0, e1, e2 = tm.sub(b, a), tm.sub(c, a), tm.sub(c, b)
         normal = tm.cross(e0, e1)
-        take = take & ~tm.is_sliver(a, b, c)
+        take = take & ~(tm.is_sliver(a, b, c) if sliver is None else sliver)
         u, v = tm.closest_point_to_triangle(a, b, c, point)
         w = 1.0 - u - v
         cp = tm.add(tm.add(tm.scale(a, u), tm.scale(b, v)), tm.scale(c, w))
@@ -240,8 +257,14 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
         on_edge = ((la * n0 - e0a * e0a < eps_sq * n0) | (lb * n2 - e2b * e2b < eps_sq * n2)
                    | (la * n1 - e1a * e1a < eps_sq * n1))
         neg = lambda x: tuple(-y for y in x)  # noqa: E731
-        weight = jnp.where(la < eps_sq, angle(e0, e1), jnp.where(lb < eps_sq, angle(e2, neg(e0)), jnp.where(
-            lc < eps_sq, angle(neg(e1), neg(e2)), jnp.where(on_edge, pi, 2.0 * pi))))
+        # the angle at the vertex the point is at (one arccos: the vertex's two edges picked first)
+        at_a, at_b = la < eps_sq, lb < eps_sq
+        pick = lambda x, y, z: tuple(jnp.where(at_a, p, jnp.where(at_b, q, r)) for p, q, r in zip(x, y, z))  # noqa: E731
+        if angles is None:
+            corner = angle(pick(e0, e2, neg(e1)), pick(e1, neg(e0), neg(e2)))
+        else:
+            corner = jnp.where(at_a, angles[0], jnp.where(at_b, angles[1], angles[2]))
+        weight = jnp.where(at_a | at_b | (lc < eps_sq), corner, jnp.where(on_edge, pi, 2.0 * pi))
         unit = tm.normalize(normal)
         tie = near & (dist > s["best"] - eps)
         closer_tie = tie & (dist < s["best"])
@@ -262,10 +285,18 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
             return d <= reach * reach, d
 
         def update(s: dict, prim: Any, cols: tuple) -> dict:
-            out, _ = scored(s, prim, (cols[0:3], cols[3:6], cols[6:9]), jnp.ones(prim.shape, bool))
+            # columns 9-11: the vertex angles, the first -1 for a sliver
+            out, _ = scored(s, prim, (cols[0:3], cols[3:6], cols[6:9]), jnp.ones(prim.shape, bool), cols[9] < 0,
+                            cols[9:12])
             return {k: out[k] for k in _NORMAL_FIELDS}
 
-        rows = bvh_trail.node_rows(view.tree, view.face_count, _corner_columns(view))
+        def leaf_data(prim: Any) -> list:
+            """A face's corners and vertex angles (computed once per face, not at every lane step)."""
+            a, b, c = view.corners(prim)
+            at_a, at_b, at_c = vertex_angles(a, b, c)
+            return [*a, *b, *c, jnp.where(tm.is_sliver(a, b, c), -1.0, at_a), at_b, at_c]
+
+        rows = bvh_trail.node_rows(view.tree, view.face_count, leaf_data)
         state.pop("node")
         return bvh_trail.walk_trail(rows, view.face_count, state, run, near, None, best="best", best_prim="face",
                                     update=update, changes=("nx", "ny", "nz"))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 
 from jwarp.builtins import bvh_trail
@@ -31,7 +32,7 @@ from jwarp.builtins.mesh_common import (MeshView, active, check_vec3, full, per_
 from jwarp.builtins.mesh_point_queries import _struct
 from jwarp.compiler import handles
 from jwarp.compiler.registry import builtin
-from jwarp.compiler.values import value_from_leaves
+from jwarp.compiler.values import leaves_of, value_from_leaves
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType
 
@@ -78,16 +79,17 @@ def _from_root(view: MeshView, root: Any, shape: tuple) -> dict:
 
 
 def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run: Any, robust: Any = None,
-                root: Any = None) -> dict:
+                root: Any = None, first: bool = False) -> dict:
     """The nearest hit per lane with ``0 <= t < max_t`` (within the subtree ``root``): keys hit, t,
-    face, sign. Nearer boxes are visited first and boxes entered beyond the best hit are skipped."""
+    face, sign. Nearer boxes are visited first and boxes entered beyond the best hit are skipped.
+    ``first``: a lane stops at its first hit (any-hit; ``t`` is then that hit's distance)."""
     shape = run.shape
     robust_arg = robust
     rcp = _safe_rcp(direction) if robust is None else tuple(1.0 / d for d in direction)
     if robust is None:
         robust = (direction[0] == 0) | (direction[1] == 0) | (direction[2] == 0)
     else:
-        robust = jnp.full(shape, bool(robust))
+        robust = jnp.asarray(bool(robust))
     node = _from_root(view, root, shape)["node"]
     state = {"node": node, "t": max_t, "face": jnp.zeros(shape, jnp.int32),
              **_ray_state(start, direction, rcp), "robust": robust}
@@ -116,20 +118,50 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
         safe = robust_arg is None
 
         def derive(lanes: Any) -> dict:
-            """A ray's reciprocal direction and triangle-test constants, when it enters the pool."""
+            """A ray's reciprocal direction and triangle-test constants, when it enters the pool, and
+            whether it needs the general box test (robust, or an infinite reciprocal: Warp's minima
+            then ignore NaNs, which the plain test's minima need not)."""
             d = tuple(lanes[k] for k in ("dx", "dy", "dz"))
             r = _safe_rcp(d) if safe else tuple(1.0 / x for x in d)
-            return {**dict(zip(("rx", "ry", "rz"), r)), **dict(zip(_SETUP_KEYS, tm.ray_setup(d)))}
+            robust_ = (d[0] == 0) | (d[1] == 0) | (d[2] == 0) if safe else lanes["robust"]
+            general = robust_ | ~(jnp.isfinite(r[0]) & jnp.isfinite(r[1]) & jnp.isfinite(r[2]))
+            return {**dict(zip(("rx", "ry", "rz"), r)), **dict(zip(_SETUP_KEYS, tm.ray_setup(d))),
+                    "general": general, **({"robust": robust_} if safe else {})}
 
         rows = bvh_trail.node_rows(view.tree, view.face_count, leaf_data)
-        lean = {k: v for k, v in state.items() if k not in ("node", "rx", "ry", "rz") + _SETUP_KEYS}
+        derived = ("node", "rx", "ry", "rz") + _SETUP_KEYS + (("robust",) if safe else ())
+        lean = {k: v for k, v in state.items() if k not in derived}
+        stop_at = None
+        if first:  # any hit will do: a lane stops at its first one (nearer child first, as Warp's any-hit)
+            lean["limit"] = max_t
+            stop_at = lambda s_: s_["t"] < s_["limit"]  # noqa: E731
         s = dict(state, **bvh_trail.walk_trail(rows, view.face_count, lean, run, enter, tested,
-                                               fast=(enter_fast, "robust"), derive=derive))
+                                               fast=(enter_fast, "general"), derive=derive, stop=stop_at))
     else:
         s = walk_nearest(view.tree, state, run, enter, candidate, fetch=view.corners, depth=view.depth)
     hit = run & (s["t"] < max_t)
     _, _, _, _, sign = _hit(s, *view.corners(s["face"]))
     return dict(s, hit=hit, sign=jnp.where(hit, sign, jnp.ones_like(sign)))
+
+
+@jax.custom_jvp
+def _hit_distance(t_walk: Any, start: tuple, direction: tuple, a: tuple, b: tuple, c: tuple) -> Any:
+    """The hit distance of the ray on triangle ``abc``: ``t_walk``, the value the walk computed with
+    the same arithmetic (so a launch that is not differentiated does not test the face again); its
+    derivative is that of :func:`jwarp.builtins.triangle_math.intersect_ray_triangle`'s ``t`` with
+    respect to ``start`` and ``direction`` (the corners are constants)."""
+    return t_walk
+
+
+@_hit_distance.defjvp
+def _hit_distance_jvp(primals: tuple, tangents: tuple) -> tuple:
+    t_walk, start, direction, a, b, c = primals
+
+    def distance(st: tuple, d: tuple) -> Any:
+        return tm.intersect_ray_triangle(st, d, a, b, c)[1]
+
+    _, dt = jax.jvp(distance, (start, direction), (tangents[1], tangents[2]))
+    return t_walk, dt
 
 
 @builtin("mesh_query_ray", group="Geometry", kernel_only=True)
@@ -144,7 +176,7 @@ def mesh_query_ray(call: Call, mesh: Value, start: Value, dir: Value, max_t: Val
         raise call.no_overload(mesh, start, dir, max_t, *rest)
     root = _root(call, rest[-1] if len(rest) in (1, 7) else None)
     s_grad, d_grad = vec3_leaves(call, start), vec3_leaves(call, dir)
-    s0, d0 = tuple(stop(x) for x in s_grad), tuple(stop(x) for x in d_grad)
+    s0, d0 = _lane_invariant(start, s_grad), _lane_invariant(dir, d_grad)
     limit = stop(full(call, max_t.data, jnp.float32))
     run0 = active(call)
 
@@ -153,7 +185,8 @@ def mesh_query_ray(call: Call, mesh: Value, start: Value, dir: Value, max_t: Val
         s = closest_hit(view, s0, d0, limit, run, root=root)
         found = run & s["hit"]
         a, b, c = (tuple(stop(x) for x in corner) for corner in view.corners(s["face"]))
-        _, t, u, v, sign = tm.intersect_ray_triangle(s_grad, d_grad, a, b, c)
+        _, _, u, v, sign = tm.intersect_ray_triangle(s_grad, d_grad, a, b, c)
+        t = _hit_distance(s["t"], s_grad, d_grad, a, b, c)
         normal = tm.normalize(tm.cross(tm.sub(b, a), tm.sub(c, a)))
         return [found, sign, s["face"], t, u, v, *normal]
 
@@ -168,12 +201,48 @@ def mesh_query_ray(call: Call, mesh: Value, start: Value, dir: Value, max_t: Val
     return Value(scalars.bool_, found)
 
 
+def _trail_supported(view: MeshView, root: Any) -> bool:
+    return root is None and bvh_trail.supported(view.face_count, bool(view.handle.fact("grouped")))
+
+
+def _trail_count(view: MeshView, state: dict, run: Any) -> Any:
+    """The face count of :func:`count_hits` over :func:`jwarp.builtins.bvh_trail.walk_trail`: every
+    entered leaf adds its hit (the visiting order, nearer child first, does not change a count);
+    Warp's robust box test with ``rcp = 1 / dir``, the plain one for chunks of lanes whose
+    reciprocals are all finite (then both agree). ``state`` holds the ray, ``robust`` and ``count``."""
+    def enter(s: dict, lower: tuple, upper: tuple) -> tuple:
+        return tm.ray_box_entry(*_ray_of(s), lower, upper, s["robust"])
+
+    def enter_fast(s: dict, lower: tuple, upper: tuple) -> tuple:
+        start_, _, rcp_ = _ray_of(s)
+        return tm.ray_box_entry_fast(start_, rcp_, lower, upper)
+
+    def derive(lanes: Any) -> dict:
+        d = tuple(lanes[k] for k in ("dx", "dy", "dz"))
+        r = tuple(1.0 / x for x in d)
+        general = lanes["robust"] | ~(jnp.isfinite(r[0]) & jnp.isfinite(r[1]) & jnp.isfinite(r[2]))
+        return {**dict(zip(("rx", "ry", "rz"), r)), **dict(zip(_SETUP_KEYS, tm.ray_setup(d))), "general": general}
+
+    def counted(s: dict, prim: Any, cols: tuple) -> dict:
+        hit, t, _, _, _ = _hit(s, cols[0:3], cols[3:6], cols[6:9])
+        return {"count": s["count"] + (hit & (t >= 0)).astype(jnp.int32)}
+
+    rows = bvh_trail.node_rows(view.tree, view.face_count, lambda prim: [x for c in view.corners(prim) for x in c])
+    lean = {k: v for k, v in state.items() if k not in ("node", "end", "rx", "ry", "rz") + _SETUP_KEYS}
+    return bvh_trail.walk_trail(rows, view.face_count, lean, run, enter, None, best="count", best_prim=None,
+                                fast=(enter_fast, "general"), derive=derive, update=counted)["count"]
+
+
 def count_hits(view: MeshView, start: tuple, direction: tuple, run: Any, root: Any = None) -> Any:
     """Number of faces each lane's ray meets at ``t >= 0`` (Warp's robust box test, ``rcp = 1 / dir``),
     within the subtree ``root``."""
     shape = run.shape
     rcp = tuple(1.0 / d for d in direction)
     robust = True
+    if _trail_supported(view, root):
+        state = {"count": jnp.zeros(shape, jnp.int32), **_ray_state(start, direction, rcp),
+                 "robust": jnp.asarray(True)}
+        return _trail_count(view, state, run)
 
     def enter(s: dict, lower: tuple, upper: tuple) -> Any:
         return tm.ray_box_entry(*_ray_of(s), lower, upper, robust)[0]
@@ -198,10 +267,19 @@ def _root(call: Call, root: Value | None) -> Any:
     return full(call, root.data, jnp.int32)
 
 
+def _lane_invariant(value: Value, lanes_: tuple) -> tuple:
+    """A vec3 argument's components for a walk (without gradient): scalars when the kernel passed the
+    same vector to every lane (the walk keeps them out of its lane data), else the lane arrays."""
+    raw = leaves_of(value)
+    if all(jnp.ndim(x) == 0 for x in raw):
+        return tuple(stop(jnp.asarray(x).astype(jnp.float32)) for x in raw)
+    return tuple(stop(x) for x in lanes_)
+
+
 def _ray_args(call: Call, mesh: Value, start: Value, dir: Value, *scalars_: Value) -> tuple:
     if not (scalars.is_int(mesh.type) and check_vec3(start) and check_vec3(dir)):
         raise call.no_overload(mesh, start, dir, *scalars_)
-    return tuple(stop(x) for x in vec3_leaves(call, start)), tuple(stop(x) for x in vec3_leaves(call, dir))
+    return _lane_invariant(start, vec3_leaves(call, start)), _lane_invariant(dir, vec3_leaves(call, dir))
 
 
 @builtin("mesh_query_ray_count_intersections", group="Geometry", kernel_only=True)
@@ -242,6 +320,8 @@ def mesh_query_ray_anyhit(call: Call, mesh: Value, start: Value, dir: Value, max
         run = run0 if selected is None else run0 & selected
         state = {**_from_root(view, top, run.shape), "limit": limit, "robust": robust,
                  **_ray_state(s0, d0, rcp)}
+        if _trail_supported(view, top):  # a closest-hit walk whose lanes stop at their first hit
+            return [closest_hit(view, s0, d0, limit, run, first=True)["hit"]]
         s = walk(view.tree, state, run, enter, leaf, stop_on_accept=True)
         return [s["found"]]
 

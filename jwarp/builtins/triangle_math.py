@@ -60,10 +60,6 @@ def normalize(a: Vec) -> Vec:
     return tuple(jnp.where(n > 0, x / safe, jnp.zeros_like(x)) for x in a)
 
 
-def _div(num: Any, den: Any, used: Any) -> Any:
-    return num / jnp.where(used, den, jnp.ones_like(den))
-
-
 def closest_point_to_triangle(a: Vec, b: Vec, c: Vec, p: Vec) -> tuple[Any, Any]:
     """Barycentric weights ``(u, v)`` of the point of triangle ``abc`` closest to ``p``
     (the point is ``u a + v b + (1 - u - v) c``)."""
@@ -90,10 +86,12 @@ def closest_point_to_triangle(a: Vec, b: Vec, c: Vec, p: Vec) -> tuple[Any, Any]
     take_bc = ~in_a & ~in_b & ~on_ab & ~in_c & ~on_ac & on_bc
     inside = ~(in_a | in_b | on_ab | in_c | on_ac | on_bc)
 
-    v_ab = _div(d1, d1 - d3, take_ab)
-    w_ac = _div(d2, d2 - d6, take_ac)
-    w_bc = _div(d4 - d3, (d4 - d3) + (d5 - d6), take_bc)
-    denom = _div(one, va + vb + vc, inside)
+    # each lane divides once: its branch's quotient (the same operands as Warp's, so the same value)
+    num = jnp.where(take_ab, d1, jnp.where(take_ac, d2, jnp.where(take_bc, d4 - d3, one)))
+    den = jnp.where(take_ab, d1 - d3, jnp.where(take_ac, d2 - d6, jnp.where(
+        take_bc, (d4 - d3) + (d5 - d6), jnp.where(inside, va + vb + vc, one))))
+    quotient = num / den
+    v_ab = w_ac = w_bc = denom = quotient
     v_in, w_in = vb * denom, vc * denom
 
     v = jnp.where(in_a, zero, jnp.where(in_b, one, jnp.where(take_ab, v_ab, jnp.where(
@@ -138,12 +136,34 @@ def boxes_overlap(a_lower: Vec, a_upper: Vec, b_lower: Vec, b_upper: Vec) -> Any
     return out
 
 
+def fmin(a: Any, b: Any) -> Any:
+    """Warp's float ``min`` on the host (C ``fmin``: the other operand when one is NaN)."""
+    return jnp.where(a <= b, a, jnp.where(b == b, b, a))
+
+
+def fmax(a: Any, b: Any) -> Any:
+    """Warp's float ``max`` on the host (C ``fmax``: the other operand when one is NaN)."""
+    return jnp.where(a >= b, a, jnp.where(b == b, b, a))
+
+
+def _min_plain(a: Any, b: Any) -> Any:
+    """:func:`fmin` where neither operand is NaN (one compare and select, a single vector min)."""
+    return jnp.where(a < b, a, b)
+
+
+def _max_plain(a: Any, b: Any) -> Any:
+    """:func:`fmax` where neither operand is NaN."""
+    return jnp.where(a > b, a, b)
+
+
 def ray_box_entry(start: Vec, direction: Vec, rcp: Vec, lower: Vec, upper: Vec, robust: Any) -> tuple[Any, Any]:
     """(hit, entry t) of a ray and a box. Robust lanes skip axes where the direction is 0 (the
-    origin must then lie in the slab); the others use the plain slab test with ``rcp``."""
+    origin must then lie in the slab); the others use the plain slab test with ``rcp``. Minima
+    and maxima are Warp's (:func:`fmin`), so an infinite reciprocal times a zero distance (a NaN)
+    is ignored as in Warp."""
     big = jnp.asarray(jnp.finfo(jnp.float32).max, jnp.float32)
-    slabs = _slabs(start, rcp, lower, upper)
-    lmin, lmax = _overlap(slabs)
+    slabs = _slabs(start, rcp, lower, upper, fmin, fmax)
+    lmin, lmax = _overlap(slabs, fmin, fmax)
     r_min, r_max = -big, big
     inside = None
     for k, (lo, hi) in enumerate(slabs):
@@ -151,8 +171,8 @@ def ray_box_entry(start: Vec, direction: Vec, rcp: Vec, lower: Vec, upper: Vec, 
         slab = ~((start[k] < lower[k]) | (start[k] > upper[k]))
         ok = jnp.where(zero, slab, True)
         inside = ok if inside is None else inside & ok
-        r_min = jnp.where(zero, r_min, jnp.maximum(lo, r_min))
-        r_max = jnp.where(zero, r_max, jnp.minimum(hi, r_max))
+        r_min = jnp.where(zero, r_min, fmax(lo, r_min))
+        r_max = jnp.where(zero, r_max, fmin(hi, r_max))
     fast_hit = (lmax >= 0) & (lmax >= lmin)
     robust_hit = inside & (r_max >= 0) & (r_max >= r_min)
     return jnp.where(robust, robust_hit, fast_hit), jnp.where(robust, r_min, lmin)
@@ -160,26 +180,27 @@ def ray_box_entry(start: Vec, direction: Vec, rcp: Vec, lower: Vec, upper: Vec, 
 
 def ray_box_entry_fast(start: Vec, rcp: Vec, lower: Vec, upper: Vec) -> tuple[Any, Any]:
     """(hit, entry t) of the plain slab test (Warp's ``intersect_ray_aabb``): what
-    :func:`ray_box_entry` gives lanes that are not robust, with less arithmetic."""
-    lmin, lmax = _overlap(_slabs(start, rcp, lower, upper))
+    :func:`ray_box_entry` gives lanes that are not robust, with less arithmetic. Exact for rays
+    whose reciprocal direction is finite (no NaN arises, so plain minima do)."""
+    lmin, lmax = _overlap(_slabs(start, rcp, lower, upper, _min_plain, _max_plain), _min_plain, _max_plain)
     return (lmax >= 0) & (lmax >= lmin), lmin
 
 
-def _slabs(start: Vec, rcp: Vec, lower: Vec, upper: Vec) -> list:
+def _slabs(start: Vec, rcp: Vec, lower: Vec, upper: Vec, lo_of: Any, hi_of: Any) -> list:
     """Per axis, the ray's (entry, exit) t of the box's slab (plain reciprocal arithmetic)."""
     out = []
     for k in range(3):
         l1 = (lower[k] - start[k]) * rcp[k]
         l2 = (upper[k] - start[k]) * rcp[k]
-        out.append((jnp.minimum(l1, l2), jnp.maximum(l1, l2)))
+        out.append((lo_of(l1, l2), hi_of(l1, l2)))
     return out
 
 
-def _overlap(slabs: list) -> tuple:
+def _overlap(slabs: list, lo_of: Any, hi_of: Any) -> tuple:
     """(latest entry, earliest exit) over the slabs."""
     lmin, lmax = slabs[0]
     for lo, hi in slabs[1:]:
-        lmin, lmax = jnp.maximum(lo, lmin), jnp.minimum(hi, lmax)
+        lmin, lmax = hi_of(lo, lmin), lo_of(hi, lmax)
     return lmin, lmax
 
 
@@ -239,6 +260,6 @@ def solid_angle(a: Vec, b: Vec, c: Vec, p: Vec) -> Any:
     return 2.0 * jnp.arctan2(det, den)
 
 
-__all__ = ["boxes_overlap", "closest_point_to_triangle", "cross", "distance_to_box_sq", "dot",
+__all__ = ["boxes_overlap", "closest_point_to_triangle", "cross", "distance_to_box_sq", "dot", "fmax", "fmin",
            "furthest_distance_to_box_sq", "furthest_point_to_triangle", "intersect_ray_triangle", "is_sliver",
            "length", "normalize", "ray_box_entry", "ray_box_entry_fast", "ray_setup", "solid_angle", "sub"]

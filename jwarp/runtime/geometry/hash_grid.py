@@ -26,6 +26,7 @@ from jax import lax
 import numpy as np
 
 from jwarp.builtins.hash_grid import cell_coord, cell_index
+from jwarp.builtins.hash_grid_pairs import doubled_order, row_ranges
 from jwarp.lang import composites, scalars
 from jwarp.runtime import capture, handles, storage
 from jwarp.runtime.array import array
@@ -36,8 +37,10 @@ _MAX_CELL_COUNT = (1 << 31) - 1
 
 @functools.partial(jax.jit, static_argnames=("dims", "capacity"))
 def _build(points: Any, inv: Any, groups: Any, dims: tuple, capacity: int) -> tuple:
-    """(point ids in cell order, cell starts, cell ends, groups in that order). With ``groups``, points
-    of one cell are ordered by group id as an unsigned number (Warp's (cell, group) keys)."""
+    """(point ids in cell order, cell starts, cell ends, groups in that order, grid row ranges, the
+    doubled order). With ``groups``, points of one cell are ordered by group id as an unsigned number
+    (Warp's (cell, group) keys). The last two serve queries lowered as (lane, candidate) pairs
+    (:mod:`jwarp.builtins.hash_grid_pairs`); made here, once per build, not in every launch."""
     dx, dy, dz = dims
     n = points.shape[0]
     cells = cell_index(*(cell_coord(points[:, k] * inv) for k in range(3)), dims).astype(jnp.int32)
@@ -53,7 +56,8 @@ def _build(points: Any, inv: Any, groups: Any, dims: tuple, capacity: int) -> tu
     sorted_groups = jnp.zeros(capacity, jnp.int32)
     if groups is not None:
         sorted_groups = sorted_groups.at[: order.shape[0]].set(groups.astype(jnp.int32)[order])
-    return point_ids, starts, ends, sorted_groups
+    grid_rows = row_ranges(starts, ends, dims)
+    return point_ids, starts, ends, sorted_groups, grid_rows, doubled_order(point_ids, grid_rows, capacity)
 
 
 class HashGrid:
@@ -100,6 +104,8 @@ class HashGrid:
         zeros = np.zeros(count, np.int32)
         self._cell_starts = array(zeros, dtype=scalars.int32, device=self.device)
         self._cell_ends = array(zeros, dtype=scalars.int32, device=self.device)
+        self._grid_rows = array(np.zeros((dims[1] * dims[2], 2), np.int32), dtype=scalars.int32, device=self.device)
+        self._doubled = array(np.zeros(2, np.int32), dtype=scalars.int32, device=self.device)
         self.reserved = False
         self.groups = None
         self.id = handles.register(self)
@@ -118,6 +124,7 @@ class HashGrid:
             self._capacity = num_points * 3 // 2
             self._point_ids = array(np.zeros(self._capacity, np.int32), dtype=scalars.int32, device=self.device)
             self._point_groups = array(np.zeros(self._capacity, np.int32), dtype=scalars.int32, device=self.device)
+            self._doubled = array(np.zeros(2 * self._capacity, np.int32), dtype=scalars.int32, device=self.device)
 
     def build(self, points: array, radius: float, groups: Any = None) -> None:
         """Bucket ``points`` (an array of this grid's vec3 type) into cells of width ``radius``."""
@@ -145,7 +152,8 @@ class HashGrid:
         self._cell_width_inv = inv
         self._built = True
         self.reserved = True
-        written = [self._point_ids, self._point_groups, self._cell_starts, self._cell_ends]
+        written = [self._point_ids, self._point_groups, self._cell_starts, self._cell_ends, self._grid_rows,
+                   self._doubled]
         if not capture.deferred(self.device, lambda: self._bucket(points, groups, inv),
                                 [points, *written, *([groups] if groups is not None else [])]):
             self._bucket(points, groups, inv)
@@ -155,8 +163,10 @@ class HashGrid:
         group_data = None if groups is None else groups.buffer.reshape(-1)
         data = points.buffer.reshape(-1, 3)
         with storage.x64():
-            point_ids, starts, ends, sorted_groups = _build(data, jnp.asarray(inv), group_data, self._dims,
-                                                            self._capacity)
+            point_ids, starts, ends, sorted_groups, grid_rows, doubled = _build(
+                data, jnp.asarray(inv), group_data, self._dims, self._capacity)
+        self._grid_rows._set_buffer(grid_rows)
+        self._doubled._set_buffer(doubled)
         self._point_ids._set_buffer(point_ids)
         self._point_groups._set_buffer(sorted_groups)
         self._cell_starts._set_buffer(starts)
@@ -167,7 +177,7 @@ class HashGrid:
         static = (("dims", self._dims), ("dtype", self.dtype._np_dtype.name), ("capacity", self._capacity),
                   ("built", self._built), ("grouped", self._grouped))
         arrays = {"point_ids": self._point_ids, "cell_starts": self._cell_starts, "cell_ends": self._cell_ends,
-                  "point_groups": self._point_groups}
+                  "point_groups": self._point_groups, "grid_rows": self._grid_rows, "doubled": self._doubled}
         return handles.LaunchOperands("hash_grid", static, arrays, {"cell_width_inv": (self.dtype, self._cell_width_inv)})
 
     def __del__(self) -> None:
