@@ -14,7 +14,7 @@ def _boxes(rng, n):
     return lo, lo + rng.uniform(0.0, 1.0, (n, 3)).astype(np.float32)
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 7, 8, 9, 17, 100, 1023, 1025])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7, 8, 9, 17, 33, 100, 1000, 1023, 1025])
 def test_device_refit_matches_host_refit(n):
     rng = np.random.default_rng(n)
     tree = bvh_build.build(*_boxes(rng, n))

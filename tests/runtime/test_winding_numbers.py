@@ -9,6 +9,7 @@ import pytest
 
 import jwarp as wp
 from jwarp.builtins.winding_number import N1, N2, PAIRS, R2, FLAG, P, S
+from jwarp.builtins import bvh_trail
 from jwarp.runtime.geometry import bvh_build
 from jwarp.runtime.geometry.winding_table import winding_rows
 from tests.differential.meshes import exact_winding, solid_angles, uv_sphere
@@ -96,3 +97,46 @@ def test_refit_updates_the_table():
     np.testing.assert_array_equal(before, expected[0])
     np.testing.assert_array_equal(out.numpy(), expected[1])
     assert not np.array_equal(expected[0], expected[1])
+
+
+def _direct_row(points: np.ndarray, tris: np.ndarray) -> np.ndarray:
+    """A node's row computed from scratch over its triangles (no shifting of children's moments):
+    about the area-weighted centre P, ``N1_ij = Σ A n_i d_j`` and ``N2_ijk = Σ A n_i (d_j d_k +
+    spread_jk)`` with ``d`` the triangle's centroid minus P and ``spread = Σ_v e_v e_vᵀ / 12``."""
+    corners = points.astype(np.float64)[tris]
+    normal = 0.5 * np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    area = np.linalg.norm(normal, axis=1)
+    centroid = corners.mean(axis=1)
+    p = (area[:, None] * centroid).sum(axis=0) / area.sum()
+    d = centroid - p
+    e = corners - centroid[:, None, :]
+    second = d[:, :, None] * d[:, None, :] + np.einsum("tvj,tvk->tjk", e, e) / 12.0
+    row = np.zeros(FLAG + 1)
+    far = np.maximum(p - corners.min(axis=(0, 1)), corners.max(axis=(0, 1)) - p)
+    row[P:P + 3], row[R2], row[S:S + 3] = p, far @ far, normal.sum(axis=0)
+    row[N1:N1 + 9] = np.einsum("ti,tj->ij", normal, d).reshape(9)
+    n2 = np.einsum("ti,tjk->ijk", normal, second)
+    row[N2:N2 + 18] = [n2[i, a, b] for i in range(3) for a, b in PAIRS]
+    return row
+
+
+@pytest.mark.parametrize("faces", [1, 2, 5, 64, 300, 1000])
+def test_every_row_matches_the_moments_of_its_triangles(faces):
+    rng = np.random.default_rng(faces)
+    points = rng.normal(size=(faces + 10, 3)).astype(np.float32)
+    tris = np.stack([rng.choice(faces + 10, 3, replace=False) for _ in range(faces)]).astype(np.int32)
+    corners = points[tris]
+    tree = bvh_build.build(corners.min(axis=1), corners.max(axis=1), None)
+    table = winding_rows(points, tris, tree).astype(np.float64)
+    pre, _ = bvh_trail.heap_order(faces)
+    scale = np.abs(table).max(axis=0) + 1e-30
+    for slot in np.flatnonzero(pre >= 0):
+        node = pre[slot]
+        prim = tree.links[node, 1]
+        if prim >= 0:  # a leaf: its corners and the flag
+            np.testing.assert_array_equal(table[slot, :9], corners[prim].reshape(9))
+            assert table[slot, FLAG] == 1.0
+            continue
+        expected = _direct_row(points, tris[tree.order[tree.first[node]:tree.last[node]]])
+        assert table[slot, FLAG] == 0.0
+        np.testing.assert_allclose(table[slot, :FLAG], expected[:FLAG], rtol=1e-5, atol=1e-5 * scale[:FLAG].max())

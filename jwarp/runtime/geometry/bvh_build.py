@@ -65,54 +65,108 @@ def _morton_order(centers: np.ndarray) -> np.ndarray:
     return np.argsort(codes, kind="stable")
 
 
-def _areas(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    ext = np.maximum(hi - lo, 0.0)
+def _areas(boxes: np.ndarray) -> np.ndarray:
+    """Half surface areas (float32) of boxes ``(k, 6)`` stored as (lower xyz, -upper xyz)."""
+    ext = np.maximum(-boxes[:, 3:] - boxes[:, :3], np.float32(0.0))
     return ext[:, 0] * ext[:, 1] + ext[:, 1] * ext[:, 2] + ext[:, 2] * ext[:, 0]
+
+
+def _column_min(x: np.ndarray) -> np.ndarray:
+    """The minimum over the first axis of ``x`` (+inf where it is empty). A long, narrow ``x``
+    is folded first so that numpy reduces over wide contiguous rows instead of one short row at
+    a time (min is exact, so the folding does not change the result)."""
+    rows = x.shape[0]
+    if rows == 0:
+        return np.full(x.shape[1:], np.inf, x.dtype)
+    flat = x.reshape(rows, -1)
+    fold = 1
+    while flat.shape[1] * fold < 512 and rows // (2 * fold) >= 2:
+        fold *= 2
+    if fold == 1:
+        return np.minimum.reduce(x, axis=0)
+    body = rows - rows % fold
+    part = np.minimum.reduce(flat[:body].reshape(body // fold, fold * flat.shape[1]), axis=0)
+    part = np.minimum.reduce(part.reshape(fold, -1), axis=0)
+    if body < rows:
+        part = np.minimum(part, np.minimum.reduce(flat[body:], axis=0))
+    return part.reshape(x.shape[1:])
+
+
+_WIDE = 16  # node width from which the boxes are gathered node-major
+
+
+def _row_min(x: np.ndarray) -> np.ndarray:
+    """The minimum over axis 1 of ``x`` ``(nodes, k, 6)`` (+inf where ``k == 0``), by halving the
+    rows (elementwise minima over contiguous blocks; exact, so the order does not matter)."""
+    if x.shape[1] == 0:
+        return np.full((x.shape[0], x.shape[2]), np.inf, x.dtype)
+    while x.shape[1] > 1:
+        half = x.shape[1] // 2
+        y = np.minimum(x[:, :half], x[:, half:2 * half])
+        if x.shape[1] % 2:
+            np.minimum(y[:, 0], x[:, 2 * half], out=y[:, 0])
+        x = y
+    return x[:, 0]
 
 
 def _halving_order(lowers: np.ndarray, uppers: np.ndarray) -> np.ndarray:
     """Primitive order of a halving tree with SAH-chosen axes: every node's range is split in half
     at the median of its primitives' centroids along the axis (x, y or z) whose two halves have
-    the smallest summed ``area * count`` (the surface area heuristic, among the three medians).
+    the smallest summed ``area * count`` (the surface area heuristic, among the three medians;
+    ties go to the first axis).
 
     Works level by level on three lists of the primitives, each sorted by one centroid axis within
-    every node's range; a split stable-partitions all three lists (O(n) array work per level)."""
+    every node (a stable argsort, then stable partitions). The lists are dense ``(nodes, width)``
+    arrays padded with ``n``: a level's nodes hold ``q`` or ``q + 1`` primitives, so the padding
+    is at most one column, and a node's halves are columns ``[0, half)`` and ``[half, count)``.
+    The halves' boxes are then plain reductions of one gather of the boxes per list (node by node
+    while the nodes are wide, so that the gather reads nearby rows), and a partition is two
+    boolean compressions into masks that depend on the level only."""
     n = lowers.shape[0]
     centers = (lowers.astype(np.float64) + uppers) * 0.5
-    lists = [np.argsort(centers[:, a], kind="stable").astype(np.int32) for a in range(3)]
-    boxes = [np.concatenate([lowers, uppers], axis=1)[lst] for lst in lists]  # in each list's order
-    # per position: the range [start, end) of the node holding it
-    start, end = np.zeros(n, np.int32), np.full(n, n, np.int32)
-    pos = np.arange(n, dtype=np.int32)
-    while True:
-        size = end - start
-        split = size > 1
-        if not split.any():
-            return lists[0]
-        mid = start + size // 2
-        cuts = np.flatnonzero((pos == start) | (split & (pos == mid))).astype(np.int32)  # node halves
-        node = np.cumsum(pos == start) - 1
-        piece_node = node[cuts]
-        count = np.diff(np.append(cuts, n)).astype(np.float64)
-        cost = np.empty((int(node[-1]) + 1, 3))
+    # boxes as (lower, -upper), so that a union is one elementwise minimum; row n: the empty box
+    table = np.empty((n + 1, 6), np.float32)
+    table[:n, :3], table[:n, 3:] = lowers, -uppers
+    table[n] = np.inf
+    lists = np.empty((3, 1, n), np.int32)  # (axis, node, column)
+    for a in range(3):
+        lists[a, 0] = np.argsort(centers[:, a], kind="stable")
+    count = np.full(1, n, np.int64)  # primitives per node (its first columns)
+    left_of = np.zeros(n + 1, bool)  # by primitive: goes to the left half
+    while lists.shape[2] > 1:
+        nodes, width = lists.shape[1], lists.shape[2]
+        half = count // 2
+        h0 = int(half.min())
+        longer = (half > h0)[:, None]  # the left half also holds column h0 (else the right one)
+        cost = np.empty((3, nodes))
         for a in range(3):
-            lo = np.minimum.reduceat(boxes[a][:, :3], cuts, axis=0)
-            hi = np.maximum.reduceat(boxes[a][:, 3:], cuts, axis=0)
-            cost[:, a] = np.bincount(piece_node, _areas(lo, hi) * count, minlength=cost.shape[0])
-        axis = np.argmin(cost, axis=1).astype(np.int8)[node]
-        left = np.zeros(n, bool)  # by primitive: goes to the left half
-        first_half = split & (pos < mid)
+            if width >= _WIDE:  # gathered node by node (cache-friendly), reduced along the rows
+                boxes = np.take(table, lists[a], axis=0)  # (nodes, width, 6)
+                head, mid, tail = _row_min(boxes[:, :h0]), boxes[:, h0], _row_min(boxes[:, h0 + 1:])
+            else:  # short rows: gathered column by column, reduced over whole columns
+                boxes = np.take(table, lists[a].T, axis=0)  # (width, nodes, 6)
+                head, mid, tail = _column_min(boxes[:h0]), boxes[h0], _column_min(boxes[h0 + 1:])
+            left = np.where(longer, np.minimum(head, mid), head)
+            right = np.where(longer, tail, np.minimum(tail, mid))
+            cost[a] = _areas(left) * half + _areas(right) * (count - half)
+        axis = np.argmin(cost, axis=0)
+        chosen = np.take_along_axis(lists, axis[None, :, None], axis=0)[0]  # (nodes, width)
+        columns = np.arange(width)
+        left_of[:] = False
+        left_of[chosen[columns < half[:, None]]] = True
+        filled = columns < count[:, None]
+        new_width = (width + 1) // 2
+        new_columns = np.arange(new_width)
+        to_left, to_right = new_columns < half[:, None], new_columns < (count - half)[:, None]
+        split = np.full((3, nodes, 2, new_width), n, np.int32)  # node k's halves: nodes 2k, 2k + 1
         for a in range(3):
-            left[lists[a][first_half & (axis == a)]] = True
-        for a in range(3):
-            f = left[lists[a]]
-            before = np.cumsum(f, dtype=np.int32) - f
-            before -= before[start]  # left primitives before this position in its node
-            to = np.where(split, np.where(f, start + before, mid + (pos - start) - before), pos)
-            moved, moved_boxes = np.empty_like(lists[a]), np.empty_like(boxes[a])
-            moved[to], moved_boxes[to] = lists[a], boxes[a]
-            lists[a], boxes[a] = moved, moved_boxes
-        start, end = np.where(split & (pos >= mid), mid, start), np.where(split & (pos < mid), mid, end)
+            goes_left = np.take(left_of, lists[a])
+            split[a, :, 0][to_left] = lists[a][goes_left]  # boolean compressions keep the order
+            split[a, :, 1][to_right] = lists[a][np.greater(filled, goes_left)]
+        lists = split.reshape(3, 2 * nodes, new_width)
+        count = np.stack([half, count - half], axis=1).reshape(-1)
+    order = lists[0, :, 0]
+    return order[order < n]
 
 
 def build(lowers: np.ndarray, uppers: np.ndarray, groups: np.ndarray | None = None, bounds: bool = True) -> FlatTree:

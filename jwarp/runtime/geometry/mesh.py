@@ -161,11 +161,10 @@ class Mesh:
         tris = self._tris.numpy()[: self._face_count]
         if tris.size and (tris.min() < 0 or tris.max() >= pts.shape[0]):
             raise RuntimeError("Mesh indices must lie in [0, len(points))")
-        corners = pts[tris]  # (faces, 3, 3)
-        edges = np.linalg.norm(corners[:, 0] - corners[:, 1], axis=1) + np.linalg.norm(
-            corners[:, 0] - corners[:, 2], axis=1) + np.linalg.norm(corners[:, 2] - corners[:, 1], axis=1)
+        a, b, c = (np.take(pts, tris[:, k], axis=0) for k in range(3))  # (take: numpy's fast row gather)
+        edges = (np.linalg.norm(a - b, axis=1) + np.linalg.norm(a - c, axis=1)) + np.linalg.norm(c - b, axis=1)
         self._average_edge_length = np.float32(edges.sum() / max(3 * self._face_count, 1))
-        return corners.min(axis=1), corners.max(axis=1)
+        return np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
 
     def refit(self) -> None:
         """Refit the BVH to the current points (call after changing ``points`` in place)."""
