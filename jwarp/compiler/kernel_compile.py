@@ -25,6 +25,7 @@ from jwarp.compiler import array_views
 from jwarp.compiler.chunking import lower_chunked
 from jwarp.compiler.context import (REPORTED_FLAGS, KernelContext, SlotState, first_site, initial_accumulator,
                                      join_planes, split_planes)
+from jwarp.compiler.emitters import compile_options
 from jwarp.compiler.handles import bind_handle
 from jwarp.compiler.lower import Frame, FunctionLowerer
 from jwarp.compiler.pallas_lower import PallasFallback, build_pallas_pure_fn, plan_of, without_plan
@@ -251,11 +252,14 @@ def serialise_on_stall(ctx: KernelContext, entry_planes: list, sig: Signature, m
     ctx.accumulators = dict(accs)
 
 
-def compile_program(jitted: Any, *args: Any) -> Any:
+def compile_program(jitted: Any, *args: Any, jaxpr: Any = None) -> Any:
     """``jitted`` lowered for ``args`` and compiled ahead of time (the compile step of every executable
-    of a :class:`CompiledKernel`; for a Pallas launch on a GPU this is where Triton compiles the kernel)."""
+    of a :class:`CompiledKernel`; for a Pallas launch on a GPU this is where Triton compiles the kernel).
+    ``jaxpr``: the kernel's, to choose XLA:CPU's code emitters (:mod:`jwarp.compiler.emitters`)."""
+    options = None if jaxpr is None else compile_options(jaxpr, args)
     with jax.enable_x64(True):  # the cached traces are made with 64-bit types on
-        return jitted.lower(*args).compile()
+        lowered = jitted.lower(*args)
+        return lowered.compile(compiler_options=options) if options else lowered.compile()
 
 
 class _CompileOnFirstCall:
@@ -266,8 +270,9 @@ class _CompileOnFirstCall:
     path and ``replacement()`` is the executable that runs from then on."""
 
     def __init__(self, jitted: Callable | None, fallback: Callable, guard: Callable | None = None,
-                 replacement: Callable | None = None) -> None:
+                 replacement: Callable | None = None, jaxpr: Any = None) -> None:
         self._jitted = jitted
+        self._jaxpr = jaxpr
         self._fallback = fallback
         self._guard = guard
         self._replacement = replacement
@@ -280,7 +285,7 @@ class _CompileOnFirstCall:
                 call = self._fallback()
             else:
                 jitted = self._jitted
-                compile_ = lambda: compile_program(jitted, *args)  # noqa: E731
+                compile_ = lambda: compile_program(jitted, *args, jaxpr=self._jaxpr)  # noqa: E731
                 ahead = self._guard(compile_, args) if self._guard is not None else compile_()
                 call = self._replacement() if ahead is None else _compiled_first(ahead, self._fallback)
             self._call = call
@@ -337,7 +342,7 @@ class CompiledKernel:
                 fn = self._donating(operands)
             else:
                 fn = _CompileOnFirstCall(self._traced_fn, self._jaxpr_executable, self._guarded_compile,
-                                         lambda: self.executable())
+                                         lambda: self.executable(), self.closed_jaxpr.jaxpr)
             self._executables[donate] = fn
         return fn
 
@@ -399,7 +404,7 @@ class CompiledKernel:
     def _ahead_compile(self, operands: list) -> Any:
         """The plain (non-donating) program compiled ahead of time for ``operands``."""
         if self._traced_fn is not None:
-            return compile_program(self._traced_fn, *operands)
+            return compile_program(self._traced_fn, *operands, jaxpr=self.closed_jaxpr.jaxpr)
         with jax.enable_x64(True) if self.uses_x64 else contextlib.nullcontext():
             return self._jaxpr_executable().lower(*operands).compile()
 
@@ -424,7 +429,7 @@ class CompiledKernel:
         # the unused parameter, so the donated buffer could not be written in place (a fresh output
         # buffer per run: page faults that cost more than the kernel on large arrays)
         fn = jax.jit(lambda *args: inner(*args), donate_argnums=tuple(self.written), keep_unused=True)
-        ahead = self._guarded_compile(lambda: compile_program(fn, *operands), operands)
+        ahead = self._guarded_compile(lambda: compile_program(fn, *operands, jaxpr=self.closed_jaxpr.jaxpr), operands)
         if ahead is None:  # fell back to the XLA path: its donating program
             return self.executable(donate=True, operands=operands)
         self._memory[True] = ahead.memory_analysis()

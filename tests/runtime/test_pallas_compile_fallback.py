@@ -41,11 +41,11 @@ def failing_pallas(monkeypatch):
         return PallasPlan(backend="interpret", mode=state["mode"], block_dim=32, lanes=32,
                           verbose=bool(wp.config.verbose))
 
-    def compile_program(jitted, *args):
+    def compile_program(jitted, *args, **options):
         if _holds_pallas_call(jitted, args):
             state["failures"] += 1
             raise RuntimeError("INTERNAL: Failed to compile the Triton kernel (injected)\nsecond line")
-        return original(jitted, *args)
+        return original(jitted, *args, **options)
 
     monkeypatch.setattr(preparation, "pallas_plan", plan)
     monkeypatch.setattr(kernel_compile, "compile_program", compile_program)
