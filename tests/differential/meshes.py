@@ -63,3 +63,43 @@ def exact_winding(points: np.ndarray, tris: np.ndarray, queries: np.ndarray) -> 
 
 
 __all__ = ["exact_winding", "solid_angles", "torus", "uv_sphere"]
+
+
+def cube(cells: int = 3) -> tuple:
+    """The surface of [-1, 1]^3, each face split into ``cells`` x ``cells`` squares of two triangles
+    (outward counter-clockwise winding)."""
+    grid = np.linspace(-1.0, 1.0, cells + 1)
+    points, tris = [], []
+    for axis in range(3):
+        for side in (-1.0, 1.0):
+            base = len(points)
+            for i in range(cells + 1):
+                for j in range(cells + 1):
+                    p = [0.0, 0.0, 0.0]
+                    p[axis], p[(axis + 1) % 3], p[(axis + 2) % 3] = side, grid[i], grid[j]
+                    points.append(p)
+            for i in range(cells):
+                for j in range(cells):
+                    a, b = base + i * (cells + 1) + j, base + (i + 1) * (cells + 1) + j
+                    c, d = b + 1, a + 1
+                    tris += [a, b, c, a, c, d] if side > 0 else [a, c, b, a, d, c]
+    return np.array(points, np.float32), np.array(tris, np.int32)
+
+
+def edge_rays(rng: np.random.Generator) -> tuple:
+    """Starts with one coordinate on a face plane (outside the face) or beyond it, the others inside or
+    outside the cube, directions with zero and non-zero components. (Left out, where Warp's CPU
+    build and jwarp part ways in the triangle test itself: starts on a face or edge, a hit at t ~ 0,
+    and subnormal components, for which Warp reports no hit at all.)"""
+    n = 600
+    comps = np.array([0.0, 0.0, 0.3, -0.7, 1.0, -1.0, 0.45], np.float32)
+    dirs = comps[rng.integers(0, comps.size, (n, 3))]
+    dirs[np.all(dirs == 0, axis=1)] = [0.0, 0.0, -1.0]
+    planes = np.array([-1.0, 1.0, 2.0, -2.0, 0.1], np.float32)
+    others = np.array([0.5512, -0.3471, 0.1093, 2.0137, -2.0291, 0.8123], np.float32)  # off the grid lines
+    starts = others[rng.integers(0, others.size, (n, 3))]
+    axis = rng.integers(0, 3, n)
+    starts[np.arange(n), axis] = planes[rng.integers(0, planes.size, n)]
+    on_face_plane = np.abs(starts[np.arange(n), axis]) == 1.0  # keep them off the face itself
+    starts[np.arange(n)[on_face_plane], (axis[on_face_plane] + 1) % 3] = 2.0137
+    return starts.astype(np.float32), dirs.astype(np.float32)

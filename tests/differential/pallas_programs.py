@@ -158,6 +158,7 @@ NOT_ELIGIBLE = {  # program: why it does not run on the Pallas path
     "geometry_mesh_large_launch": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_mesh_winding": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_mesh_ray_edges": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
+    "geometry_mesh_ray_shared": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_swept_volume": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_swept_volume_mesh": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_tiled_queries_blocks": 'tiles (kernels using tiles keep the XLA path)',
