@@ -103,3 +103,10 @@ def edge_rays(rng: np.random.Generator) -> tuple:
     on_face_plane = np.abs(starts[np.arange(n), axis]) == 1.0  # keep them off the face itself
     starts[np.arange(n)[on_face_plane], (axis[on_face_plane] + 1) % 3] = 2.0137
     return starts.astype(np.float32), dirs.astype(np.float32)
+
+
+def edge_ray_batches(seed: int = 11) -> list:
+    """``[(name, starts, dirs)]``: the :func:`edge_rays` once (600 rays: one lane pool) and tiled 8 times
+    (4800 rays: pools that refill), for the cube's ray programs."""
+    starts, dirs = edge_rays(np.random.default_rng(seed))
+    return [(name, np.tile(starts, (reps, 1)), np.tile(dirs, (reps, 1))) for name, reps in (("small", 1), ("large", 8))]

@@ -8,7 +8,7 @@ not compared (a ray through an edge may report either face, as documented)."""
 RTOL = 1e-5
 ATOL = 1e-6
 
-from tests.differential.meshes import cube, edge_rays  # noqa: E402
+from tests.differential.meshes import cube, edge_ray_batches  # noqa: E402
 
 
 @wp.kernel
@@ -24,14 +24,11 @@ def rays(mesh: wp.uint64, starts: wp.array(dtype=wp.vec3), dirs: wp.array(dtype=
                          int(wp.mesh_query_ray_anyhit(mesh, starts[i], dirs[i], 2.5)))
 
 
-
 def run():
     points, indices = cube()
     mesh = wp.Mesh(points=wp.array(points, dtype=wp.vec3), indices=wp.array(indices, dtype=wp.int32))
     out = {}
-    starts, dirs = edge_rays(np.random.default_rng(11))
-    for name, reps in (("small", 1), ("large", 8)):  # 600 lanes: one pool; 4800: refilled pools
-        s, d = np.tile(starts, (reps, 1)), np.tile(dirs, (reps, 1))
+    for name, s, d in edge_ray_batches():
         m = s.shape[0]
         t_out, counts = wp.zeros(m, dtype=float), wp.zeros(m, dtype=wp.vec3i)
         wp.launch(rays, dim=m, inputs=[mesh.id, wp.array(s, dtype=wp.vec3), wp.array(d, dtype=wp.vec3),

@@ -6,7 +6,7 @@ enough to refill it: ``mesh_query_ray`` (hit, t), ``mesh_query_ray_count_interse
 RTOL = 1e-5
 ATOL = 1e-6
 
-from tests.differential.meshes import cube, edge_rays  # noqa: E402
+from tests.differential.meshes import cube, edge_ray_batches  # noqa: E402
 
 
 @wp.kernel
@@ -31,14 +31,11 @@ def shared_rays(mesh: wp.uint64, starts: wp.array(dtype=wp.vec3), dirs: wp.array
                          int(wp.mesh_query_ray_anyhit(mesh, starts[i], down, 2.0)))
 
 
-
 def run():
     points, indices = cube()
     mesh = wp.Mesh(points=wp.array(points, dtype=wp.vec3), indices=wp.array(indices, dtype=wp.int32))
     out = {}
-    starts, dirs = edge_rays(np.random.default_rng(11))
-    for name, reps in (("small", 1), ("large", 8)):  # 600 lanes: one pool; 4800: refilled pools
-        s, d = np.tile(starts, (reps, 1)), np.tile(dirs, (reps, 1))
+    for name, s, d in edge_ray_batches():
         m = s.shape[0]
         shared_t, shared_counts = wp.zeros(m, dtype=wp.vec2), wp.zeros(m, dtype=wp.vec4i)
         wp.launch(shared_rays, dim=m, inputs=[mesh.id, wp.array(s, dtype=wp.vec3), wp.array(d, dtype=wp.vec3),
