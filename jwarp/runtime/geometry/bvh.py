@@ -85,16 +85,11 @@ class Bvh:
     def _build(self) -> None:
         boxes = self._boxes()
         self._tree = bvh_build.build(*boxes, self._group_ids(), bounds=False)
-        self._refitter = self._device_refit(self._tree)
+        self._refitter = bvh_refit.for_tree(self._tree, self.groups is not None, self.device.jax_device)
         self._node_bounds = array(node_bounds(self._tree, self._refitter, *boxes), dtype=scalars.float32,
                                   device=self.device)
         self._node_links = array(self._tree.links, dtype=scalars.int32, device=self.device)
         self._groups = group_tables(self._tree, self.device)
-
-    def _device_refit(self, tree: bvh_build.FlatTree) -> bvh_refit.DeviceRefit | None:
-        if not bvh_refit.supported(tree, self.groups is not None):
-            return None
-        return bvh_refit.DeviceRefit(tree, self.device.jax_device)
 
     def refit(self) -> None:
         """Recompute the node boxes from the current ``lowers`` / ``uppers`` (same tree)."""
@@ -114,7 +109,7 @@ class Bvh:
         boxes = self._boxes()
         tree = bvh_build.build(*boxes, self._group_ids(), bounds=False)
         self._tree = tree
-        self._refitter = self._device_refit(tree)
+        self._refitter = bvh_refit.for_tree(tree, self.groups is not None, self.device.jax_device)
         self._node_bounds.assign(node_bounds(tree, self._refitter, *boxes))
         self._node_links.assign(tree.links)
         self._groups = assign_group_tables(self._groups, tree, self.device)

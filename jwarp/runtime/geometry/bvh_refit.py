@@ -40,14 +40,28 @@ def supported(tree: FlatTree, grouped: bool) -> bool:
     return not grouped and tree.order.shape[0] >= 1
 
 
+def for_tree(tree: FlatTree, grouped: bool, device: Any = None) -> DeviceRefit | None:
+    """The device refit of ``tree`` (built with groups when ``grouped``), or None where it refits on
+    the host (:func:`supported`)."""
+    return DeviceRefit(tree, device) if supported(tree, grouped) else None
+
+
+def heap_primitives(tree: FlatTree) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(pre, slot_prim, levels)`` of a halving tree: each heap slot's pre-order node (-1: none) and
+    primitive (-1 for internal nodes and empty slots), and the heap's level count."""
+    pre, levels = bvh_trail.heap_order(int(tree.order.shape[0]))
+    used = pre >= 0
+    slot_prim = np.full(pre.shape[0], -1, np.int32)
+    slot_prim[used] = tree.links[pre[used], 1]
+    return pre, slot_prim, levels
+
+
 class DeviceRefit:
     """The device refit of one tree (its slot tables are made once, at build time)."""
 
     def __init__(self, tree: FlatTree, device: Any = None):
-        pre, levels = bvh_trail.heap_order(int(tree.order.shape[0]))
+        pre, slot_prim, levels = heap_primitives(tree)
         used = pre >= 0
-        slot_prim = np.full(pre.shape[0], -1, np.int32)  # the primitive of a leaf slot, else -1
-        slot_prim[used] = tree.links[pre[used], 1]
         node_slot = np.zeros(tree.node_count, np.int32)  # the heap slot of each pre-order node
         node_slot[pre[used]] = np.flatnonzero(used)
         put = partial(jax.device_put, device=device)
@@ -100,4 +114,4 @@ def _mesh_refit(points: Any, tris: Any, slot_prim: Any, node_slot: Any, levels: 
     return _heap_bounds(lowers, uppers, slot_prim, node_slot, levels), average
 
 
-__all__ = ["DeviceRefit", "supported"]
+__all__ = ["DeviceRefit", "for_tree", "heap_primitives", "supported"]

@@ -138,8 +138,7 @@ class Mesh:
         self._no_velocities = array(np.zeros((1, 3), np.float32), dtype=composites.vec3, device=self.device)
         lowers, uppers = self._face_bounds()
         self._tree = bvh_build.build(lowers, uppers, None if groups is None else groups.numpy(), bounds=False)
-        self._refitter = (bvh_refit.DeviceRefit(self._tree, self.device.jax_device)
-                          if bvh_refit.supported(self._tree, groups is not None) else None)
+        self._refitter = bvh_refit.for_tree(self._tree, groups is not None, self.device.jax_device)
         self._node_bounds = array(node_bounds(self._tree, self._refitter, lowers, uppers), dtype=scalars.float32,
                                   device=self.device)
         self._node_links = array(self._tree.links, dtype=scalars.int32, device=self.device)

@@ -33,6 +33,7 @@ import numpy as np
 
 from jwarp.builtins import bvh_trail
 from jwarp.builtins.winding_number import FLAG, N1, N2, PAIRS, R2, WIDTH, P, S
+from jwarp.runtime.geometry.bvh_refit import heap_primitives
 
 
 def supported(face_count: int, grouped: bool) -> bool:
@@ -108,8 +109,7 @@ def winding_rows(points: np.ndarray, tris: np.ndarray, tree: Any) -> np.ndarray:
     Each level is held component-major (``(components, nodes)`` arrays, so every operation runs
     over long rows; the children ``2k`` and ``2k + 1`` of a level are its even and odd columns)
     and its rows are written straight into the table."""
-    pre, levels = bvh_trail.heap_order(tris.shape[0])
-    prim = np.where(pre >= 0, tree.links[np.maximum(pre, 0), 1], -1)
+    pre, prim, levels = heap_primitives(tree)
     leaf = prim >= 0
     coords = np.asarray(points, np.float64).T  # (3, points)
     tris = np.asarray(tris)
