@@ -46,10 +46,12 @@ import jwarp
 import jwarp.compiler.kernel_compile as kc
 options = json.loads(sys.argv[2])
 kernels = []
-def compile_program(jitted, *args):
+from jwarp.compiler.emitters import compile_options
+def compile_program(jitted, *args, jaxpr=None):
+    chosen = dict((compile_options(jaxpr, args) or {}) if jaxpr is not None else {}, **options)
     with jax.enable_x64(True):
         lowered = jitted.lower(*args)
-        compiled = lowered.compile(compiler_options=options) if options else lowered.compile()
+        compiled = lowered.compile(compiler_options=chosen) if chosen else lowered.compile()
     text = compiled.as_text() or ""
     entry = text[text.find("\nENTRY"):]
     kernels.append((entry.count(" fusion("), sum(1 for line in text.splitlines() if " = " in line)))

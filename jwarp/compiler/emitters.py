@@ -28,7 +28,7 @@ import jax
 # library calls), or that are not plain elementwise work
 _KEEP_DEFAULT = (
     "while", "scan", "scatter", "gather", "reduce", "argmax", "argmin", "dot_general", "sort", "cum",
-    "custom_call", "fft", "conv", "pallas", "rng", "random", "top_k", "select_and",
+    "custom_call", "fft", "conv_general", "pallas", "rng", "random", "top_k", "select_and",
     "dynamic_slice", "dynamic_update_slice", "all_", "psum", "ppermute", "linear_solve", "triangular_solve",
     "cholesky", "eig", "svd", "qr", "lu",
 )

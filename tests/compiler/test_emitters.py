@@ -56,3 +56,19 @@ def test_loops_and_scatters_keep_the_default_emitters():
     wp.launch(_scatter, 8, inputs=[wp.array(np.arange(8, dtype=np.int32) % 4)], outputs=[counts])
     np.testing.assert_array_equal(counts.numpy(), [2.0, 2.0, 2.0, 2.0])
     assert not straight_line(_compiled(_scatter).closed_jaxpr.jaxpr)
+
+
+@wp.kernel
+def _to_float(n: wp.array(dtype=int), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.sin(float(n[i])) + float(i)
+
+
+def test_type_conversions_are_straight_line_code():
+    # convert_element_type is elementwise: only convolutions (conv_general_dilated) keep the default
+    n, out = wp.array(np.arange(16, dtype=np.int32)), wp.zeros(16)
+    wp.launch(_to_float, 16, inputs=[n], outputs=[out])
+    jaxpr = _compiled(_to_float).closed_jaxpr.jaxpr
+    assert any(e.primitive.name == "convert_element_type" for e in jaxpr.eqns)
+    assert straight_line(jaxpr)
+    np.testing.assert_allclose(out.numpy(), np.sin(np.arange(16.0)) + np.arange(16), rtol=1e-6)
