@@ -2,8 +2,10 @@
 version is a function taking the ``wp`` module (``jwarp`` or real ``warp``) as a parameter, so the
 same kernel source runs under both, and its JAX version is hand-written jitted jnp code."""
 
-from benchmarks.workloads import cloth, first_launch, geometry, launch, nbody, saxpy, stencil, tape, tile_gemm
+from benchmarks.workloads import (cloth, first_launch, geometry, launch, matrix_store, nbody, saxpy, stencil, tape,
+                                  tile_gemm)
 
-WORKLOADS = {m.NAME: m for m in (saxpy, launch, stencil, nbody, cloth, tape, first_launch, tile_gemm, geometry)}
+WORKLOADS = {m.NAME: m for m in (saxpy, launch, stencil, matrix_store, nbody, cloth, tape, first_launch, tile_gemm,
+                                 geometry)}
 
 __all__ = ["WORKLOADS"]

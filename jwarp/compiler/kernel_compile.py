@@ -12,6 +12,7 @@ once plainly and, on request, with the written buffers donated.
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -27,6 +28,7 @@ from jwarp.compiler.context import (REPORTED_FLAGS, KernelContext, SlotState, fi
                                      join_planes, split_planes)
 from jwarp.compiler.emitters import compile_options
 from jwarp.compiler.handles import bind_handle
+from jwarp.compiler.output_interleave import INTERLEAVE_LANES, interleaved_program
 from jwarp.compiler.lower import Frame, FunctionLowerer
 from jwarp.compiler.pallas_lower import PallasFallback, build_pallas_pure_fn, plan_of, without_plan
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, Signature, StructSpec, ValueSpec
@@ -341,8 +343,10 @@ class CompiledKernel:
             if donate:
                 fn = self._donating(operands)
             else:
-                fn = _CompileOnFirstCall(self._traced_fn, self._jaxpr_executable, self._guarded_compile,
-                                         lambda: self.executable(), self.closed_jaxpr.jaxpr)
+                interleaved = self._interleaved()
+                jitted = self._traced_fn if interleaved is None else jax.jit(interleaved)
+                fn = _CompileOnFirstCall(jitted, self._jaxpr_executable, self._guarded_compile,
+                                         lambda: self.executable(), self._emitter_jaxpr(interleaved))
             self._executables[donate] = fn
         return fn
 
@@ -401,10 +405,32 @@ class CompiledKernel:
         stats = self._memory[donate]
         return int(getattr(stats, "temp_size_in_bytes", 0) or 0) if stats is not None else 0
 
+    def _interleaved(self) -> Callable | None:
+        """The program of one launch with its stored vector/matrix components interleaved in one fused
+        pass (:mod:`jwarp.compiler.output_interleave`), as a function of the operands; None for launches
+        of fewer than :data:`INTERLEAVE_LANES` threads (there the stack's own program compiles faster,
+        with XLA:CPU's older emitters), Pallas launches, kernels built without a trace, and kernels that
+        stack no components."""
+        if "interleaved" not in self._executables:
+            program = None
+            if (self._traced_fn is not None and plan_of(self.signature) is None
+                    and math.prod(self.signature.grid) >= INTERLEAVE_LANES):
+                program = interleaved_program(self.closed_jaxpr)
+            self._executables["interleaved"] = program and (
+                lambda *args: program(*jax.tree_util.tree_leaves(args)))
+        return self._executables["interleaved"]
+
+    def _emitter_jaxpr(self, interleaved: Callable | None) -> Any:
+        """The jaxpr that chooses the XLA:CPU emitters of the program (None, XLA's default fusion
+        emitters, for an interleaved program: the older emitters compute its sum of pads 2.5x slower)."""
+        return self.closed_jaxpr.jaxpr if interleaved is None else None
+
     def _ahead_compile(self, operands: list) -> Any:
         """The plain (non-donating) program compiled ahead of time for ``operands``."""
         if self._traced_fn is not None:
-            return compile_program(self._traced_fn, *operands, jaxpr=self.closed_jaxpr.jaxpr)
+            interleaved = self._interleaved()
+            jitted = self._traced_fn if interleaved is None else jax.jit(interleaved)
+            return compile_program(jitted, *operands, jaxpr=self._emitter_jaxpr(interleaved))
         with jax.enable_x64(True) if self.uses_x64 else contextlib.nullcontext():
             return self._jaxpr_executable().lower(*operands).compile()
 
@@ -424,12 +450,14 @@ class CompiledKernel:
     def _donating(self, operands: list | None) -> Callable:
         if self._traced_fn is None or operands is None:
             return self._jaxpr_executable(donate=True)
-        inner = self._traced_fn
+        interleaved = self._interleaved()
+        inner = self._traced_fn if interleaved is None else interleaved
         # keep_unused: a kernel that only writes an array does not read its buffer, and XLA would drop
         # the unused parameter, so the donated buffer could not be written in place (a fresh output
         # buffer per run: page faults that cost more than the kernel on large arrays)
         fn = jax.jit(lambda *args: inner(*args), donate_argnums=tuple(self.written), keep_unused=True)
-        ahead = self._guarded_compile(lambda: compile_program(fn, *operands, jaxpr=self.closed_jaxpr.jaxpr), operands)
+        jaxpr = self._emitter_jaxpr(interleaved)
+        ahead = self._guarded_compile(lambda: compile_program(fn, *operands, jaxpr=jaxpr), operands)
         if ahead is None:  # fell back to the XLA path: its donating program
             return self.executable(donate=True, operands=operands)
         self._memory[True] = ahead.memory_analysis()
