@@ -9,6 +9,7 @@ Skipped where warp-lang is not installed.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import re
@@ -32,6 +33,16 @@ CASES = [
     ("core/example_graph_capture.py", {}, ["step", "step"], 1e-4, 1e-5),
     ("core/example_sample_mesh.py", {"stage_path": None}, ["step", "step"], 1e-5, 1e-5),
     ("core/example_nvdb.py", {"stage_path": None}, ["step", "step"], 1e-3, 1e-3),
+]
+# examples that import OpenUSD (`pxr`, from usd-core in the test extras) to read their meshes
+_USD = pytest.mark.skipif(importlib.util.find_spec("pxr") is None, reason="usd-core (pxr) is not installed")
+CASES += [
+    pytest.param("core/example_mesh.py", {"stage_path": None}, ["step", "step"], 1e-4, 1e-4, marks=_USD,
+                 id="core/example_mesh.py"),
+    pytest.param("core/example_mesh_intersect.py", {"stage_path": None}, ["step"], 1e-5, 1e-6, marks=_USD,
+                 id="core/example_mesh_intersect.py"),
+    pytest.param("core/example_raycast.py", {"height": 48, "width": 64}, ["render"], 1e-4, 1e-4, marks=_USD,
+                 id="core/example_raycast.py"),
 ]
 
 
@@ -66,7 +77,8 @@ def _finish(proc: subprocess.Popen, what: str) -> str:
     return stdout
 
 
-@pytest.mark.parametrize("example,kwargs,calls,rtol,atol", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("example,kwargs,calls,rtol,atol", CASES,
+                         ids=[c[0] if isinstance(c, tuple) else c.id for c in CASES])
 def test_example_matches_warp(tmp_path, example, kwargs, calls, rtol, atol):
     # the two interpreters run side by side (each is mostly one busy thread)
     procs = {impl: _start(impl, example, kwargs, calls, tmp_path / f"{impl}.npz") for impl in ("warp", "jwarp")}
