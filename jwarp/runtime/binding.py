@@ -34,6 +34,7 @@ class Binding:
     arrays: list = field(default_factory=list)  # (param path, array) for every array argument
     traced: bool = False  # a buffer or value is a JAX tracer (the launch is inside jax.jit/grad/vmap)
     handles: tuple = ()  # HandleSpec of every geometry object id among the arguments
+    geometry: tuple = ()  # the geometry objects of ``handles``, in the same order
 
 
 class ArgumentPacker:
@@ -51,6 +52,7 @@ class ArgumentPacker:
         self.traced = False
         self.handles: list[HandleSpec] = []
         self.handle_ids: set[int] = set()
+        self.geometry: list = []
 
     def fail(self, name: str, message: str) -> RuntimeError:
         adj = "adjoint " if self.adjoint else ""
@@ -200,6 +202,7 @@ class ArgumentPacker:
             self.values.append(device_constant(convert_value(self.kernel.key, f"{name}.{key}", t, v), self.device))
             values.append((key, ValueSpec(t, len(self.values) - 1)))
         self.handles.append(HandleSpec(operands.kind, id_index, tuple(operands.static), arrays, tuple(values)))
+        self.geometry.append(obj)
 
 
 MAX_ID_ARRAY = 1 << 16  # uint64 arrays scanned for geometry ids at bind time
@@ -357,7 +360,8 @@ def bind_arguments(kernel: Any, args: list, device: Device, adjoint: bool = Fals
         )
     packer = ArgumentPacker(kernel, device, adjoint)
     params = tuple(packer.pack(n, t, v) for n, t, v in zip(kernel.arg_names, kernel.arg_types, args))
-    return Binding(params, packer.bases, packer.values, packer.arrays, packer.traced, tuple(packer.handles))
+    return Binding(params, packer.bases, packer.values, packer.arrays, packer.traced, tuple(packer.handles),
+                   tuple(packer.geometry))
 
 
 __all__ = ["ArgumentPacker", "Binding", "bind_arguments", "check_adjoint_shapes", "convert_value", "pack_scalar", "device_constant", "ANY"]

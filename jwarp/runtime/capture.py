@@ -37,7 +37,7 @@ from typing import Any, Callable, Iterable, Iterator
 import jax
 
 from jwarp.lang import scalars
-from jwarp.runtime import storage
+from jwarp.runtime import handles, storage
 from jwarp.runtime.deferred import flush as run_deferred_launches
 from jwarp.runtime.device import Device, get_device
 from jwarp.runtime.locking import exclusive
@@ -55,50 +55,84 @@ class Graph:
         self._steps: list[Callable[[], None]] = []
         self._roots: list[Any] = []  # the base arrays the steps read or write, in first-use order
         self._root_ids: dict[int, int] = {}
+        # geometry objects whose ids the steps pass (Mesh, HashGrid, ...): bound at each replay, as
+        # Warp's graphs read the object an id names when they run (a grid built after the capture)
+        self._geometry: dict[int, Any] = {}
         self._written: tuple[int, ...] = ()
-        self._executable: Any = None
+        self._executables: dict = {}  # the geometry's state (see _state) -> (executable, written)
 
     @property
     def num_operations(self) -> int:
         """How many operations were recorded."""
         return len(self._steps)
 
-    def _add(self, step: Callable[[], None], arrays: Iterable[Any]) -> None:
+    def _add(self, step: Callable[[], None], arrays: Iterable[Any], geometry: Iterable[Any] = ()) -> None:
         for a in arrays:
             root = a.root
             if id(root) not in self._root_ids:
                 self._root_ids[id(root)] = len(self._roots)
                 self._roots.append(root)
+        for obj in geometry:
+            self._geometry.setdefault(id(obj), obj)
         self._steps.append(step)
 
+    def roots(self) -> list:
+        """The arrays a replay reads and writes now: the recorded ones, then the geometry objects'
+        current buffers (a rebuilt grid's new arrays)."""
+        if not self._geometry:
+            return self._roots
+        roots, seen = list(self._roots), set(self._root_ids)
+        for obj in self._geometry.values():
+            for a in obj._launch_operands().arrays.values():
+                if a is not None and id(a.root) not in seen:
+                    seen.add(id(a.root))
+                    roots.append(a.root)
+        return roots
+
+    def _state(self, roots: list) -> tuple:
+        """What the compiled replay depends on besides the arrays' contents: their shapes and types,
+        and the geometry objects' launch constants (a grid's cell width, dimensions, ...)."""
+        if not self._geometry:
+            return ()  # the recorded arrays' shapes and types never change
+        avals = tuple((getattr(b, "shape", None), str(getattr(b, "dtype", None)))
+                      for b in jax.tree_util.tree_leaves([r._buffer for r in roots]))
+        return len(roots), avals, handles.launch_state(self._geometry.values(), identities=False)
+
     # -- building the fused program ---------------------------------------------------------------
-    def _replay(self, buffers: list) -> list:
-        """Run the steps on ``buffers`` (tracers); returns the buffers the steps replaced."""
-        finals = _branch_fn(self, self._roots)(buffers)
+    def _replay(self, buffers: list, roots: list | None = None) -> list:
+        """Run the steps on ``buffers`` (tracers) of ``roots``; returns the buffers the steps replaced."""
+        finals = _branch_fn(self, self.roots() if roots is None else roots)(buffers)
         self._written = tuple(i for i, (old, new) in enumerate(zip(buffers, finals)) if new is not old)
         return [finals[i] for i in self._written]
 
-    def _build(self) -> None:
-        """Trace and compile the replay once: an array's shape and dtype never change, so neither
-        does the program's signature."""
-        if self._executable is None:
+    def _build(self, roots: list | None = None) -> tuple:
+        """The compiled replay for the geometry's current state (traced and compiled once per state:
+        an array's shape and dtype never change)."""
+        roots = self.roots() if roots is None else roots
+        state = self._state(roots)
+        built = self._executables.get(state)
+        if built is None:
             with storage.x64():
-                self._executable = jax.jit(self._replay).lower([r._buffer for r in self._roots]).compile()
+                exe = jax.jit(lambda buffers: self._replay(buffers, roots)).lower([r._buffer for r in roots]).compile()
+            built = self._executables[state] = (exe, self._written)
+        return built
 
     @exclusive
     def launch(self) -> None:
         """Replay the captured operations (see :func:`capture_launch`)."""
         if not self._steps:
             return
-        buffers = [r._buffer for r in self._roots]
+        roots = self.roots()
+        buffers = [r._buffer for r in roots]
         if any(isinstance(b, jax.core.Tracer) for b in jax.tree_util.tree_leaves(buffers)):
-            results = self._replay(buffers)  # inside another trace (a nested graph, jax.jit): inline
+            results = self._replay(buffers, roots)  # inside another trace (a nested graph, jax.jit): inline
+            written = self._written
         else:
-            self._build()
+            exe, written = self._build(roots)
             with storage.x64():
-                results = self._executable(buffers)
-        for index, buf in zip(self._written, results):
-            self._roots[index]._set_buffer(buf)
+                results = exe(buffers)
+        for index, buf in zip(written, results):
+            roots[index]._set_buffer(buf)
 
     def __repr__(self) -> str:
         return f"<jwarp Graph on {self.device}: {len(self._steps)} operations, {len(self._roots)} arrays>"
@@ -126,10 +160,11 @@ def recording(device: Device | None = None) -> bool:
     return device is None or device is _capture.device
 
 
-def record(step: Callable[[], None], arrays: Iterable[Any]) -> None:
-    """Append ``step`` (a closure that performs the operation) reading/writing ``arrays``."""
+def record(step: Callable[[], None], arrays: Iterable[Any], geometry: Iterable[Any] = ()) -> None:
+    """Append ``step`` (a closure that performs the operation) reading/writing ``arrays`` and passing
+    the ids of the ``geometry`` objects (whose buffers each replay reads anew)."""
     assert _capture is not None
-    _capture._add(step, list(arrays))
+    _capture._add(step, list(arrays), geometry)
 
 
 def deferred(device: Device, step: Callable[[], None], arrays: Iterable[Any]) -> bool:
@@ -189,7 +224,7 @@ def capture_launch(graph: Graph, stream: Any = None) -> None:
     if stream is not None and stream.device is not graph.device:
         raise RuntimeError(f"Graph captured on device '{graph.device}' cannot run on a stream of '{stream.device}'")
     if recording():
-        record(graph.launch, graph._roots)
+        record(graph.launch, graph._roots, graph._geometry.values())
         return
     graph.launch()
 
@@ -235,13 +270,20 @@ def _flag(condition: Any) -> Any:
     return condition.buffer.reshape(-1)[0] != 0
 
 
-def _union_roots(condition: Any, *graphs: Graph | None) -> list:
+def _union_roots(condition: Any, *graphs: Graph | None, now: bool = True) -> list:
+    """The condition's root, then the graphs' roots (``now``: with their geometry's current buffers)."""
     roots, seen = [], set()
-    for root in [condition.root] + [r for g in graphs if g is not None for r in g._roots]:
+    for root in [condition.root] + [r for g in graphs if g is not None for r in (g.roots() if now else g._roots)]:
         if id(root) not in seen:
             seen.add(id(root))
             roots.append(root)
     return roots
+
+
+def _record_branches(step: Callable[[], None], condition: Any, *graphs: Graph | None) -> None:
+    """Record a conditional node's ``step`` (which binds the graphs' geometry when it runs)."""
+    geometry = [obj for g in graphs if g is not None for obj in g._geometry.values()]
+    record(step, _union_roots(condition, *graphs, now=False), geometry)
 
 
 def _check_condition(condition: Any, what: str) -> None:
@@ -263,16 +305,14 @@ def capture_if(condition: Any, on_true: Any = None, on_false: Any = None, stream
         return
     true_graph = _subgraph(on_true, kwargs, condition.device)
     false_graph = _subgraph(on_false, kwargs, condition.device)
-    roots = _union_roots(condition, true_graph, false_graph)
-    run_true, run_false = _branch_fn(true_graph, roots), _branch_fn(false_graph, roots)
-
     def step() -> None:
-        buffers = [r._buffer for r in roots]
-        results = jax.lax.cond(_flag(condition), run_true, run_false, buffers)
+        roots = _union_roots(condition, true_graph, false_graph)
+        run_true, run_false = _branch_fn(true_graph, roots), _branch_fn(false_graph, roots)
+        results = jax.lax.cond(_flag(condition), run_true, run_false, [r._buffer for r in roots])
         for root, buf in zip(roots, results):
             root._buffer = buf
 
-    record(step, roots)
+    _record_branches(step, condition, true_graph, false_graph)
 
 
 def capture_while(condition: Any, while_body: Any, stream: Any = None, **kwargs: Any) -> None:
@@ -288,8 +328,6 @@ def capture_while(condition: Any, while_body: Any, stream: Any = None, **kwargs:
                 while_body(**kwargs)
         return
     body_graph = _subgraph(while_body, kwargs, condition.device)
-    roots = _union_roots(condition, body_graph)
-    run_body = _branch_fn(body_graph, roots)
 
     def still_true(buffers: list) -> Any:
         saved = condition.root._buffer  # the condition's root comes first in ``roots``
@@ -300,11 +338,12 @@ def capture_while(condition: Any, while_body: Any, stream: Any = None, **kwargs:
             condition.root._buffer = saved
 
     def step() -> None:
-        results = jax.lax.while_loop(still_true, run_body, [r._buffer for r in roots])
+        roots = _union_roots(condition, body_graph)
+        results = jax.lax.while_loop(still_true, _branch_fn(body_graph, roots), [r._buffer for r in roots])
         for root, buf in zip(roots, results):
             root._buffer = buf
 
-    record(step, roots)
+    _record_branches(step, condition, body_graph)
 
 
 class CaptureMode(enum.IntEnum):

@@ -37,7 +37,7 @@ from jwarp.compiler.signature import ArraySpec, ValueSpec
 from jwarp.lang import composites
 from jwarp.lang.arrays import ArrayType
 from jwarp.lang.struct import StructInstance, StructType
-from jwarp.runtime import capture, deferred, fastpath
+from jwarp.runtime import capture, deferred, fastpath, handles
 from jwarp.runtime.chain import has_callbacks
 from jwarp.runtime.adjoint import adjoint_launch
 from jwarp.runtime.binding import ArgumentPacker
@@ -78,7 +78,10 @@ class Launch:
         self._prepared = prepared
         self._program = None  # fast state, built from _prepared by _build()
         self._deferrable = False  # whether launch() may defer (see _can_defer)
+        self._geometry: tuple = ()  # geometry objects whose ids the launch passes, and their state when bound
+        self._geometry_state: tuple = ()
         if prepared is not None:
+            self._bind_geometry()
             self._build()
 
     @property
@@ -111,6 +114,8 @@ class Launch:
             if capture.recording(self.device):
                 self._record_in_capture()
                 return
+            if self._geometry and handles.launch_state(self._geometry) != self._geometry_state:
+                self._invalidate()  # a geometry object it names was rebuilt, refit or given new arrays
             program = self._program
             if program is not None and self._holds_struct:
                 # struct arguments are held by reference (as Warp's Launch holds their ctypes object): fields
@@ -187,7 +192,13 @@ class Launch:
         if self._prepared is None:
             self._prepared = prepare(self.kernel, self._dim, self.fwd_args, self.device, self.block_dim,
                                      self.max_blocks)
+            self._bind_geometry()
         return self._prepared
+
+    def _bind_geometry(self) -> None:
+        binding = getattr(self._prepared, "binding", None)
+        self._geometry = getattr(binding, "geometry", ())
+        self._geometry_state = handles.launch_state(self._geometry)
 
     def _build(self) -> None:
         """Derive the fast state (program, base arrays, value constants) from the prepared launch."""

@@ -52,6 +52,21 @@ class LaunchOperands:
     values: dict = field(default_factory=dict)
 
 
+def launch_state(objects: Any, identities: bool = True) -> tuple:
+    """What a prepared launch of ``objects`` depends on besides their buffers' contents: their static
+    facts and launch values (a grid's cell width after a rebuild), and (``identities``) which array
+    objects hold their buffers (a mesh given a new points array). A captured graph or a ``Launch``
+    object whose geometry's state changed binds the objects again, as Warp's launches read the object
+    an id names when they run."""
+    state = []
+    for obj in objects:
+        operands = obj._launch_operands()
+        values = sorted((key, str(np.asarray(value))) for key, (_type, value) in operands.values.items())
+        arrays = tuple(id(a.root) if a is not None else None for a in operands.arrays.values()) if identities else ()
+        state.append((repr(tuple(operands.static)), repr(values), arrays))
+    return tuple(state)
+
+
 def register(obj: Any) -> int:
     """A new id for ``obj`` (held weakly: the id dies with the object)."""
     new_id = _ID_BASE + next(_counter) * _ID_STRIDE

@@ -112,7 +112,9 @@ def record_in_capture(kernel: Kernel, dim: tuple, args: list, device: Device, bl
     def replay() -> None:
         prepare(kernel, dim, args, device, block_dim, max_blocks).run(record_tape=False)
 
-    capture.record(replay, binding.bases)
+    # a geometry object's buffers are bound at each replay (a grid built or rebuilt after the capture)
+    geometry_bases = {spec.base for h in binding.handles for _key, spec in h.arrays}
+    capture.record(replay, [b for k, b in enumerate(binding.bases) if k not in geometry_bases], binding.geometry)
 
 
 def prepare_with_trips(prepared: PreparedLaunch, args: list) -> PreparedLaunch:

@@ -149,6 +149,7 @@ NOT_ELIGIBLE = {  # program: why it does not run on the Pallas path
     "tile_gemm_contraction": 'tiles (XLA path)',
     "geometry_delaunay": 'launches no kernel',
     "geometry_hash_grid": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
+    "geometry_capture_rebind": 'not surveyed: its kernels compile inside a graph capture / a JAX trace, not through wp.launch',
     "geometry_hash_grid_capture": 'not surveyed: its kernels compile inside a graph capture / a JAX trace, not through wp.launch',
     "geometry_hash_grid_groups": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_hash_grid_pairs": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
