@@ -33,7 +33,13 @@ CASES = [
     ("core/example_graph_capture.py", {}, ["step", "step"], 1e-4, 1e-5),
     ("core/example_sample_mesh.py", {"stage_path": None}, ["step", "step"], 1e-5, 1e-5),
     ("core/example_nvdb.py", {"stage_path": None}, ["step", "step"], 1e-3, 1e-3),
+    ("core/example_sph.py", {"stage_path": None}, ["step"], 1e-3, 1e-3),
+    ("core/example_dem.py", {"stage_path": None}, ["step"], 1e-3, 1e-3),
 ]
+# arrays compared, where not all: DEM's contact forces (and, less, its velocities) after 64 stiff substeps
+# amplify last-bit differences (real Warp itself, its initial positions moved by 1e-5 relative, ends with
+# 1.8% of positions off by more than 1e-3); its positions are compared (jwarp: all within 7e-4)
+COMPARED = {"core/example_dem.py": ("x",)}
 # examples that import OpenUSD (`pxr`, from usd-core in the test extras) to read their meshes
 _USD = pytest.mark.skipif(importlib.util.find_spec("pxr") is None, reason="usd-core (pxr) is not installed")
 CASES += [
@@ -88,7 +94,7 @@ def test_example_matches_warp(tmp_path, example, kwargs, calls, rtol, atol):
     expected, got = np.load(tmp_path / "warp.npz"), np.load(tmp_path / "jwarp.npz")
     assert sorted(got.files) == sorted(expected.files)
     assert expected.files, f"{example} keeps no arrays to compare"
-    for name in expected.files:
+    for name in COMPARED.get(example, expected.files):
         if rtol is None:
             _assert_image_close(got[name], expected[name], atol, f"{example}: {name}")
         else:
