@@ -2,7 +2,7 @@
 id names when the graph replays. A hash grid first built after the capture, then rebuilt between replays
 (another cell size: the replay recompiles for the grid's new constants); a mesh refit, then given a
 new points array, between replays of a captured closest-point query; the same with ``Launch`` objects
-(``record_cmd=True``) made before the grid's first build."""
+(``record_cmd=True``) made before the grid's first build, and a ``capture_if`` branch."""
 
 import numpy as np
 
@@ -46,6 +46,18 @@ def run():
         cmd_grid.build(points, cell)
         cmd.launch()
         out[f"cmd_counts_{step}"] = cmd_counts.numpy().copy()
+
+    if_grid = wp.HashGrid(8, 8, 8)
+    if_counts = wp.zeros(64, dtype=int)
+    flag = wp.array([1], dtype=wp.int32)
+    with wp.ScopedCapture(force_module_load=False) as capture:
+        wp.capture_if(flag, on_true=lambda: wp.launch(neighbours, 64, inputs=[if_grid.id, 0.3, points],
+                                                      outputs=[if_counts]))
+    for step in range(2):
+        if_grid.build(points, 0.3)
+        wp.capture_launch(capture.graph)
+        out[f"if_counts_{step}"] = if_counts.numpy().copy()
+        points.assign(points.numpy() * 1.1 - 0.05)
 
     verts = (rng.random((30, 3)) * 2.0 - 1.0).astype(np.float32)
     faces = rng.integers(0, 30, (40, 3)).astype(np.int32)
