@@ -343,10 +343,9 @@ class CompiledKernel:
             if donate:
                 fn = self._donating(operands)
             else:
-                interleaved = self._interleaved()
-                jitted = self._traced_fn if interleaved is None else jax.jit(interleaved)
+                jitted, jaxpr = self._plain_program()
                 fn = _CompileOnFirstCall(jitted, self._jaxpr_executable, self._guarded_compile,
-                                         lambda: self.executable(), self._emitter_jaxpr(interleaved))
+                                         lambda: self.executable(), jaxpr)
             self._executables[donate] = fn
         return fn
 
@@ -425,12 +424,19 @@ class CompiledKernel:
         emitters, for an interleaved program: the older emitters compute its sum of pads 2.5x slower)."""
         return self.closed_jaxpr.jaxpr if interleaved is None else None
 
+    def _plain_program(self) -> tuple[Callable, Any]:
+        """The jitted plain (non-donating) program of a launch, and the jaxpr choosing its emitters."""
+        if "plain" not in self._executables:
+            interleaved = self._interleaved()
+            jitted = self._traced_fn if interleaved is None else jax.jit(interleaved)
+            self._executables["plain"] = (jitted, self._emitter_jaxpr(interleaved))
+        return self._executables["plain"]
+
     def _ahead_compile(self, operands: list) -> Any:
         """The plain (non-donating) program compiled ahead of time for ``operands``."""
         if self._traced_fn is not None:
-            interleaved = self._interleaved()
-            jitted = self._traced_fn if interleaved is None else jax.jit(interleaved)
-            return compile_program(jitted, *operands, jaxpr=self._emitter_jaxpr(interleaved))
+            jitted, jaxpr = self._plain_program()
+            return compile_program(jitted, *operands, jaxpr=jaxpr)
         with jax.enable_x64(True) if self.uses_x64 else contextlib.nullcontext():
             return self._jaxpr_executable().lower(*operands).compile()
 

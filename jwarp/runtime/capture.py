@@ -59,7 +59,7 @@ class Graph:
         # Warp's graphs read the object an id names when they run (a grid built after the capture)
         self._geometry: dict[int, Any] = {}
         self._written: tuple[int, ...] = ()
-        self._executables: dict = {}  # the geometry's state (see _state) -> (executable, written)
+        self._executables: dict = {}  # the geometry's state (see _state) -> (executable, written), LRU
 
     @property
     def num_operations(self) -> int:
@@ -99,9 +99,9 @@ class Graph:
         return len(roots), avals, handles.launch_state(self._geometry.values(), identities=False)
 
     # -- building the fused program ---------------------------------------------------------------
-    def _replay(self, buffers: list, roots: list | None = None) -> list:
+    def _replay(self, buffers: list, roots: list) -> list:
         """Run the steps on ``buffers`` (tracers) of ``roots``; returns the buffers the steps replaced."""
-        finals = _branch_fn(self, self.roots() if roots is None else roots)(buffers)
+        finals = _branch_fn(self, roots)(buffers)
         self._written = tuple(i for i, (old, new) in enumerate(zip(buffers, finals)) if new is not old)
         return [finals[i] for i in self._written]
 
@@ -110,11 +110,14 @@ class Graph:
         an array's shape and dtype never change)."""
         roots = self.roots() if roots is None else roots
         state = self._state(roots)
-        built = self._executables.get(state)
+        built = self._executables.pop(state, None)
         if built is None:
             with storage.x64():
                 exe = jax.jit(lambda buffers: self._replay(buffers, roots)).lower([r._buffer for r in roots]).compile()
-            built = self._executables[state] = (exe, self._written)
+            built = (exe, self._written)
+            while len(self._executables) >= _STATES_KEPT:
+                del self._executables[next(iter(self._executables))]
+        self._executables[state] = built  # (re)inserted last: the most recently used
         return built
 
     @exclusive
@@ -137,6 +140,9 @@ class Graph:
     def __repr__(self) -> str:
         return f"<jwarp Graph on {self.device}: {len(self._steps)} operations, {len(self._roots)} arrays>"
 
+
+_STATES_KEPT = 4
+"""Compiled replays a graph keeps, one per state of its geometry (most recently used)."""
 
 _capture: Graph | None = None
 _suspend_depth = 0
@@ -206,14 +212,16 @@ def capture_begin(device: Any = None, stream: Any = None, force_module_load: boo
 
 
 def capture_end(device: Any = None, stream: Any = None) -> Graph:
-    """Stop recording and return the :class:`Graph` (traced and compiled now, as Warp instantiates it)."""
+    """Stop recording and return the :class:`Graph` (traced and compiled now, as Warp instantiates it;
+    a graph whose launches name geometry objects compiles at its first replay)."""
     global _capture
     dev = stream.device if stream is not None else get_device(device)
     if _capture is None or _capture.device is not dev:
         raise RuntimeError(f"No graph capture is in progress on device '{dev}'")
     graph, _capture = _capture, None
-    if graph._steps:
-        graph._build()
+    if graph._steps and not graph._geometry:
+        graph._build()  # (a graph naming geometry compiles at its first replay: the geometry is often
+        # built or rebuilt in between, as in Warp's DEM example, and its state selects the program)
     return graph
 
 
