@@ -108,8 +108,10 @@ def chunk_for(lanes: int, temp: int, budget: int, block_dim: int = 1) -> int:
 
 
 def bounded(kernel: Any, device: Device, sig: Signature, compiled: CompiledKernel, operands: list,
-            recompile: Callable[[Signature], CompiledKernel]) -> CompiledKernel:
-    """``compiled``, or the same launch recompiled in chunks when its temporaries exceed the budget."""
+            recompile: Callable[[Signature], CompiledKernel], donate: bool | None = None) -> CompiledKernel:
+    """``compiled``, or the same launch recompiled in chunks when its temporaries exceed the budget.
+    ``donate``: whether the launch will likely run the donating program (default
+    ``wp.config.donate_buffers``); that is the one compiled to measure the temporaries, and reused."""
     lanes = 1
     for extent in sig.grid:
         lanes *= extent
@@ -118,7 +120,7 @@ def bounded(kernel: Any, device: Device, sig: Signature, compiled: CompiledKerne
     budget = budget_bytes(device)
     if intermediate_bytes(compiled.closed_jaxpr) <= budget:
         return compiled
-    temp = compiled.temp_bytes(operands, donate=config.donate_buffers)  # the program the launch will likely run
+    temp = compiled.temp_bytes(operands, donate=config.donate_buffers if donate is None else donate)
     chunk = chunk_for(lanes, temp, budget, sig.block_dim)
     if not chunk:
         return compiled

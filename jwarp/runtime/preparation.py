@@ -44,8 +44,10 @@ def _aval_key(buf: Any) -> Any:
 
 
 def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: int = 1, max_blocks: int = 0,
-            options: dict | None = None) -> PreparedLaunch:
-    """Validate arguments and fetch (or compile) the executable for this launch."""
+            options: dict | None = None, taped: bool = False) -> PreparedLaunch:
+    """Validate arguments and fetch (or compile) the executable for this launch. ``taped``: a tape
+    records the launch (see :func:`prepare_for_tape`), so a kernel with dynamic loops is compiled
+    only in the variant that measures their trip counts, and without donating the arrays it writes."""
     kernel.check_current()
     binding = bind_arguments(kernel, args, device)
     if kernel.is_generic:
@@ -89,10 +91,18 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
         started = time.perf_counter()
         try:
             operands = [*buffers, *binding.values]
-            compiled = compile_kernel(kernel.source, kernel.arg_names, sig, operands)
+            compiled = kernel._cache.pop(("traced", key), None) or compile_kernel(
+                kernel.source, kernel.arg_names, sig, operands)
+            if taped and not sig.record_trips and _has_gradients(binding) and has_dynamic_loops(compiled):
+                # the tape runs the trip-measuring variant: bounding this one would compile it for
+                # nothing (a 3 s XLA compile for diffray's render kernel); keep its trace for later
+                kernel._cache[("traced", key)] = compiled
+                return prepare(kernel, dim, args, device, block_dim, max_blocks,
+                               options={**(options or {}), "record_trips": True}, taped=True)
             compiled = memory_budget.bounded(  # over the memory budget: recompiled in chunks over the grid
                 kernel, device, sig, compiled, operands,
-                lambda chunked: compile_kernel(kernel.source, kernel.arg_names, chunked, operands))
+                lambda chunked: compile_kernel(kernel.source, kernel.arg_names, chunked, operands),
+                donate=config.donate_buffers and not taped)  # (a taped launch runs the plain program)
         except LocatedError as exc:
             raise clean_error(exc) from None
         kernel._cache[key] = compiled
@@ -121,7 +131,12 @@ def prepare_with_trips(prepared: PreparedLaunch, args: list) -> PreparedLaunch:
     """The variant of ``prepared`` that also measures each dynamic loop's trip count (used to make
     such loops reverse-differentiable)."""
     return prepare(prepared.kernel, prepared.dim, args, prepared.device, prepared.block_dim, prepared.max_blocks,
-                   options={"record_trips": True})
+                   options={"record_trips": True}, taped=True)
+
+
+def _has_gradients(binding: Any) -> bool:
+    """Whether an array the launch binds carries a gradient (a tape then records it)."""
+    return any(b._grad is not None for b in binding.bases)
 
 
 def prepare_for_tape(prepared: Any, args: list, n_inputs: int) -> Any:
@@ -131,7 +146,7 @@ def prepare_for_tape(prepared: Any, args: list, n_inputs: int) -> Any:
     arguments (inputs, outputs) for the tape's Warp-style ``launches`` entries."""
     if tape_state.active_tape() is None or getattr(prepared, "compiled", None) is None:
         return prepared
-    if not any(b._grad is not None for b in prepared.binding.bases):
+    if not _has_gradients(prepared.binding):
         return prepared
     if not prepared.compiled.signature.record_trips and has_dynamic_loops(prepared.compiled):
         prepared = prepare_with_trips(prepared, args)

@@ -151,7 +151,7 @@ class DeferredLaunch:
         """Evaluate the launch functionally (nothing is written) and record what it did."""
         dim, _ = normalize_dim(self.dim)
         args = [*self.inputs, *self.outputs]
-        prepared = prepare(self.kernel, dim, args, self.device, self.block_dim, self.max_blocks)
+        prepared = prepare(self.kernel, dim, args, self.device, self.block_dim, self.max_blocks, taped=True)
         if has_dynamic_loops(prepared.compiled):
             prepared = prepare_with_trips(prepared, args)
         prepared.tape_args = (list(self.inputs), list(self.outputs))

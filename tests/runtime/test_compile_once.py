@@ -166,3 +166,76 @@ def test_struct_arrays_keep_one_program():
     later = _compiles_of(lambda: [wp.launch(kernel, 8, inputs=[p]) for _ in range(runs)])  # plans rebind fields
     assert later == 0
     np.testing.assert_array_equal(p.numpy()["x"], np.arange(8) * (runs + 1.0))
+
+
+@wp.kernel
+def _powers(x: wp.array(dtype=float), n: int, y: wp.array(dtype=float)):
+    i = wp.tid()
+    acc = float(0.0)
+    for _j in range(n):  # a dynamic loop: a tape runs the variant that measures its trip count
+        acc = acc * x[i] + 1.0
+    y[i] = acc
+
+
+@pytest.fixture
+def small_memory_budget():
+    """A budget that the launches below exceed by their traced upper bound, so that preparing them
+    compiles the program to measure its temporaries (the compile the launch must then reuse)."""
+    saved = wp.config.launch_memory_budget
+    wp.config.launch_memory_budget = 64 << 10
+    yield
+    wp.config.launch_memory_budget = saved
+
+
+@pytest.mark.usefixtures("small_memory_budget")
+def test_taped_launch_with_a_dynamic_loop_compiles_only_the_program_it_runs():
+    """Only the trip-measuring, non-donating program is compiled (it used to be three: the donating
+    program without trip counts, the donating one with them, then the plain one the tape runs)."""
+    kernel = _fresh(_powers)
+    n = 8192
+    x = wp.array(np.linspace(0.0, 1.0, n, dtype=np.float32), requires_grad=True)
+    y = wp.zeros(n, requires_grad=True)
+    with wp.Tape() as tape:
+        assert _compiles_of(lambda: wp.launch(kernel, n, inputs=[x, 3], outputs=[y])) == 1
+    xs = x.numpy()
+    np.testing.assert_allclose(y.numpy(), xs * xs + xs + 1.0, rtol=1e-6)
+    tape.backward(grads={y: wp.ones(n)})
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * xs + 1.0, rtol=1e-6)
+    assert _compiles_of(lambda: wp.launch(kernel, n, inputs=[x, 3], outputs=[y])) == 1  # untaped: its own
+
+
+def test_first_backward_pass_compiles_the_program_later_ones_reuse():
+    """Fresh gradients hold the shared zero buffer that ``Tape.zero`` hands out, so an optimisation
+    loop's first backward pass builds the program every later iteration runs."""
+    double, squares = _fresh(_double), _fresh(_sum_squares)
+    n = 64
+    x = wp.array(np.linspace(-1.0, 1.0, n, dtype=np.float32), requires_grad=True)
+    y = wp.zeros(n, requires_grad=True)
+    loss = wp.zeros(1, requires_grad=True)
+
+    def iteration():
+        tape = wp.Tape()
+        with tape:
+            wp.launch(double, n, inputs=[x], outputs=[y])
+            wp.launch(squares, n, inputs=[y, loss])
+        tape.backward(loss)
+        grad = x.grad.numpy().copy()
+        tape.zero()
+        loss.zero_()
+        return grad
+
+    first = iteration()
+    assert _compiles_of(iteration) == 0
+    np.testing.assert_allclose(first, 8.0 * x.numpy(), rtol=1e-6)
+
+
+@wp.kernel
+def _double(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = 2.0 * x[i]
+
+
+@wp.kernel
+def _sum_squares(y: wp.array(dtype=float), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, y[i] * y[i])
