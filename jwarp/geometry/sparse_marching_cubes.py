@@ -83,6 +83,29 @@ def _evaluator(field: Any) -> Callable[[array], array]:
     return evaluate
 
 
+MIN_BATCH = 4096
+"""Fewest points a padded field evaluation passes (see :func:`_padded`)."""
+
+
+def _padded(evaluate: Callable[[array], array]) -> Callable[[array], array]:
+    """``evaluate`` called on batches padded to a power of two (at least :data:`MIN_BATCH` points,
+    copies of the first) and its values cut back to the points given (a view, so gradients reach
+    the padded batch). Octree levels and frames give the field a new batch size at every call, and
+    each new size of a kernel launch compiles anew (6 s for the mesh-SDF field of Warp's
+    ``example_sparse_marching_cubes``); padded, the sizes are a handful of powers of two."""
+
+    def evaluate_padded(points: array) -> array:
+        n = points.shape[0]
+        size = max(MIN_BATCH, 1 << max(0, n - 1).bit_length())
+        if n == 0 or size == n:
+            return evaluate(points)
+        xyz = points.numpy()
+        batch = np.concatenate([xyz, np.broadcast_to(xyz[:1], (size - n, 3))])
+        return evaluate(array(batch, dtype=composites.vec3, device=points.device))[:n]
+
+    return evaluate_padded
+
+
 def _points(xyz: np.ndarray, device: Any) -> array:
     if xyz.shape[0] == 0:
         return array(shape=(0,), dtype=composites.vec3, device=device)
@@ -176,7 +199,7 @@ def lipschitz_octree(field: Callable[[array], array], origin: Any, root_width: f
     root_width = float(root_width)
     cell_width = root_width / float(1 << max_depth)
     origin = np.asarray(tuple(origin), np.float32).reshape(3)
-    cells = _octree(_evaluator(field), origin, np.full(3, root_width, np.float32), max_depth, threshold,
+    cells = _octree(_padded(_evaluator(field)), origin, np.full(3, root_width, np.float32), max_depth, threshold,
                     lipschitz_bound, device)
     if cells.shape[0] == 0:
         return array(shape=(0,), dtype=composites.vec3i, device=device), cell_width
@@ -282,7 +305,7 @@ def sparse_marching_cubes(field: Callable[[array], array], nx: int, ny: int, nz:
     max_depth = (max(ncells) - 1).bit_length()
     resolution = 1 << max_depth
     root_width = (delta * np.float32(resolution)).astype(np.float32)
-    evaluate = _evaluator(field)
+    evaluate = _padded(_evaluator(field))
     stats = {"leaf_cells": 0, "unique_corners": 0, "field_evaluations": 0, "resolution": resolution,
              "requested_ncells": ncells, "culled_cells": 0}
     count = [0]
