@@ -416,7 +416,8 @@ class array(ArrayArithmetic, ReadFlags):
     def assign(self, src: Any) -> None:
         """Copy ``src`` (array, numpy, list) into this array; shapes must match."""
         copy_into = _SERVICES["copy_into"]
-        if _deferred(self, lambda: copy_into(self, src), [src] if isinstance(src, array) else []):
+        others = [src] if isinstance(src, array) else []
+        if capture.deferred(self.device, lambda: copy_into(self, src), [self, *others]):
             return
         copy_into(self, src)
 
@@ -424,20 +425,20 @@ class array(ArrayArithmetic, ReadFlags):
         """Set every element to ``value``."""
         if isinstance(self.dtype, StructType):
             elements = storage.struct_fill_storage(value, self.dtype)
-            if _deferred(self, lambda: self.fill_(value)):
+            if capture.deferred(self.device, lambda: self.fill_(value), [self]):
                 return
             self._set_buffer(tuple(storage.device_full(self.shape, e, self.device) for e in elements))
             self.mark_init()
             return
         element = storage.fill_value_storage(value, self.dtype)
-        if _deferred(self, lambda: self.fill_(value)):
+        if capture.deferred(self.device, lambda: self.fill_(value), [self]):
             return
         self._set_buffer(storage.device_full(self.shape, element, self.device))
         self.mark_init()
 
     def zero_(self) -> None:
         """Set every element to zero."""
-        if _deferred(self, self.zero_):
+        if capture.deferred(self.device, self.zero_, [self]):
             return
         self._set_buffer(storage.device_zeros(self.shape, self.dtype, self.device))
         self.mark_init()
@@ -545,13 +546,11 @@ def _device_put(buf: Any, device: Device) -> Any:
 
 
 def _zeros_like_storage(a: array) -> array:
-    """A zero gradient for ``a``. Plain dtypes get the shared zero buffer of their shape (the one
-    ``Tape.zero`` hands out), so a first backward pass sees the same known-zero gradients as every
-    later one and compiles one program, not two (the second, for diffray's 7M-ray render, took 12 s)."""
+    """A zero gradient for ``a``, on the shared zero buffer ``Tape.zero`` hands out (plain dtypes): the
+    first backward pass then compiles the program later ones run (docs/performance.md, twelfth session)."""
     if isinstance(a.dtype, StructType):
         return array(shape=a.shape, dtype=a.dtype, device=a.device)
-    buffer = shared_zeros(a.shape, a.dtype, a.device)
-    return array(buffer, dtype=a.dtype, shape=a.shape, device=a.device, copy=False)
+    return array(shared_zeros(a.shape, a.dtype, a.device), dtype=a.dtype, shape=a.shape, device=a.device, copy=False)
 
 
 class array1d(array):
@@ -598,8 +597,3 @@ def is_array(x: Any) -> bool:
 
 
 _GATHERED_KINDS = ("indexedarray", "fabricarray", "indexedfabricarray")
-
-
-def _deferred(target: array, step: Any, others: list | None = None) -> bool:
-    """Record ``step`` into an open graph capture on ``target``'s device instead of running it."""
-    return capture.deferred(target.device, step, [target, *(others or [])])
