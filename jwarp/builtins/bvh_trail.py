@@ -239,7 +239,7 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
                candidate: Callable[[dict, Any, tuple], Any] | None, best: str = "t", best_prim: str | None = "face",
                fast: tuple | None = None, derive: Callable[[Any], dict] | None = None,
                update: Callable[[dict, Any, tuple], dict] | None = None, changes: tuple = (),
-               stop: str | Callable[[dict], Any] | None = None) -> dict:
+               stop: str | Callable[[dict], Any] | None = None, pool: int = _POOL) -> dict:
     """Closest-primitive search over the rows of :func:`node_rows` (see the module docstring),
     nearest child first.
 
@@ -256,7 +256,8 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     fields it changes (``best``, ``best_prim`` and the fields named in ``changes``), for searches
     that keep more than the smallest candidate (or visit every entered leaf: counts); then
     ``best_prim`` may be None. ``stop``: a bool state field (or a function of the state) that ends
-    a lane's walk once true (an any-hit search). Returns the final state."""
+    a lane's walk once true (an any-hit search). ``pool``: lanes walked at once (see
+    :func:`jwarp.builtins.lane_pool.pooled_loop`). Returns the final state."""
     shape = active.shape
     # inputs given as scalars are the same for every lane: they stay out of the pool's lane data
     kept = (best, best_prim) + tuple(changes)
@@ -277,7 +278,7 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
         initial = flat[best_prim]
         flat[best_prim] = jnp.zeros_like(initial)
     outputs = (best,) + ((best_prim,) if best_prim is not None else ()) + tuple(changes)
-    out = pooled_loop(flat, active.reshape(-1), running, step, width=_POOL, chunk=_CHUNK, scratch=scratch,
+    out = pooled_loop(flat, active.reshape(-1), running, step, width=pool, chunk=_CHUNK, scratch=scratch,
                       outputs=outputs, derive=derive, pack_inputs=True,
                       hint=None if fast is None else needs_general(fast[1], running))
     if update is None:
