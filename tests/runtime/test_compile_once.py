@@ -14,6 +14,7 @@ import pytest
 
 import jwarp as wp
 from jwarp.runtime import execution
+from tests.runtime.test_zero_buffers import _sum_squares, _write_double
 
 _COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 _compiles = [0]
@@ -207,7 +208,7 @@ def test_taped_launch_with_a_dynamic_loop_compiles_only_the_program_it_runs():
 def test_first_backward_pass_compiles_the_program_later_ones_reuse():
     """Fresh gradients hold the shared zero buffer that ``Tape.zero`` hands out, so an optimisation
     loop's first backward pass builds the program every later iteration runs."""
-    double, squares = _fresh(_double), _fresh(_sum_squares)
+    double, squares = _fresh(_write_double), _fresh(_sum_squares)
     n = 64
     x = wp.array(np.linspace(-1.0, 1.0, n, dtype=np.float32), requires_grad=True)
     y = wp.zeros(n, requires_grad=True)
@@ -227,15 +228,3 @@ def test_first_backward_pass_compiles_the_program_later_ones_reuse():
     first = iteration()
     assert _compiles_of(iteration) == 0
     np.testing.assert_allclose(first, 8.0 * x.numpy(), rtol=1e-6)
-
-
-@wp.kernel
-def _double(x: wp.array(dtype=float), y: wp.array(dtype=float)):
-    i = wp.tid()
-    y[i] = 2.0 * x[i]
-
-
-@wp.kernel
-def _sum_squares(y: wp.array(dtype=float), loss: wp.array(dtype=float)):
-    i = wp.tid()
-    wp.atomic_add(loss, 0, y[i] * y[i])
