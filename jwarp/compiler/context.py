@@ -119,6 +119,12 @@ class KernelContext:
     # a thread may have observed memory that other threads of the launch update: set by atomics
     # (their old values; tile_atomic_add too): see kernel_compile.may_communicate
     shared_memory: bool = False
+    # a thread's result depends on the order threads run (an atomic whose old value is used, min/max,
+    # bitwise or exchange atomics): the lane-chunked backward pass does not apply (runtime/lane_chunks.py)
+    lane_order: bool = False
+    # the threads store to distinct elements (a race otherwise): set for the chunks of the lane-chunked
+    # backward pass, whose stores then differentiate without a pass over the whole array (lane_vjp.py)
+    distinct_stores: bool = False
 
     def __post_init__(self) -> None:
         self.tid = tuple(self._iota(axis) for axis in range(len(self.grid)))

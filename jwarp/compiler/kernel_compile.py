@@ -24,6 +24,7 @@ from jax import lax
 
 from jwarp.compiler import array_views
 from jwarp.compiler.chunking import lower_chunked
+from jwarp.compiler.lane_vjp import lower_with_chunked_vjp, run_one_chunk
 from jwarp.compiler.context import (REPORTED_FLAGS, KernelContext, SlotState, first_site, initial_accumulator,
                                      join_planes, split_planes)
 from jwarp.compiler.emitters import compile_options
@@ -68,7 +69,9 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, 
         xla = build_pure_fn(source, arg_names, without_plan(sig), report)
         return build_pallas_pure_fn(source, arg_names, sig, xla, report)
 
-    def pure_fn(*args: Any):
+    def setup(args: tuple) -> tuple:
+        """The kernel's slots (one per array, with its planes), their specs, the slots of the
+        parameters and of geometry objects, and ``make_context``/``run_body`` for the traced body."""
         bases, values = args[: sig.n_bases], args[sig.n_bases :]
         slots: list[SlotState] = []
         slot_specs: list[ArraySpec] = []
@@ -143,9 +146,33 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, 
             for hook in ctx.finish_hooks.values():
                 hook()
 
+        return slots, slot_specs, param_slots, handle_slots, make_context, run_body
+
+    lane_chunk = dict(sig.extra).get("lane_chunk")
+    chunk = dict(sig.extra).get("chunk", 0)
+
+    def run_on_planes(args: tuple, planes: list, index: Any) -> KernelContext:
+        """The body on the slots' ``planes`` (not those of ``args``' bases): over the whole grid
+        (``index`` None) or over chunk ``index`` of the lane-chunked vjp (see lane_vjp.py)."""
+        slots, _, _, _, make_context, run_body = setup(args)
+        for slot, p in zip(slots, planes):
+            slot.planes = list(p)
+        if index is None and chunk:  # the forward in chunks of the memory budget (or max_blocks)
+            return lower_chunked(slots, sig.grid, sig.kernel_dim, chunk, sig.debug, make_context, run_body)
+        if index is None:
+            ctx = make_context(sig.grid, slots)
+            run_body(ctx, None)
+            return ctx
+        return run_one_chunk(slots, sig.grid, sig.kernel_dim, lane_chunk[0], index, make_context, run_body)
+
+    def pure_fn(*args: Any):
+        bases = args[: sig.n_bases]
+        slots, slot_specs, param_slots, handle_slots, make_context, run_body = setup(args)
         entry_planes = [list(s.planes) for s in slots]
-        chunk = dict(sig.extra).get("chunk", 0)
-        if chunk:  # max_blocks: a loop over chunks of the grid (see chunking.py)
+        if lane_chunk:  # differentiated chunk by chunk (the tape, see lane_vjp.py)
+            diff_slots = [spec is not None and lane_chunk[1][spec.base] for spec in slot_specs]
+            ctx = lower_with_chunked_vjp(slots, diff_slots, args, run_on_planes, math.prod(sig.grid), lane_chunk[0])
+        elif chunk:  # max_blocks: a loop over chunks of the grid (see chunking.py)
             ctx = lower_chunked(slots, sig.grid, sig.kernel_dim, chunk, sig.debug, make_context, run_body)
         else:
             ctx = make_context(sig.grid, slots)
@@ -167,7 +194,8 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, 
         if report is not None:
             report["param_access"] = tuple(None if s is None else (slots[s].read, slots[s].written)
                                            for s in param_slots)
-        return new_bases, diagnostics, tuple(sites)
+            report["lane_order"] = ctx.lane_order
+        return new_bases, diagnostics, tuple(ctx.sites)
 
     return pure_fn
 
@@ -315,6 +343,7 @@ class CompiledKernel:
     uses_x64: bool
     # per parameter: (read, written) for arrays, None otherwise (see build_pure_fn)
     param_access: tuple = ()
+    lane_order: bool = False  # see KernelContext.lane_order
     _executables: dict = field(default_factory=dict)
     _memory: dict = field(default_factory=dict)  # donate -> XLA memory_analysis of the ahead-compiled program
     # the jitted flat function compile_kernel traced (its trace is cached: calls inside a 64-bit
@@ -540,6 +569,7 @@ def compile_kernel(source: FunctionSource, arg_names: list[str], sig: Signature,
         diagnostic_keys=holder["diagnostic_keys"],
         uses_x64=uses_x64,
         param_access=holder.get("param_access", ()),
+        lane_order=holder.get("lane_order", False),
         _traced_fn=jitted,
         name=source.name,
         _xla_path=xla_path,

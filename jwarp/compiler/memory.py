@@ -257,7 +257,7 @@ def store(
         return [_store_uniform(ctx, p, kinds, v, _and(mask, valid)) for p, v in zip(planes, leaves)]
     idx = _scatter_indices(ctx, kinds, shape, _and(mask, valid))
     values = [jnp.broadcast_to(v, ctx.grid).astype(p.dtype) for p, v in zip(planes, leaves)]
-    return packing.scatter(planes, idx, values, "set", ctx.num_threads)
+    return packing.scatter(planes, idx, values, "set", ctx.num_threads, unique=ctx.distinct_stores)
 
 
 def _scatter_indices(ctx: KernelContext, kinds: list[Index], shape: tuple, keep: Any) -> tuple:
@@ -406,6 +406,7 @@ def atomic(
 ) -> tuple[list, list | None]:
     """Atomic read-modify-write; returns (new planes, old values per plane or None)."""
     ctx.shared_memory = True
+    ctx.lane_order = ctx.lane_order or want_old or op not in ("add", "sub")
     if _in_ref_memory(ctx, planes):
         return ctx.ref_memory.atomic(ctx, op, planes, shape, indices, leaves, mask, want_old, site)
     kinds = [classify(i) for i in wrap_negative(ctx, indices, shape, keep_lanes=False)]
@@ -568,7 +569,7 @@ def exchange(
     compare: list | None = None,
 ) -> tuple[list, list]:
     """``atomic_exch`` (compare None) and ``atomic_cas``, in thread order; returns (planes, olds)."""
-    ctx.shared_memory = True
+    ctx.shared_memory = ctx.lane_order = True
     if _in_ref_memory(ctx, planes):
         return ctx.ref_memory.exchange(ctx, planes, shape, indices, leaves, mask, site, compare)
     kinds = [classify(i) for i in wrap_negative(ctx, indices, shape, keep_lanes=False)]

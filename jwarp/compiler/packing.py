@@ -67,35 +67,37 @@ def gather(planes: list, index: tuple, lanes: int) -> list:
     return [p.at[index].get(mode="promise_in_bounds") for p in planes]
 
 
-def scatter(planes: list, index: tuple, values: list, op: str, lanes: int) -> list:
+def scatter(planes: list, index: tuple, values: list, op: str, lanes: int, unique: bool = False) -> list:
     """Scatter ``values`` into ``planes`` at ``index`` (out-of-bounds entries dropped) with
-    ``op`` in ``"set"``, ``"add"``, ``"sub"``; float32 planes in pairs."""
+    ``op`` in ``"set"``, ``"add"``, ``"sub"``; float32 planes in pairs. ``unique``: the in-bounds
+    indices are distinct (a ``"set"`` is then differentiated without a pass over the planes)."""
     if op not in ("set", "add", "sub"):  # min/max do not act on real and imaginary parts apart
         raise ValueError(f"no packed scatter for {op!r}")
     out: list = [None] * len(planes)
     for group in _groups(planes, lanes):
         if len(group) == 1:
             (k,) = group
-            out[k] = scatter_plane(planes[k], index, values[k], op)
+            out[k] = scatter_plane(planes[k], index, values[k], op, unique)
         else:
             a, b = group
-            z = scatter_plane(lax.complex(planes[a], planes[b]), index, lax.complex(values[a], values[b]), op)
+            z = scatter_plane(lax.complex(planes[a], planes[b]), index, lax.complex(values[a], values[b]), op, unique)
             out[a], out[b] = jnp.real(z), jnp.imag(z)
     return out
 
 
 _SCATTERS = {
-    "set": lambda ref, v: ref.set(v, mode="drop"),
-    "add": lambda ref, v: ref.add(v, mode="drop"),
-    "sub": lambda ref, v: ref.subtract(v, mode="drop"),  # no separate negation pass
-    "min": lambda ref, v: ref.min(v, mode="drop"),
-    "max": lambda ref, v: ref.max(v, mode="drop"),
+    "set": lambda ref, v, u: ref.set(v, mode="drop", unique_indices=u),
+    "add": lambda ref, v, u: ref.add(v, mode="drop", unique_indices=u),
+    "sub": lambda ref, v, u: ref.subtract(v, mode="drop", unique_indices=u),  # no separate negation pass
+    "min": lambda ref, v, u: ref.min(v, mode="drop", unique_indices=u),
+    "max": lambda ref, v, u: ref.max(v, mode="drop", unique_indices=u),
 }
 
 
-def scatter_plane(plane: Any, index: tuple, value: Any, op: str) -> Any:
-    """One plane's scatter with ``op`` (a key of ``_SCATTERS``); out-of-bounds entries dropped."""
-    return _SCATTERS[op](plane.at[index], value)
+def scatter_plane(plane: Any, index: tuple, value: Any, op: str, unique: bool = False) -> Any:
+    """One plane's scatter with ``op`` (a key of ``_SCATTERS``); out-of-bounds entries dropped.
+    ``unique``: the in-bounds indices are distinct."""
+    return _SCATTERS[op](plane.at[index], value, unique)
 
 
 __all__ = ["gather", "scatter", "scatter_plane"]

@@ -40,6 +40,7 @@ from jwarp.runtime.differentiable import (
     x64_scope,
 )
 from jwarp.runtime.kernel import on_forget_compiled
+from jwarp.runtime.lane_chunks import lane_chunk_kernel
 from jwarp.runtime.launch_config import normalize_dim
 from jwarp.runtime.preparation import prepare, prepare_with_trips
 from jwarp.runtime.zero_buffers import is_shared_zeros, shared_zeros
@@ -112,9 +113,12 @@ class LaunchRecord:
     def skip(self) -> bool:
         return not self.kernel.enable_backward
 
-    def step(self) -> tuple[Any, Callable, bool]:
-        """(structure key, pure ``(bases, values) -> {base index: new buffer}``, needs 64-bit)."""
+    def step(self, diff_mask: tuple[bool, ...] = ()) -> tuple[Any, Callable, bool]:
+        """(structure key, pure ``(bases, values) -> {base index: new buffer}``, needs 64-bit).
+        ``diff_mask``: which bases carry gradients; a large launch's vjp with respect to those then
+        runs chunk by chunk over its grid (see lane_chunks.py)."""
         kern = self.backward_kernel()
+        kern = lane_chunk_kernel(self.kernel, kern, [*self.in_bufs, *self.values], diff_mask) or kern
         return (id(kern), kern), (lambda bufs, values: evaluate(kern, bufs, values)), kern.uses_x64
 
     # Warp's tape entries are lists [kernel, dim, max_blocks, inputs, outputs, device, block_dim, metadata]
@@ -185,7 +189,7 @@ class CopyRecord:
     def arguments(self) -> list:
         return [self.dest, self.src]
 
-    def step(self) -> tuple[Any, Callable, bool]:
+    def step(self, diff_mask: tuple[bool, ...] = ()) -> tuple[Any, Callable, bool]:
         dest, src, d_off, s_off, count = self.dest, self.src, self.dest_offset, self.src_offset, self.count
         d_chain, s_chain, s_base = dest._chain, src._chain, len(self.bases) - 1
         d_shape, s_shape = dest.shape, src.shape
@@ -255,7 +259,7 @@ def _backward_chunk(records: list) -> None:
     if not any(diff):
         return
     retain = tuple(d and a._retain_grad for d, a in zip(diff, arrays))
-    steps = [r.step() for r in records]
+    steps = [r.step(tuple(diff[local[id(b)]] for b in r.bases)) for r in records]
     last: dict[int, Any] = {}
     first: dict[int, Any] = {}
     keys, consts = [], []

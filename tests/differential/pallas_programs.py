@@ -115,6 +115,7 @@ TRITON_ONLY_PROGRAMS = [
     "grad_atomics",
     "grad_chain",
     "grad_decompositions",
+    "grad_lane_chunks",
     "grad_quat_transform",
     "grad_vectors",
     "lang_slicing",
