@@ -135,7 +135,8 @@ max_unroll: int = 16
 loop_unroll: int = 32
 """Unroll factor used for long uniform loops lowered to ``fori_loop``. Measured on the all-pairs
 n-body kernel (4096 bodies, 2-core CPU): 8 -> 14 ms per launch (compile 245 ms), 16 -> 11 ms
-(338 ms), 32 -> 9.3 ms (549 ms). Lower it to trade run time for compile time."""
+(338 ms), 32 -> 9.3 ms (549 ms). Lower it to trade run time for compile time. Loops whose body holds
+a loop of its own, or is large (``jwarp.compiler.control.UNROLL_BODY_LIMIT``), stay rolled."""
 optimization_level = None
 """Accepted for Warp compatibility (Warp's C++/CUDA optimisation level; XLA picks its own)."""
 cpu_compiler_flags: str | None = (

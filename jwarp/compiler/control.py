@@ -20,6 +20,8 @@ per-lane one, the loop is lowered again with a wider carry (:class:`LoopRetry`).
 from __future__ import annotations
 
 import ast
+import inspect
+import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -293,6 +295,49 @@ def _keeps_tile_products_rolled(node: ast.For, trips: int) -> bool:
                for n in ast.walk(node))
 
 
+UNROLL_BODY_LIMIT = 300
+"""Largest loop body (AST nodes, with the bodies of the user functions it calls) that a long
+constant loop unrolls ``wp.config.loop_unroll`` times. Warp's ``test_triangle_closest_point`` (a
+1000-step loop whose body holds a ``while`` loop and calls a 50-line function) compiled for 134 s
+with its body copied 32 times."""
+_FUNCTION_SIZES: dict = {}
+
+
+def _unroll_factor(lw: FunctionLowerer, node: ast.For, trips: int) -> int:
+    """How many iterations of a constant loop of ``trips`` steps one XLA loop step runs: up to
+    ``wp.config.loop_unroll`` for a small body without loops of its own (the n-body kernel's), else 1
+    (unrolled copies of a large body cost compile time, not run time)."""
+    if _keeps_tile_products_rolled(node, trips):
+        return 1
+    size = 0
+    for stmt in node.body:
+        for n in ast.walk(stmt):
+            if isinstance(n, (ast.For, ast.While)):
+                return 1
+            size += 1
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
+                size += _function_size(lw, n.func.id)
+    return 1 if size > UNROLL_BODY_LIMIT else max(1, min(config.loop_unroll, trips))
+
+
+def _function_size(lw: FunctionLowerer, name: str) -> int:
+    """AST nodes of the user function ``name`` refers to (a loop inside it counts as too large)."""
+    target = lw.src.closure.get(name, lw.src.globals.get(name))
+    python = getattr(target, "__wrapped__", None)
+    if python is None or not hasattr(python, "__code__"):
+        return 0
+    if python not in _FUNCTION_SIZES:
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(python)))
+        except (OSError, TypeError, SyntaxError):
+            _FUNCTION_SIZES[python] = 0
+        else:
+            nodes = list(ast.walk(tree))
+            loops = any(isinstance(n, (ast.For, ast.While)) for n in nodes)
+            _FUNCTION_SIZES[python] = UNROLL_BODY_LIMIT + 1 if loops else len(nodes)
+    return _FUNCTION_SIZES[python]
+
+
 def _lower_static_iteration(lw: FunctionLowerer, node: ast.For) -> None:
     """``for x in <compile-time tuple>`` (e.g. ``wp.static(...)``) or over a vector's components."""
     seq = lw.eval(node.iter)
@@ -401,7 +446,7 @@ def _uniform_loop(lw: FunctionLowerer, node: ast.For, t: type, start, stop, step
             return step_fn(carry, lambda: iteration(k))
 
         if static_trip is not None:
-            unroll = 1 if _keeps_tile_products_rolled(node, static_trip) else max(1, min(config.loop_unroll, static_trip))
+            unroll = _unroll_factor(lw, node, static_trip)
             return lax.fori_loop(0, static_trip, body, init, unroll=unroll)
         if bounded:
             bound = int(lw.ctx.loop_bounds.get(_acc_key(key), 0))

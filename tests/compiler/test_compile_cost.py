@@ -188,3 +188,44 @@ def test_spin_lock_traces_lockstep_and_serial_bodies_once_each(monkeypatch):
     wp.launch(_locked_add, 5, inputs=[total, lock, a])
     assert total.numpy()[0] == 15.0 and lock.numpy()[0] == 0
     assert counts["body"] == 2  # the lockstep run and the serial rerun (one loop over the threads)
+
+
+@wp.func
+def _wide(p: wp.vec3):
+    # a body big enough that 32 copies of it are a slow compile
+    a = wp.dot(p, p) + p[0] * p[1] - p[2] * wp.sin(p[0]) + wp.cos(p[1]) * p[2] + wp.sqrt(wp.abs(p[0]))
+    b = wp.dot(p, wp.vec3(a, 1.0, 2.0)) - wp.length(p) * a + wp.exp(-a * a) * p[1] + wp.log(1.0 + a * a)
+    c = wp.cross(p, wp.vec3(a, b, 1.0))
+    d = wp.normalize(c + wp.vec3(1.0, 2.0, 3.0)) * (a - b) + wp.vec3(wp.tanh(a), wp.atan(b), wp.floor(a))
+    e = d * wp.max(a, b) + c * wp.min(a, b) - p * wp.clamp(a, -1.0, 1.0) + wp.vec3(wp.sign(b), a * b, b - a)
+    f = wp.vec3(wp.dot(d, e), wp.dot(c, e), wp.dot(p, d)) + e * wp.abs(b) - d * wp.sqrt(wp.abs(a) + 1.0)
+    g = f * wp.dot(f, e) + wp.cross(f, d) - wp.vec3(wp.length(f), wp.length(e), wp.length(d))
+    return wp.normalize(g + f + e + d + c + wp.vec3(1.0, 1.0, 1.0))
+
+
+@wp.kernel(module="unique")
+def _loops(x: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    small = float(0.0)
+    for k in range(100):  # a small body: unrolled by wp.config.loop_unroll
+        small = small + x[i][k % 3] * float(k)
+    nested = float(0.0)
+    for k in range(100):  # a loop inside: kept rolled
+        j = int(0)
+        while j < i % 3:
+            nested = nested + x[i][j]
+            j = j + 1
+    wide = wp.vec3()
+    for k in range(100):  # a large function body: kept rolled
+        wide = _wide(wide + x[i])
+    out[i] = small + nested + wide[0]
+
+
+def test_long_constant_loops_unroll_only_small_bodies():
+    x = wp.array(np.ones((8, 3), np.float32), dtype=wp.vec3)
+    out = wp.zeros(8, dtype=float)
+    wp.launch(_loops, 8, inputs=[x], outputs=[out])
+    compiled = [c for c in _loops._cache.values() if hasattr(c, "closed_jaxpr")][0]
+    unrolls = [eqn.params["unroll"] for eqn in compiled.closed_jaxpr.jaxpr.eqns if eqn.primitive.name == "scan"]
+    assert unrolls == [wp.config.loop_unroll, 1, 1]
+    assert np.all(np.isfinite(out.numpy()))
