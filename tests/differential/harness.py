@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import atexit
 import importlib.util
+import os
 import pickle
 import select
 import time
@@ -42,6 +43,11 @@ def real_warp():
         except ImportError:
             return None
         warp.config.quiet = True
+        # clang -O0 for the oracle's kernels: the same IEEE arithmetic, and the test suite's Warp
+        # builds take 63 s instead of 156 s (all differential programs, empty kernel cache);
+        # JWARP_TEST_WARP_OPT=2 (or "default") restores Warp's own level
+        level = os.environ.get("JWARP_TEST_WARP_OPT", "0")
+        warp.config.optimization_level = None if level == "default" else int(level)
         warp.init()
         _warp = warp
     return _warp
