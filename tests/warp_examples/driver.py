@@ -25,8 +25,6 @@ def main(impl: str, path: str, out: str, calls: list[str], kwargs: dict) -> None
     import warp as wp
 
     wp.config.quiet = True
-    if impl == "warp":  # clang -O0: the same arithmetic, builds in less than half the time
-        wp.config.optimization_level = 0
     spec = importlib.util.spec_from_file_location("warp_example_under_test", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -52,6 +52,9 @@ CASES += [
                  id="core/example_mesh_intersect.py"),
     pytest.param("core/example_raycast.py", {"height": 48, "width": 64}, ["render"], 1e-4, 1e-4, marks=_USD,
                  id="core/example_raycast.py"),
+    # the rendered rays, pixels and loss (its gradients are not Warp's: see docs/autodiff.md)
+    pytest.param("optim/example_diffray.py", {"height": 32}, ["forward"], 1e-4, 1e-4, marks=_USD,
+                 id="optim/example_diffray.py"),
 ]
 
 
