@@ -4,8 +4,9 @@
 ``jax.vjp`` of a kernel over its whole grid keeps every per-thread intermediate value alive until
 the transpose consumes it: hundreds of grid-sized buffers for the renderer of Warp's
 ``example_diffray``. The tape differentiates a launch over at least ``MIN_CHUNKS * LANE_CHUNK``
-threads in chunks of :data:`LANE_CHUNK` threads instead, except kernels whose results depend on the
-order threads run (``KernelContext.lane_order``) and tile kernels.
+threads whose traced intermediates exceed the launch memory budget (``wp.config.launch_memory_budget``,
+as for chunking a forward launch) in chunks of :data:`LANE_CHUNK` threads instead, except kernels
+whose results depend on the order threads run (``KernelContext.lane_order``) and tile kernels.
 
 Example (what the tape does with a large launch; nothing to call by hand):
     >>> import jwarp as wp
@@ -13,6 +14,7 @@ Example (what the tape does with a large launch; nothing to call by hand):
     ... def square(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     ...     i = wp.tid()
     ...     y[i] = x[i] * x[i]
+    >>> wp.config.launch_memory_budget = 1 << 20   # a small budget: this small kernel is chunked too
     >>> x = wp.full(1 << 18, 3.0, dtype=float, requires_grad=True)
     >>> y = wp.zeros_like(x, requires_grad=True)
     >>> with wp.Tape() as tape:
@@ -20,6 +22,7 @@ Example (what the tape does with a large launch; nothing to call by hand):
     >>> tape.backward(grads={y: wp.ones_like(y)})   # four chunks of 65536 threads
     >>> float(x.grad.numpy()[-1])
     6.0
+    >>> wp.config.launch_memory_budget = None
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import dataclasses
 import math
 from typing import Any
 
+from jwarp.compiler.chunking import intermediate_bytes
 from jwarp.compiler.kernel_compile import CompiledKernel, compile_kernel
 from jwarp.compiler.pallas_lower import without_plan
 from jwarp.errors import _Located, clean_error
@@ -41,14 +45,18 @@ MIN_CHUNKS = 4
 
 
 def lane_chunk_kernel(kernel: Any, compiled: CompiledKernel, example_args: list,
-                      diff_mask: tuple[bool, ...]) -> CompiledKernel | None:
+                      diff_mask: tuple[bool, ...], budget: int) -> CompiledKernel | None:
     """``compiled`` lowered with a chunk-by-chunk vjp with respect to the bases ``diff_mask`` marks;
-    None when the launch is differentiated over its whole grid (small, tiles, thread order)."""
+    None when the launch is differentiated over its whole grid: small, its traced intermediates
+    within ``budget`` bytes (the launch memory budget: XLA fuses such a vjp over the whole grid, and
+    a loop over chunks only slows it, 3.1x for the 3-kernel chain of ``benchmarks/run.py``), tiles,
+    or results that depend on the thread order."""
     sig = compiled.signature
     lanes = math.prod(sig.grid)
     if (not any(diff_mask) or lanes < MIN_CHUNKS * LANE_CHUNK or compiled.lane_order
             or getattr(kernel, "uses_tiles", False)
-            or any(key in ("tile_lanes", "tile_blocks") for key, _ in sig.extra)):
+            or any(key in ("tile_lanes", "tile_blocks") for key, _ in sig.extra)
+            or intermediate_bytes(compiled.closed_jaxpr) <= budget):
         return None
     base = without_plan(sig)
     chunk_sig = dataclasses.replace(base, extra=(("lane_chunk", (LANE_CHUNK, tuple(diff_mask))),) + base.extra)

@@ -40,6 +40,7 @@ from jwarp.runtime.differentiable import (
     x64_scope,
 )
 from jwarp.runtime.kernel import on_forget_compiled
+from jwarp.runtime import memory_budget
 from jwarp.runtime.lane_chunks import lane_chunk_kernel
 from jwarp.runtime.launch_config import normalize_dim
 from jwarp.runtime.preparation import prepare, prepare_with_trips
@@ -118,7 +119,8 @@ class LaunchRecord:
         ``diff_mask``: which bases carry gradients; a large launch's vjp with respect to those then
         runs chunk by chunk over its grid (see lane_chunks.py)."""
         kern = self.backward_kernel()
-        kern = lane_chunk_kernel(self.kernel, kern, [*self.in_bufs, *self.values], diff_mask) or kern
+        budget = memory_budget.budget_bytes(self.device) if any(diff_mask) else 0
+        kern = lane_chunk_kernel(self.kernel, kern, [*self.in_bufs, *self.values], diff_mask, budget) or kern
         return (id(kern), kern), (lambda bufs, values: evaluate(kern, bufs, values)), kern.uses_x64
 
     # Warp's tape entries are lists [kernel, dim, max_blocks, inputs, outputs, device, block_dim, metadata]

@@ -21,6 +21,7 @@ N = 1000  # four chunks of 256 threads, the last one partial
 def small_chunks(monkeypatch):
     monkeypatch.setattr(lane_chunks, "LANE_CHUNK", 256)
     monkeypatch.setattr(lane_chunks, "MIN_CHUNKS", 2)
+    monkeypatch.setattr(wp.config, "launch_memory_budget", 4096)  # (forward launches of 1000 threads stay whole)
 
 
 @wp.kernel
@@ -135,6 +136,15 @@ def test_kernel_using_atomic_results_is_differentiated_whole(small_chunks):
 
 def test_a_launch_of_the_default_size_is_differentiated_in_chunks():
     program = load_program(PROGRAMS / "grad_lane_chunks.py", wp, "lane_chunk_check")
-    results = program.run()
+    results = program.run()  # (it lowers the launch memory budget, so its forward launches run in chunks too)
     assert _chunked(program.shade) and _chunked(program.scale) and _chunked(program.total)
     assert np.abs(results["points_grad"]).sum() > 0
+
+
+def test_a_launch_whose_intermediates_fit_the_budget_is_differentiated_whole(small_chunks, monkeypatch):
+    monkeypatch.setattr(wp.config, "launch_memory_budget", 1 << 30)
+    for kernel in (_shade, _scale_in_place, _norms):  # (what the tests before compiled)
+        for key in [k for k in kernel._cache if isinstance(k, tuple) and k and k[0] == "lane_chunk"]:
+            del kernel._cache[key]
+    _loss_and_grads(*_inputs())
+    assert not (_chunked(_shade) or _chunked(_scale_in_place) or _chunked(_norms))

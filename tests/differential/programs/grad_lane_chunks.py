@@ -1,6 +1,6 @@
 """Gradients of launches large enough for the tape to differentiate them chunk by chunk over the
-grid (``jwarp/runtime/lane_chunks.py``: at least four chunks of 65536 threads), with a partial
-last chunk: gathers through index arrays (vec3 and a 2-D texture), arrays in a struct, vec3
+grid (``jwarp/runtime/lane_chunks.py``: at least four chunks of 65536 threads, and traced
+intermediates over the launch memory budget, set low here for jwarp), with a partial last chunk: gathers through index arrays (vec3 and a 2-D texture), arrays in a struct, vec3
 stores and atomic sums. Two cases are checked against finite differences in
 ``tests/runtime/test_lane_chunks.py`` instead, where Warp's gradients differ from the derivative:
 loops over a run-time count (Warp's adjoint does not replay them, so a value they accumulate
@@ -49,6 +49,17 @@ def total(x: wp.array(dtype=wp.vec3), loss: wp.array(dtype=float)):
 
 
 def run():
+    if hasattr(wp.config, "launch_memory_budget"):  # jwarp's setting (Warp has none)
+        saved = wp.config.launch_memory_budget
+        wp.config.launch_memory_budget = 1 << 20
+        try:
+            return _run()
+        finally:
+            wp.config.launch_memory_budget = saved
+    return _run()
+
+
+def _run():
     rng = np.random.default_rng(7)
     points = wp.array(rng.uniform(-1.0, 1.0, (N, 3)).astype(np.float32), dtype=wp.vec3, requires_grad=True)
     faces = wp.array(rng.integers(0, FACES, N).astype(np.int32), dtype=int)
