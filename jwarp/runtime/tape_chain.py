@@ -261,7 +261,9 @@ def _backward_chunk(records: list) -> None:
     if not any(diff):
         return
     retain = tuple(d and a._retain_grad for d, a in zip(diff, arrays))
-    steps = [r.step(tuple(diff[local[id(b)]] for b in r.bases)) for r in records]
+    # (a launch writing a retain_grad array keeps the whole-grid vjp: keep_stored differentiates it forward)
+    steps = [r.step(() if any(retain[local[id(b)]] for b in r.bases) else tuple(diff[local[id(b)]] for b in r.bases))
+             for r in records]
     last: dict[int, Any] = {}
     first: dict[int, Any] = {}
     keys, consts = [], []

@@ -148,3 +148,26 @@ def test_a_launch_whose_intermediates_fit_the_budget_is_differentiated_whole(sma
             del kernel._cache[key]
     _loss_and_grads(*_inputs())
     assert not (_chunked(_shade) or _chunked(_scale_in_place) or _chunked(_norms))
+
+
+def test_a_launch_writing_a_retain_grad_array_is_differentiated_whole(small_chunks, monkeypatch):
+    def grads(retain: bool):
+        x_np, table_np, w_np, idx_np = _inputs()
+        x = wp.array(x_np, dtype=wp.vec3, requires_grad=True)
+        table = wp.array(table_np, dtype=float, requires_grad=True)
+        idx = wp.array(idx_np, dtype=int)
+        y = wp.zeros(N, dtype=wp.vec3, requires_grad=True)
+        y.retain_grad = retain  # the stores to y do not consume its adjoint
+        loss = wp.zeros(1, dtype=float, requires_grad=True)
+        tape = wp.Tape()
+        with tape:
+            wp.launch(_shade, N, inputs=[x, idx, table, 5], outputs=[y, loss])
+            wp.launch(_norms, N, inputs=[y], outputs=[loss])
+        tape.backward(loss)
+        return x.grad.numpy(), table.grad.numpy(), y.grad.numpy()
+
+    retained = grads(True)
+    monkeypatch.setattr(lane_chunks, "MIN_CHUNKS", 10**9)
+    for a, b in zip(retained, grads(True)):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
+    assert np.abs(retained[2]).sum() > 0  # y kept its adjoint
