@@ -171,7 +171,12 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, 
         entry_planes = [list(s.planes) for s in slots]
         if lane_chunk:  # differentiated chunk by chunk (the tape, see lane_vjp.py)
             diff_slots = [spec is not None and lane_chunk[1][spec.base] for spec in slot_specs]
-            ctx = lower_with_chunked_vjp(slots, diff_slots, args, run_on_planes, math.prod(sig.grid), lane_chunk[0])
+            known = dict(zip(lane_chunk[2], args[sig.n_bases + sig.n_values:]))  # what the launch wrote
+            final = [None if spec is None or spec.base not in known else
+                     split_planes(apply_chain(known[spec.base], spec.chain), spec.dtype, slot.shape)
+                     for spec, slot in zip(slot_specs, slots)]
+            ctx = lower_with_chunked_vjp(slots, diff_slots, args[: sig.n_bases + sig.n_values], run_on_planes,
+                                         math.prod(sig.grid), lane_chunk[0], final if known else None)
         elif chunk:  # max_blocks: a loop over chunks of the grid (see chunking.py)
             ctx = lower_chunked(slots, sig.grid, sig.kernel_dim, chunk, sig.debug, make_context, run_body)
         else:

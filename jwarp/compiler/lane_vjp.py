@@ -69,13 +69,17 @@ def lower_with_chunked_vjp(
     run_on_planes: Callable[[tuple, list, Any], KernelContext],
     total: int,
     chunk: int,
+    known: list | None = None,
 ) -> KernelContext:
     """The launch over the whole grid, whose derivative with respect to the float planes of the
     slots marked in ``diff_slots`` runs chunk by chunk. ``run_on_planes(args, planes, index)``
     traces the kernel on the slots' ``planes`` given the launch arguments ``args``, over the whole
     grid (``index`` None) or over chunk ``index``; the custom derivative receives ``args``
     explicitly, so it closes over no traced value. ``slots`` are updated in place (final planes,
-    ``written``/``read`` flags); returns the traced context with its accumulators."""
+    ``written``/``read`` flags); returns the traced context with its accumulators. ``known``: per
+    slot, the planes the launch is known to have produced (the tape's record of it), or None: the
+    forward returns those instead of computing them (XLA drops the dead whole-grid computation),
+    and no accumulators (the backward pass reports nothing)."""
     n_slots = len(slots)
     n_chunks = -(-total // chunk)
     traced: dict[str, Any] = {}
@@ -85,13 +89,16 @@ def lower_with_chunked_vjp(
                for k, p in enumerate(planes) if _is_float(p)]
 
     @jax.custom_vjp
-    def launch(planes: list, args: tuple) -> tuple[list, dict]:
+    def launch(planes: list, args: tuple, known: list | None) -> tuple[list, dict]:
         ctx = run_on_planes(args, planes, None)
         traced["ctx"] = ctx
-        return [s.planes for s in ctx.slots[:n_slots]], dict(ctx.accumulators)
+        if known is None:
+            return [s.planes for s in ctx.slots[:n_slots]], dict(ctx.accumulators)
+        return [list(k) if k is not None and s.written else s.planes
+                for s, k in zip(ctx.slots[:n_slots], known)], {}
 
-    def forward(planes: list, args: tuple) -> tuple:
-        return launch(planes, args), (planes, args)
+    def forward(planes: list, args: tuple, known: list | None) -> tuple:
+        return launch(planes, args, known), (planes, args)
 
     def backward(saved: tuple, cts: tuple) -> tuple:
         planes, args = saved
@@ -114,10 +121,10 @@ def lower_with_chunked_vjp(
         out: list = [[None] * len(p) for p in planes]
         for (i, j), g in zip(carried, grads):
             out[i][j] = g
-        return out, None
+        return out, None, None
 
     launch.defvjp(forward, backward)
-    final, accumulators = launch(entry, tuple(args))
+    final, accumulators = launch(entry, tuple(args), known)
     ctx = traced["ctx"]
     for slot, seen, planes in zip(slots, ctx.slots, final):
         slot.planes = list(planes)

@@ -44,13 +44,14 @@ MIN_CHUNKS = 4
 """Fewest chunks for which a launch is differentiated in chunks (a smaller one: over the whole grid)."""
 
 
-def lane_chunk_kernel(kernel: Any, compiled: CompiledKernel, example_args: list,
-                      diff_mask: tuple[bool, ...], budget: int) -> CompiledKernel | None:
-    """``compiled`` lowered with a chunk-by-chunk vjp with respect to the bases ``diff_mask`` marks;
-    None when the launch is differentiated over its whole grid: small, its traced intermediates
-    within ``budget`` bytes (the launch memory budget: XLA fuses such a vjp over the whole grid, and
-    a loop over chunks only slows it, 3.1x for the 3-kernel chain of ``benchmarks/run.py``), tiles,
-    or results that depend on the thread order."""
+def lane_chunk_kernel(kernel: Any, compiled: CompiledKernel, in_bufs: list, values: list, out_bufs: dict,
+                      diff_mask: tuple[bool, ...], budget: int) -> tuple[CompiledKernel, list] | None:
+    """``compiled`` lowered with a chunk-by-chunk vjp with respect to the bases ``diff_mask`` marks,
+    and the extra values it takes: what the recorded launch wrote (``out_bufs``, by base), which its
+    forward then returns instead of recomputing it. None when the launch is differentiated over its
+    whole grid: small, its traced intermediates within ``budget`` bytes (the launch memory budget:
+    XLA fuses such a vjp over the whole grid, and a loop over chunks only slows it, 3.1x for the
+    3-kernel chain of ``benchmarks/run.py``), tiles, or results that depend on the thread order."""
     sig = compiled.signature
     lanes = math.prod(sig.grid)
     if (not any(diff_mask) or lanes < MIN_CHUNKS * LANE_CHUNK or compiled.lane_order
@@ -58,17 +59,20 @@ def lane_chunk_kernel(kernel: Any, compiled: CompiledKernel, example_args: list,
             or any(key in ("tile_lanes", "tile_blocks") for key, _ in sig.extra)
             or intermediate_bytes(compiled.closed_jaxpr) <= budget):
         return None
+    written = tuple(compiled.written) if set(compiled.written) == set(out_bufs) else ()
+    known = [out_bufs[base] for base in written]
     base = without_plan(sig)
-    chunk_sig = dataclasses.replace(base, extra=(("lane_chunk", (LANE_CHUNK, tuple(diff_mask))),) + base.extra)
-    key = ("lane_chunk", chunk_sig, tuple(_aval_key(a) for a in example_args))
+    chunk_sig = dataclasses.replace(base, extra=(("lane_chunk", (LANE_CHUNK, tuple(diff_mask), written)),) + base.extra)
+    args = [*in_bufs, *values, *known]
+    key = ("lane_chunk", chunk_sig, tuple(_aval_key(a) for a in args))
     found = kernel._cache.get(key)
     if found is None:
         try:
-            found = compile_kernel(kernel.source, kernel.arg_names, chunk_sig, example_args)
+            found = compile_kernel(kernel.source, kernel.arg_names, chunk_sig, args)
         except _Located as exc:
             raise clean_error(exc) from None
         kernel._cache[key] = found
-    return found
+    return found, known
 
 
 __all__ = ["lane_chunk_kernel", "LANE_CHUNK", "MIN_CHUNKS"]

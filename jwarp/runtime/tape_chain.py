@@ -120,7 +120,10 @@ class LaunchRecord:
         runs chunk by chunk over its grid (see lane_chunks.py)."""
         kern = self.backward_kernel()
         budget = memory_budget.budget_bytes(self.device) if any(diff_mask) else 0
-        kern = lane_chunk_kernel(self.kernel, kern, [*self.in_bufs, *self.values], diff_mask, budget) or kern
+        chunked = lane_chunk_kernel(self.kernel, kern, self.in_bufs, self.values, self.out_bufs, diff_mask, budget)
+        # a chunked launch's backward takes what the launch wrote as its forward's result
+        self.backward_values = list(self.values) if chunked is None else [*self.values, *chunked[1]]
+        kern = kern if chunked is None else chunked[0]
         return (id(kern), kern), (lambda bufs, values: evaluate(kern, bufs, values)), kern.uses_x64
 
     # Warp's tape entries are lists [kernel, dim, max_blocks, inputs, outputs, device, block_dim, metadata]
@@ -293,7 +296,7 @@ def _backward_chunk(records: list) -> None:
                 if skip:
                     c_out[index] = buf
         keys.append((step_key[0], ids, tuple(refresh), skip, tuple(sorted(r.out_bufs))))
-        consts.append((c_in, r.values, c_out))
+        consts.append((c_in, getattr(r, "backward_values", r.values), c_out))
     diff_ids = [lid for lid, d in enumerate(diff) if d]
     cts = tuple(arrays[lid]._grad.buffer for lid in diff_ids)
     zero_cts = tuple(is_shared_zeros(c) for c in cts)  # (after Tape.zero: the program need not read them)
