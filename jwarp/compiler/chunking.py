@@ -67,7 +67,6 @@ def lower_chunked(
     for extent in grid:
         total *= extent
     n_chunks = -(-total // chunk)
-    index_dtype = jnp.int64 if total + chunk > 2**31 - 1 else jnp.int32  # flat thread ids past int32 (2^31+ threads)
     n_slots = len(slots)
     initial: dict[str, Any] = {"oob": jnp.asarray(-1, jnp.int32)} if debug else {}
     initial.update({k: initial_accumulator(k, v) for k, v in (expected or {}).items()})
@@ -77,12 +76,7 @@ def lower_chunked(
         def body(c: Any, carry: tuple) -> tuple:
             planes, accs = carry
             fresh = [SlotState(s.dtype, s.shape, list(p)) for s, p in zip(slots, planes)]
-            ctx = make_context((chunk,), fresh)
-            flat = c.astype(index_dtype) * chunk + lax.iota(index_dtype, chunk)
-            ctx.thread_coords = tuple(x.astype(jnp.int32) for x in thread_coords(flat, grid, kernel_dim))
-            active = flat < total if total % chunk else None
-            with launch_mask(active):
-                run_body(ctx, active)
+            ctx = run_chunk(fresh, grid, kernel_dim, chunk, c, make_context, run_body)
             seen["ctx"] = ctx
             seen["new"] = {k: v for k, v in ctx.accumulators.items() if k not in accs}
             merged = {k: _combine(k, v, ctx.accumulators.get(k)) for k, v in accs.items()}
@@ -99,6 +93,33 @@ def lower_chunked(
         slot.read = traced.read
     ctx.slots = slots
     ctx.accumulators = dict(accs)
+    return ctx
+
+
+def run_chunk(
+    slots: list[SlotState],
+    grid: tuple[int, ...],
+    kernel_dim: int,
+    chunk: int,
+    index: Any,
+    make_context: Callable[[tuple, list], KernelContext],
+    run_body: Callable[[KernelContext, Any], None],
+    distinct_stores: bool = False,
+) -> KernelContext:
+    """Run ``run_body`` for the threads of chunk ``index`` (a traced scalar) of ``chunk`` threads,
+    updating ``slots`` in place; returns the chunk's context. ``distinct_stores``: see
+    ``KernelContext.distinct_stores`` (the lane-chunked backward pass)."""
+    total = 1
+    for extent in grid:
+        total *= extent
+    index_dtype = jnp.int64 if total + chunk > 2**31 - 1 else jnp.int32  # flat thread ids past int32 (2^31+ threads)
+    ctx = make_context((chunk,), slots)
+    ctx.distinct_stores = distinct_stores
+    flat = jnp.asarray(index).astype(index_dtype) * chunk + lax.iota(index_dtype, chunk)
+    ctx.thread_coords = tuple(x.astype(jnp.int32) for x in thread_coords(flat, grid, kernel_dim))
+    active = flat < total if total % chunk else None
+    with launch_mask(active):
+        run_body(ctx, active)
     return ctx
 
 
@@ -135,4 +156,4 @@ def intermediate_bytes(closed_jaxpr: Any) -> int:
     return total
 
 
-__all__ = ["lower_chunked", "thread_coords", "intermediate_bytes"]
+__all__ = ["lower_chunked", "run_chunk", "thread_coords", "intermediate_bytes"]

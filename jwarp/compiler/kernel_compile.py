@@ -23,8 +23,8 @@ import jax.numpy as jnp
 from jax import lax
 
 from jwarp.compiler import array_views
-from jwarp.compiler.chunking import lower_chunked
-from jwarp.compiler.lane_vjp import lower_with_chunked_vjp, run_one_chunk
+from jwarp.compiler.chunking import lower_chunked, run_chunk
+from jwarp.compiler.lane_vjp import lower_with_chunked_vjp
 from jwarp.compiler.context import (REPORTED_FLAGS, KernelContext, SlotState, first_site, initial_accumulator,
                                      join_planes, split_planes)
 from jwarp.compiler.emitters import compile_options
@@ -163,7 +163,9 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, 
             ctx = make_context(sig.grid, slots)
             run_body(ctx, None)
             return ctx
-        return run_one_chunk(slots, sig.grid, sig.kernel_dim, lane_chunk[0], index, make_context, run_body)
+        # (two threads storing to one element race: the lane-chunked backward assumes none)
+        return run_chunk(slots, sig.grid, sig.kernel_dim, lane_chunk[0], index, make_context, run_body,
+                         distinct_stores=True)
 
     def pure_fn(*args: Any):
         bases = args[: sig.n_bases]

@@ -23,43 +23,17 @@ contents as after the chunks before it. Kernels whose results depend on the orde
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
 from jax import lax
 
-from jwarp.compiler.chunking import thread_coords
 from jwarp.compiler.context import KernelContext, SlotState
-from jwarp.compiler.values import launch_mask
 
 
 def _is_float(x: Any) -> bool:
     return jnp.issubdtype(jnp.result_type(x), jnp.inexact)
-
-
-def run_one_chunk(
-    slots: list[SlotState],
-    grid: tuple[int, ...],
-    kernel_dim: int,
-    chunk: int,
-    index: Any,
-    make_context: Callable[[tuple, list], KernelContext],
-    run_body: Callable[[KernelContext, Any], None],
-) -> KernelContext:
-    """Run ``run_body`` for the threads of chunk ``index`` (a traced scalar) of ``chunk`` threads
-    only, updating ``slots`` in place; returns the chunk's context."""
-    total = math.prod(grid)
-    index_dtype = jnp.int64 if total + chunk > 2**31 - 1 else jnp.int32
-    ctx = make_context((chunk,), slots)
-    ctx.distinct_stores = True  # (two threads storing to one element race; the backward assumes none)
-    flat = jnp.asarray(index).astype(index_dtype) * chunk + lax.iota(index_dtype, chunk)
-    ctx.thread_coords = tuple(x.astype(jnp.int32) for x in thread_coords(flat, grid, kernel_dim))
-    active = flat < total if total % chunk else None
-    with launch_mask(active):
-        run_body(ctx, active)
-    return ctx
 
 
 def lower_with_chunked_vjp(
@@ -135,4 +109,4 @@ def lower_with_chunked_vjp(
     return ctx
 
 
-__all__ = ["lower_with_chunked_vjp", "run_one_chunk"]
+__all__ = ["lower_with_chunked_vjp"]

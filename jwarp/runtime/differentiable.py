@@ -73,7 +73,14 @@ def bounded_kernel(kernel: Any, compiled: CompiledKernel, trips: dict, example_a
     """``kernel`` compiled with every dynamic loop bounded by its bucketed trip count."""
     bounds = tuple(sorted((k, bucket(v)) for k, v in trips.items()))
     sig = dataclasses.replace(compiled.signature, record_trips=False, loop_bounds=bounds)
-    key = ("bounded", sig, tuple(_aval_key(a) for a in example_args))
+    return compiled_variant(kernel, "bounded", sig, example_args)
+
+
+def compiled_variant(kernel: Any, tag: str, sig: Any, example_args: list) -> CompiledKernel:
+    """``kernel`` compiled for ``sig`` (a signature derived from a launch's: bounded loops, a
+    lane-chunked vjp), cached in the kernel under ``(tag, sig, argument shapes)``; compile errors
+    name the kernel's source line."""
+    key = (tag, sig, tuple(_aval_key(a) for a in example_args))
     found = kernel._cache.get(key)
     if found is None:
         try:

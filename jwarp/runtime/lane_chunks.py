@@ -32,10 +32,9 @@ import math
 from typing import Any
 
 from jwarp.compiler.chunking import intermediate_bytes
-from jwarp.compiler.kernel_compile import CompiledKernel, compile_kernel
+from jwarp.compiler.kernel_compile import CompiledKernel
 from jwarp.compiler.pallas_lower import without_plan
-from jwarp.errors import _Located, clean_error
-from jwarp.runtime.differentiable import _aval_key
+from jwarp.runtime.differentiable import compiled_variant
 
 LANE_CHUNK = 1 << 16
 """Threads per chunk of a lane-chunked backward pass (measured on diffray's renderer: 2^14 to 2^18
@@ -63,16 +62,7 @@ def lane_chunk_kernel(kernel: Any, compiled: CompiledKernel, in_bufs: list, valu
     known = [out_bufs[base] for base in written]
     base = without_plan(sig)
     chunk_sig = dataclasses.replace(base, extra=(("lane_chunk", (LANE_CHUNK, tuple(diff_mask), written)),) + base.extra)
-    args = [*in_bufs, *values, *known]
-    key = ("lane_chunk", chunk_sig, tuple(_aval_key(a) for a in args))
-    found = kernel._cache.get(key)
-    if found is None:
-        try:
-            found = compile_kernel(kernel.source, kernel.arg_names, chunk_sig, args)
-        except _Located as exc:
-            raise clean_error(exc) from None
-        kernel._cache[key] = found
-    return found, known
+    return compiled_variant(kernel, "lane_chunk", chunk_sig, [*in_bufs, *values, *known]), known
 
 
 __all__ = ["lane_chunk_kernel", "LANE_CHUNK", "MIN_CHUNKS"]

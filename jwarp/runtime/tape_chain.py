@@ -114,17 +114,18 @@ class LaunchRecord:
     def skip(self) -> bool:
         return not self.kernel.enable_backward
 
-    def step(self, diff_mask: tuple[bool, ...] = ()) -> tuple[Any, Callable, bool]:
-        """(structure key, pure ``(bases, values) -> {base index: new buffer}``, needs 64-bit).
+    def step(self, diff_mask: tuple[bool, ...] = ()) -> tuple[Any, Callable, bool, list]:
+        """(structure key, pure ``(bases, values) -> {base index: new buffer}``, needs 64-bit, the
+        values to call it with).
         ``diff_mask``: which bases carry gradients; a large launch's vjp with respect to those then
         runs chunk by chunk over its grid (see lane_chunks.py)."""
         kern = self.backward_kernel()
         budget = memory_budget.budget_bytes(self.device) if any(diff_mask) else 0
         chunked = lane_chunk_kernel(self.kernel, kern, self.in_bufs, self.values, self.out_bufs, diff_mask, budget)
         # a chunked launch's backward takes what the launch wrote as its forward's result
-        self.backward_values = list(self.values) if chunked is None else [*self.values, *chunked[1]]
+        values = list(self.values) if chunked is None else [*self.values, *chunked[1]]
         kern = kern if chunked is None else chunked[0]
-        return (id(kern), kern), (lambda bufs, values: evaluate(kern, bufs, values)), kern.uses_x64
+        return (id(kern), kern), (lambda bufs, values: evaluate(kern, bufs, values)), kern.uses_x64, values
 
     # Warp's tape entries are lists [kernel, dim, max_blocks, inputs, outputs, device, block_dim, metadata]
     def __getitem__(self, index: int) -> Any:
@@ -194,7 +195,7 @@ class CopyRecord:
     def arguments(self) -> list:
         return [self.dest, self.src]
 
-    def step(self, diff_mask: tuple[bool, ...] = ()) -> tuple[Any, Callable, bool]:
+    def step(self, diff_mask: tuple[bool, ...] = ()) -> tuple[Any, Callable, bool, list]:
         dest, src, d_off, s_off, count = self.dest, self.src, self.dest_offset, self.src_offset, self.count
         d_chain, s_chain, s_base = dest._chain, src._chain, len(self.bases) - 1
         d_shape, s_shape = dest.shape, src.shape
@@ -210,7 +211,7 @@ class CopyRecord:
 
         # the backward cache keys on the first item: it must identify the copy's whole structure
         key = (("copy", d_chain, s_chain, d_shape, s_shape, d_off, s_off, count, s_base),)
-        return key, copy, any(np.dtype(b.dtype).itemsize == 8 for b in self.in_bufs)
+        return key, copy, any(np.dtype(b.dtype).itemsize == 8 for b in self.in_bufs), list(self.values)
 
 
 def run_backward(entries: list, warn_skipped: Callable[[Any], None]) -> None:
@@ -270,7 +271,7 @@ def _backward_chunk(records: list) -> None:
     last: dict[int, Any] = {}
     first: dict[int, Any] = {}
     keys, consts = [], []
-    for r, (step_key, _, _) in zip(records, steps):
+    for r, (step_key, _, _, step_values) in zip(records, steps):
         ids = tuple(local[id(b)] for b in r.bases)
         refresh, c_in = [], []
         for lid, buf in zip(ids, r.in_bufs):
@@ -296,7 +297,7 @@ def _backward_chunk(records: list) -> None:
                 if skip:
                     c_out[index] = buf
         keys.append((step_key[0], ids, tuple(refresh), skip, tuple(sorted(r.out_bufs))))
-        consts.append((c_in, getattr(r, "backward_values", r.values), c_out))
+        consts.append((c_in, step_values, c_out))
     diff_ids = [lid for lid, d in enumerate(diff) if d]
     cts = tuple(arrays[lid]._grad.buffer for lid in diff_ids)
     zero_cts = tuple(is_shared_zeros(c) for c in cts)  # (after Tape.zero: the program need not read them)
@@ -305,9 +306,9 @@ def _backward_chunk(records: list) -> None:
     if fn is None:
         while len(_CACHE) >= _CACHE_LIMIT:
             del _CACHE[next(iter(_CACHE))]
-        fn = (_make_backward([f for _, f, _ in steps], keys, diff, retain, diff_ids, zero_cts), steps)
+        fn = (_make_backward([f for _, f, _, _ in steps], keys, diff, retain, diff_ids, zero_cts), steps)
     _CACHE[key] = fn  # (re)inserted last: the most recently used
-    with x64_scope(any(x64 for _, _, x64 in steps)):
+    with x64_scope(any(x64 for _, _, x64, _ in steps)):
         new = fn[0]([first[lid] for lid in diff_ids], consts, cts, [arrays[lid]._grad for lid in diff_ids])
     for lid, g in zip(diff_ids, new):
         arrays[lid]._grad._set_buffer(g)
