@@ -53,9 +53,35 @@ def straight_line(jaxpr: Any) -> bool:
     return True
 
 
-def compile_options(jaxpr: Any, operands: Any) -> dict | None:
+def level_options(*signatures: Any) -> dict:
+    """XLA's compile options for the optimisation level the kernels' signatures carry (Warp's
+    ``optimization_level`` module option or ``wp.config.optimization_level``, 0-3; the signature's
+    ``extra`` entry ``"opt_level"``): ``xla_backend_optimization_level``, which sets the LLVM passes
+    XLA runs on the program's code, when every signature names the same level; else ``{}`` (XLA's
+    default). Level 0 compiles about a fifth faster (measured: the differential program
+    ``geometry_bvh_groups``, 21.2 → 16.2 s of CPU cold) and runs slower code.
+
+    Example:
+        >>> from jwarp.compiler.signature import Signature
+        >>> level_options(Signature(grid=(4,), params=(), n_bases=0, n_values=0, extra=(("opt_level", 0),)))
+        {'xla_backend_optimization_level': 0}
+    """
+    levels = {dict(getattr(s, "extra", ())).get("opt_level") for s in signatures}
+    if len(levels) != 1 or None in levels:
+        return {}
+    return {"xla_backend_optimization_level": int(levels.pop())}
+
+
+def compile_options(jaxpr: Any, operands: Any, level: dict | None = None) -> dict | None:
     """The compile options of a kernel program for ``operands``: the older emitters for a
-    straight-line kernel whose operands all live on the CPU, else None (XLA's defaults)."""
+    straight-line kernel whose operands all live on the CPU, and ``level`` (see
+    :func:`level_options`); None for XLA's defaults."""
+    emitters = _emitter_options(jaxpr, operands) if jaxpr is not None else None
+    merged = {**(emitters or {}), **(level or {})}
+    return merged or None
+
+
+def _emitter_options(jaxpr: Any, operands: Any) -> dict | None:
     platforms = {d.platform for leaf in jax.tree_util.tree_leaves(operands) for d in _devices(leaf)}
     if (platforms or {jax.default_backend()}) != {"cpu"}:
         return None
@@ -67,4 +93,4 @@ def _devices(leaf: Any) -> Any:
     return devices() if callable(devices) else ()
 
 
-__all__ = ["OLDER_EMITTERS", "compile_options", "straight_line"]
+__all__ = ["OLDER_EMITTERS", "compile_options", "level_options", "straight_line"]

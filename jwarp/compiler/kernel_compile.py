@@ -27,7 +27,7 @@ from jwarp.compiler.chunking import lower_chunked, run_chunk
 from jwarp.compiler.lane_vjp import lower_with_chunked_vjp
 from jwarp.compiler.context import (REPORTED_FLAGS, KernelContext, SlotState, first_site, initial_accumulator,
                                      join_planes, split_planes)
-from jwarp.compiler.emitters import compile_options
+from jwarp.compiler.emitters import compile_options, level_options
 from jwarp.compiler.handles import bind_handle
 from jwarp.compiler.output_interleave import INTERLEAVE_LANES, interleaved_program
 from jwarp.compiler.lower import Frame, FunctionLowerer
@@ -289,11 +289,12 @@ def serialise_on_stall(ctx: KernelContext, entry_planes: list, sig: Signature, m
     ctx.accumulators = dict(accs)
 
 
-def compile_program(jitted: Any, *args: Any, jaxpr: Any = None) -> Any:
+def compile_program(jitted: Any, *args: Any, jaxpr: Any = None, level: dict | None = None) -> Any:
     """``jitted`` lowered for ``args`` and compiled ahead of time (the compile step of every executable
     of a :class:`CompiledKernel`; for a Pallas launch on a GPU this is where Triton compiles the kernel).
-    ``jaxpr``: the kernel's, to choose XLA:CPU's code emitters (:mod:`jwarp.compiler.emitters`)."""
-    options = None if jaxpr is None else compile_options(jaxpr, args)
+    ``jaxpr``: the kernel's, to choose XLA:CPU's code emitters; ``level``: the options of the kernel's
+    optimisation level (both in :mod:`jwarp.compiler.emitters`)."""
+    options = compile_options(jaxpr, args, level)
     with jax.enable_x64(True):  # the cached traces are made with 64-bit types on
         lowered = jitted.lower(*args)
         return lowered.compile(compiler_options=options) if options else lowered.compile()
@@ -307,9 +308,10 @@ class _CompileOnFirstCall:
     path and ``replacement()`` is the executable that runs from then on."""
 
     def __init__(self, jitted: Callable | None, fallback: Callable, guard: Callable | None = None,
-                 replacement: Callable | None = None, jaxpr: Any = None) -> None:
+                 replacement: Callable | None = None, jaxpr: Any = None, level: dict | None = None) -> None:
         self._jitted = jitted
         self._jaxpr = jaxpr
+        self._level = level
         self._fallback = fallback
         self._guard = guard
         self._replacement = replacement
@@ -322,7 +324,7 @@ class _CompileOnFirstCall:
                 call = self._fallback()
             else:
                 jitted = self._jitted
-                compile_ = lambda: compile_program(jitted, *args, jaxpr=self._jaxpr)  # noqa: E731
+                compile_ = lambda: compile_program(jitted, *args, jaxpr=self._jaxpr, level=self._level)  # noqa: E731
                 ahead = self._guard(compile_, args) if self._guard is not None else compile_()
                 call = self._replacement() if ahead is None else _compiled_first(ahead, self._fallback)
             self._call = call
@@ -381,7 +383,7 @@ class CompiledKernel:
             else:
                 jitted, jaxpr = self._plain_program()
                 fn = _CompileOnFirstCall(jitted, self._jaxpr_executable, self._guarded_compile,
-                                         lambda: self.executable(), jaxpr)
+                                         lambda: self.executable(), jaxpr, level_options(self.signature))
             self._executables[donate] = fn
         return fn
 
@@ -472,7 +474,7 @@ class CompiledKernel:
         """The plain (non-donating) program compiled ahead of time for ``operands``."""
         if self._traced_fn is not None:
             jitted, jaxpr = self._plain_program()
-            return compile_program(jitted, *operands, jaxpr=jaxpr)
+            return compile_program(jitted, *operands, jaxpr=jaxpr, level=level_options(self.signature))
         with jax.enable_x64(True) if self.uses_x64 else contextlib.nullcontext():
             return self._jaxpr_executable().lower(*operands).compile()
 
@@ -485,7 +487,7 @@ class CompiledKernel:
             evaluate = jax_core.jaxpr_as_fun(self.closed_jaxpr)
             donate_argnums = tuple(self.written) if donate else ()
             fn = jax.jit(lambda *args: evaluate(*jax.tree_util.tree_leaves(args)), donate_argnums=donate_argnums,
-                         keep_unused=donate)
+                         keep_unused=donate, compiler_options=level_options(self.signature) or None)
             self._executables[key] = fn
         return fn
 
@@ -499,7 +501,8 @@ class CompiledKernel:
         # buffer per run: page faults that cost more than the kernel on large arrays)
         fn = jax.jit(lambda *args: inner(*args), donate_argnums=tuple(self.written), keep_unused=True)
         jaxpr = self._emitter_jaxpr(interleaved)
-        ahead = self._guarded_compile(lambda: compile_program(fn, *operands, jaxpr=jaxpr), operands)
+        level = level_options(self.signature)
+        ahead = self._guarded_compile(lambda: compile_program(fn, *operands, jaxpr=jaxpr, level=level), operands)
         if ahead is None:  # fell back to the XLA path: its donating program
             return self.executable(donate=True, operands=operands)
         self._memory[True] = ahead.memory_analysis()

@@ -21,6 +21,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from jwarp.compiler.emitters import level_options
 from jwarp.compiler.views import apply_chain, write_back
 from jwarp.lang.arrays import ArrayType
 from jwarp.lang.struct import StructInstance, StructType
@@ -124,7 +125,7 @@ def _make_adjoint(compiled: Any, plan: tuple) -> Any:
                 ct_in[k] = ct_in[k] + jnp.where(stored, cts[k], 0)
         return tuple(ct_in)
 
-    return jax.jit(run)
+    return jax.jit(run, compiler_options=level_options(compiled.signature) or None)
 
 
 def _measure_trips(prepared: PreparedLaunch, args: list) -> dict:

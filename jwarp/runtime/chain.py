@@ -37,6 +37,7 @@ from typing import Any
 import jax
 from jax.extend import core as jax_core
 
+from jwarp.compiler.emitters import level_options
 from jwarp.runtime import deferred
 from jwarp.runtime.preparation import prepare
 from jwarp.runtime.execution import concrete_array_type
@@ -171,7 +172,9 @@ def _build(entries: list, n_slots: int, written: tuple, bufs: list, values: tupl
     kept = tuple(b for s, b in enumerate(bufs) if s not in written_set)
     with jax.enable_x64(True):  # the kernels' cached traces were made with 64-bit types on
         # keep_unused: chains that only overwrite a buffer must still receive it to write it in place
-        return jax.jit(fused, donate_argnums=(0,), keep_unused=True).lower(moved, kept, values).compile()
+        options = level_options(*(plan.compiled.signature for plan, _, _, _ in entries)) or None
+        return jax.jit(fused, donate_argnums=(0,), keep_unused=True, compiler_options=options).lower(
+            moved, kept, values).compile()
 
 
 def _full_launch(plan: Any, args: list) -> None:

@@ -40,6 +40,7 @@ from typing import Any, Callable, Protocol
 import jax
 import numpy as np
 
+from jwarp.compiler.emitters import level_options
 from jwarp import config
 from jwarp.runtime import memory_budget, storage
 from jwarp.runtime.interruptible import call_interruptibly, on_main_thread, worker_busy
@@ -224,7 +225,9 @@ class Program:
 
         try:
             with jax.enable_x64(True):  # the cached trace was made with 64-bit types on
-                return jax.jit(loop).lower(np.int32(0), tuple(buffers), tuple(values)).compile()
+                options = level_options(self.compiled.signature) or None
+                return jax.jit(loop, compiler_options=options).lower(np.int32(0), tuple(buffers),
+                                                                     tuple(values)).compile()
         except (TypeError, ValueError):  # e.g. an output whose type differs from its input's
             return False
 

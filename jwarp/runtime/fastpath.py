@@ -298,7 +298,7 @@ def launch_key(dim: tuple, device: Any, block_dim: int, max_blocks: int, args: l
     if key is None:
         return None
     return (dim, device, block_dim, max_blocks, config.mode, config.launch_array_access_mode,
-            config.launch_memory_budget, config.pallas, key)
+            config.launch_memory_budget, config.pallas, config.optimization_level, key)
 
 
 __all__ = ["Plan", "arg_key", "find_by_layout", "launch_key", "layout_key", "layout_plans_of", "plannable", "plans_of",

@@ -63,6 +63,7 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
     opts = options or {}
     module_options = kernel.module.options
     mode = module_options.get("mode") or config.mode
+    level = _optimization_level(kernel, module_options)
     chunk = opts.get("chunk") or memory_budget.max_blocks_chunk(kernel, device, block_dim, max_blocks, math.prod(grid))
     pallas = pallas_plan(kernel, device, block_dim, max_blocks)  # the Pallas target hook (pallas_select.py)
     sig = Signature(
@@ -78,7 +79,7 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
         kernel_dim=kernel.kernel_dim,
         extra=((("chunk", int(chunk)),) if chunk else ()) + ((("backward", False),) if not kernel.enable_backward else ())
         + memory_budget.signature_extra() + ((("pallas", pallas),) if pallas is not None else ())
-        + tile_blocks,
+        + tile_blocks + ((("opt_level", level),) if level is not None else ()),
         handles=binding.handles,
     )
     if binding.traced:  # inside jax.jit/grad/vmap: run the kernel functionally on the traced values
@@ -110,6 +111,19 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
             print(f"Kernel '{kernel.key}' traced for dim={dim} on device '{device}' took "
                   f"{(time.perf_counter() - started) * 1000:.2f} ms")
     return PreparedLaunch(kernel, dim, device, binding, compiled, block_dim, max_blocks)
+
+
+def _optimization_level(kernel: Kernel, module_options: dict) -> int | None:
+    """The kernel module's ``optimization_level`` option, else ``wp.config.optimization_level``: an
+    integer 0-3 or None (the default level). It sets how hard XLA optimises the kernel's code (see
+    :func:`jwarp.compiler.emitters.level_options`)."""
+    level = module_options.get("optimization_level")
+    if level is None:
+        level = config.optimization_level
+    if level is not None and (isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 3):
+        raise ValueError(f"kernel '{kernel.key}': optimization_level must be an integer from 0 to 3 or None, "
+                         f"got {level!r} (module option or wp.config.optimization_level)")
+    return level
 
 
 def record_in_capture(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: int,

@@ -26,6 +26,7 @@ import jax.extend.core as jax_core
 import jax.numpy as jnp
 import numpy as np
 
+from jwarp.compiler.emitters import level_options
 from jwarp.compiler.views import apply_chain, write_back
 from jwarp.runtime.differentiable import (
     bounded_kernel,
@@ -306,7 +307,8 @@ def _backward_chunk(records: list) -> None:
     if fn is None:
         while len(_CACHE) >= _CACHE_LIMIT:
             del _CACHE[next(iter(_CACHE))]
-        fn = (_make_backward([f for _, f, _, _ in steps], keys, diff, retain, diff_ids, zero_cts), steps)
+        level = level_options(*(k[-1].signature for k, _, _, _ in steps if hasattr(k[-1], "signature")))
+        fn = (_make_backward([f for _, f, _, _ in steps], keys, diff, retain, diff_ids, zero_cts, level), steps)
     _CACHE[key] = fn  # (re)inserted last: the most recently used
     with x64_scope(any(x64 for _, _, x64, _ in steps)):
         new = fn[0]([first[lid] for lid in diff_ids], consts, cts, [arrays[lid]._grad for lid in diff_ids])
@@ -314,9 +316,11 @@ def _backward_chunk(records: list) -> None:
         arrays[lid]._grad._set_buffer(g)
 
 
-def _make_backward(fns: list, keys: list, diff: tuple, retain: tuple, diff_ids: list, zero_cts: tuple) -> Callable:
+def _make_backward(fns: list, keys: list, diff: tuple, retain: tuple, diff_ids: list, zero_cts: tuple,
+                   level: dict) -> Callable:
     """The backward program of a segment; ``zero_cts[k]``: the incoming gradient ``k`` is the shared
-    zero buffer, so the program uses a constant zero instead of reading it."""
+    zero buffer, so the program uses a constant zero instead of reading it. ``level``: XLA's options
+    for the kernels' optimisation level (:func:`jwarp.compiler.emitters.level_options`)."""
     static = [(fn, ids, refresh, skip) for fn, (_, ids, refresh, skip, _) in zip(fns, keys)]
 
     def chain(entering: list, consts: list) -> tuple:
@@ -346,7 +350,7 @@ def _make_backward(fns: list, keys: list, diff: tuple, retain: tuple, diff_ids: 
         cts = tuple(jax.tree_util.tree_map(jnp.zeros_like, c) if zero else c for c, zero in zip(cts, zero_cts))
         return tuple(float_leaves_vjp(lambda e: list(chain(e, consts)), list(entering), list(cts)))
 
-    return _Backward(backward)
+    return _Backward(backward, level)
 
 
 class _Backward:
@@ -355,8 +359,9 @@ class _Backward:
     their shape (:func:`jwarp.runtime.zero_buffers.shared_zeros`), as ``Tape.zero`` gives them.
     Called as ``(entering, consts, cts, arrays)`` -> new gradient buffers of ``arrays``."""
 
-    def __init__(self, fn: Callable):
+    def __init__(self, fn: Callable, level: dict):
         self.fn = fn
+        self.options = level or None
         self.exe: Callable | None = None
         self.zero: tuple = ()
 
@@ -370,7 +375,7 @@ class _Backward:
                      for a, z in zip(arrays, self.zero))
 
     def _build(self, entering: list, consts: list, cts: tuple) -> None:
-        jitted = jax.jit(self.fn)
+        jitted = jax.jit(self.fn, compiler_options=self.options)
         closed = jitted.trace(entering, consts, cts).jaxpr
         outvars = closed.jaxpr.outvars
         zero = tuple(_is_zero_fill(closed.jaxpr, v) for v in outvars)
@@ -378,7 +383,8 @@ class _Backward:
             self.exe = jitted
             return
         kept = closed.jaxpr.replace(outvars=[v for v, z in zip(outvars, zero) if not z])
-        self.exe = jax.jit(jax_core.jaxpr_as_fun(jax_core.ClosedJaxpr(kept, closed.consts)))
+        self.exe = jax.jit(jax_core.jaxpr_as_fun(jax_core.ClosedJaxpr(kept, closed.consts)),
+                           compiler_options=self.options)
         self.zero = zero
 
 

@@ -43,14 +43,21 @@ def real_warp():
         except ImportError:
             return None
         warp.config.quiet = True
-        # clang -O0 for the oracle's kernels: the same IEEE arithmetic, and the test suite's Warp
-        # builds take 63 s instead of 156 s (all differential programs, empty kernel cache);
-        # JWARP_TEST_WARP_OPT=2 (or "default") restores Warp's own level
-        level = os.environ.get("JWARP_TEST_WARP_OPT", "0")
-        warp.config.optimization_level = None if level == "default" else int(level)
+        warp.config.optimization_level = optimization_level()
         warp.init()
         _warp = warp
     return _warp
+
+
+def optimization_level() -> int | None:
+    """The ``optimization_level`` both libraries compile the programs' kernels at: 0 unless
+    ``JWARP_TEST_OPT`` says otherwise (an integer, or ``default`` for each library's own level).
+
+    Level 0 is the same IEEE arithmetic with less work in the compilers' backends (clang's for Warp,
+    LLVM's inside XLA for jwarp): real Warp's builds of all programs take 63 s instead of 156 s
+    (empty kernel cache), and jwarp's compiles of the slowest programs a fifth less."""
+    level = os.environ.get("JWARP_TEST_OPT", "0")
+    return None if level == "default" else int(level)
 
 
 def warp_installed() -> bool:

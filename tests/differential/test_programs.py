@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 import jwarp
-from tests.differential.harness import PROGRAMS, compare, load_program, run_isolated, warp_installed, warp_worker
+from tests.differential.harness import (PROGRAMS, compare, load_program, optimization_level, run_isolated,
+                                        warp_installed, warp_worker)
 from tests.differential.pallas_programs import TRITON_ONLY_PROGRAMS, check_lowerings, lowering_hook
 
 WARP_TIMEOUT = 600  # seconds real Warp's side may take
@@ -20,6 +21,7 @@ PROGRAM_FILES = sorted(p for p in PROGRAMS.glob("*.py") if not p.name.startswith
 
 @pytest.mark.parametrize("path", PROGRAM_FILES, ids=[p.stem for p in PROGRAM_FILES])
 def test_program_matches_warp(path, monkeypatch):
+    monkeypatch.setattr(jwarp.config, "optimization_level", optimization_level())  # (as Warp's side)
     ours_module = load_program(path, jwarp, "jwarp")
     expected_error = getattr(ours_module, "EXPECT_ERROR", None)
     timeout = getattr(ours_module, "TIMEOUT", None)
