@@ -47,8 +47,8 @@ import jwarp.compiler.kernel_compile as kc
 options = json.loads(sys.argv[2])
 kernels = []
 from jwarp.compiler.emitters import compile_options
-def compile_program(jitted, *args, jaxpr=None):
-    chosen = dict((compile_options(jaxpr, args) or {}) if jaxpr is not None else {}, **options)
+def compile_program(jitted, *args, jaxpr=None, level=None):
+    chosen = dict(compile_options(jaxpr, args, level) or {}, **options)
     with jax.enable_x64(True):
         lowered = jitted.lower(*args)
         compiled = lowered.compile(compiler_options=chosen) if chosen else lowered.compile()

@@ -117,7 +117,7 @@ class KernelContext:
     ref_memory: Any = None  # Pallas target: emits accesses to in-place slots (see pallas_memory.RefMemory)
     partial_lanes: Any = None  # tile launches with a partial last block: the running threads, grid-shaped
     # a thread may have observed memory that other threads of the launch update: set by atomics
-    # (their old values; tile_atomic_add too): see kernel_compile.may_communicate
+    # whose old values are used (tile_atomic_add too): see kernel_compile.may_communicate
     shared_memory: bool = False
     # a thread's result depends on the order threads run (an atomic whose old value is used, min/max,
     # bitwise or exchange atomics): the lane-chunked backward pass does not apply (runtime/lane_chunks.py)

@@ -410,7 +410,9 @@ def atomic(
     site: int,
 ) -> tuple[list, list | None]:
     """Atomic read-modify-write; returns (new planes, old values per plane or None)."""
-    ctx.shared_memory = True
+    # a thread observes other threads' updates through the old value only (a discarded one shows it
+    # nothing: counting hits with `out[i] += 1` inside a query loop needs no serial fallback)
+    ctx.shared_memory = ctx.shared_memory or want_old
     ctx.lane_order = ctx.lane_order or want_old or op not in ("add", "sub")
     if _in_ref_memory(ctx, planes):
         return ctx.ref_memory.atomic(ctx, op, planes, shape, indices, leaves, mask, want_old, site)

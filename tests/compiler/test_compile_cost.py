@@ -190,6 +190,31 @@ def test_spin_lock_traces_lockstep_and_serial_bodies_once_each(monkeypatch):
     assert counts["body"] == 2  # the lockstep run and the serial rerun (one loop over the threads)
 
 
+@wp.kernel(module="unique")
+def _count_hits(bvh: wp.uint64, lower: wp.vec3, upper: wp.vec3, out: wp.array(dtype=int)):
+    i = wp.tid()
+    index = int(0)
+    q = wp.bvh_query_aabb(bvh, lower + wp.vec3(float(i), 0.0, 0.0), upper)
+    while wp.bvh_query_next(q, index):
+        out[i] += 1  # an atomic add whose old value nobody reads
+
+
+def test_query_loop_counting_with_atomics_has_no_serial_copy(monkeypatch):
+    """Atomics whose old values are discarded let no thread observe another: the query loop's
+    kernel is traced once, with no serial rerun (which doubled such kernels' compile time)."""
+    rng = np.random.default_rng(0)
+    lower = (rng.random((40, 3)) * 6.0).astype(np.float32)
+    bvh = wp.Bvh(wp.array(lower, dtype=wp.vec3), wp.array(lower + 1.0, dtype=wp.vec3))
+    out = wp.zeros(3, dtype=int)
+    counts = _counting(monkeypatch)
+    wp.launch(_count_hits, 3, inputs=[bvh.id, wp.vec3(1.0, 1.0, 1.0), wp.vec3(4.0, 4.0, 4.0), out])
+    upper = lower + 1.0
+    expected = [int(np.sum(np.all((lower <= 4.0) & (upper >= np.array([1.0 + i, 1.0, 1.0])), axis=1)))
+                for i in range(3)]
+    assert out.numpy().tolist() == expected
+    assert counts["body"] == 1
+
+
 @wp.func
 def _wide(p: wp.vec3):
     # a body big enough that 32 copies of it are a slow compile

@@ -52,6 +52,17 @@ def wait_for_store(flag: wp.array(dtype=int), out: wp.array(dtype=int)):
 
 
 @wp.kernel
+def wait_for_atomic_add(flag: wp.array(dtype=int), out: wp.array(dtype=int)):
+    # the same through an atomic whose result is discarded: the waiting thread reads the flag
+    i = wp.tid()
+    if i == 0:
+        wp.atomic_add(flag, 0, 3)
+    while flag[0] == 0:
+        pass
+    out[i] = flag[0] + i
+
+
+@wp.kernel
 def lock_per_round(counter: wp.array(dtype=int), lock: wp.array(dtype=int), rounds: int):
     for _ in range(rounds):
         while wp.atomic_cas(lock, 0, 0, 1) == 1:
@@ -115,6 +126,12 @@ def case_wait_for_plain_store() -> None:
     flag, out = wp.zeros(1, dtype=int), wp.zeros(2, dtype=int)
     wp.launch(wait_for_store, dim=2, inputs=[flag, out])
     assert out.numpy().tolist() == [5, 6] and flag.numpy()[0] == 5, (out.numpy(), flag.numpy())
+
+
+def case_wait_for_atomic_add() -> None:
+    flag, out = wp.zeros(1, dtype=int), wp.zeros(2, dtype=int)
+    wp.launch(wait_for_atomic_add, dim=2, inputs=[flag, out])
+    assert out.numpy().tolist() == [3, 4] and flag.numpy()[0] == 3, (out.numpy(), flag.numpy())
 
 
 def case_lockstep_loops_unchanged() -> None:

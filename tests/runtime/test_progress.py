@@ -15,7 +15,7 @@ from tests.runtime import progress_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ["spin_lock_two_threads", "spin_lock_repeated", "lock_inside_loop", "infinite_loop_raises",
-         "infinite_loop_alone_raises", "wait_for_plain_store", "lockstep_loops_unchanged"]
+         "infinite_loop_alone_raises", "wait_for_plain_store", "wait_for_atomic_add", "lockstep_loops_unchanged"]
 
 
 TIMEOUT = 240
