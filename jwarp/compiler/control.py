@@ -385,7 +385,7 @@ def _query_loop(lw: FunctionLowerer, node: ast.For, query: Value) -> None:
         found = step.lower(call, [lw.env[hidden], lw.env[node.target.id]], {})
         return truth(found)
 
-    _masked_while(lw, node, condition, None, None, None)
+    _masked_while(lw, node, condition, None, None, None, test_at_top=True)
     del lw.env[hidden]
 
 
@@ -495,7 +495,31 @@ def lower_while(lw: FunctionLowerer, node: ast.While) -> None:
     key = _acc_key(_loop_key(lw, node))
     if pair_while.lower_query_while(lw, node, lambda trips: lw.ctx.record_trip_count(key, trips)):
         return
-    _masked_while(lw, node, lambda: truth(lw.eval(node.test)), None, None, None, watch=lw.ctx.watch_loops)
+    _masked_while(lw, node, lambda: truth(lw.eval(node.test)), None, None, None, watch=lw.ctx.watch_loops,
+                  test_at_top=_test_size(lw, node.test) > TEST_COPY_LIMIT)
+
+
+TEST_COPY_LIMIT = 40
+"""Largest ``while`` condition (AST nodes, with the user functions it calls; a query's ``*_next``
+counts as a traversal, larger than any limit) lowered twice, before the loop and at the end of each
+iteration. A larger one, e.g. ``while wp.bvh_query_next(q, i)``, whose BVH walk is the loop's
+largest code, is lowered once, at the top of each iteration: the loop then runs one more, masked,
+iteration of its body. Measured, a kernel counting the boxes a BVH query finds (200000 lanes, 2-core
+CPU): first launch 10.5-11.5 → 4.7-4.8 s, run 690-710 → 650 ms."""
+
+
+def _test_size(lw: FunctionLowerer, test: ast.expr) -> int:
+    """AST nodes of a loop condition, with the user functions it calls (see TEST_COPY_LIMIT)."""
+    size = 0
+    for n in ast.walk(test):
+        size += 1
+        if isinstance(n, ast.Call):
+            name = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
+            if name.endswith("_next"):
+                return TEST_COPY_LIMIT + 1
+            if isinstance(n.func, ast.Name):
+                size += _function_size(lw, n.func.id)
+    return size
 
 
 def _unchanged(before: dict, after: dict) -> Any:
@@ -542,7 +566,11 @@ def _watched_while(lw: FunctionLowerer, init: dict, iterate) -> tuple[dict, Any]
 
 
 def _masked_while(lw: FunctionLowerer, node, condition, target: str | None, counter: str | None, step,
-                  watch: bool = False) -> None:
+                  watch: bool = False, test_at_top: bool = False) -> None:
+    """A loop of lanes: ``condition()`` (traced where the lanes test it) decides which lanes run the
+    body again. It is lowered before the loop and after each iteration's body, or, with
+    ``test_at_top`` (a large condition: one copy of its code), at the start of each iteration, which
+    then ends the loop one masked iteration later."""
     entry = lw.active
     _, has_return = _walk_exits(node.body, True)
     key = _loop_key(lw, node)
@@ -555,11 +583,13 @@ def _masked_while(lw: FunctionLowerer, node, condition, target: str | None, coun
     iters_key = "iters:" + _acc_key(key)
     spec.accs[iters_key] = jnp.int32(0)
     lw.ctx.accumulators[iters_key] = jnp.int32(0)
-    lw.active = mask_and(entry, condition())
+    lw.active = entry if test_at_top else mask_and(entry, condition())
     bounded = lw.ctx.loop_bounds is not None
 
     def iteration() -> None:
         lw.ctx.accumulators[iters_key] = lw.ctx.accumulators[iters_key] + 1
+        if test_at_top:
+            lw.active = mask_and(lw.active, condition())
         if counter is not None:
             lw.env[target] = lw.env[counter]
         loop = LoopFrame()
@@ -570,7 +600,7 @@ def _masked_while(lw: FunctionLowerer, node, condition, target: str | None, coun
         if counter is not None:
             current = lw.env[counter]
             lw.env[counter] = Value(current.type, current.data + step)
-        lw.active = mask_and(still, condition())
+        lw.active = still if test_at_top else mask_and(still, condition())
 
     stall: dict = {}
 

@@ -199,6 +199,15 @@ def _count_hits(bvh: wp.uint64, lower: wp.vec3, upper: wp.vec3, out: wp.array(dt
         out[i] += 1  # an atomic add whose old value nobody reads
 
 
+@wp.kernel(module="unique")
+def _first_hit(bvh: wp.uint64, lower: wp.vec3, upper: wp.vec3, out: wp.array(dtype=int)):
+    i = wp.tid()
+    index = int(-1)
+    q = wp.bvh_query_aabb(bvh, lower + wp.vec3(float(i), 0.0, 0.0), upper)
+    if wp.bvh_query_next(q, index):
+        out[i] = index
+
+
 def test_query_loop_counting_with_atomics_has_no_serial_copy(monkeypatch):
     """Atomics whose old values are discarded let no thread observe another: the query loop's
     kernel is traced once, with no serial rerun (which doubled such kernels' compile time)."""
@@ -213,6 +222,25 @@ def test_query_loop_counting_with_atomics_has_no_serial_copy(monkeypatch):
                 for i in range(3)]
     assert out.numpy().tolist() == expected
     assert counts["body"] == 1
+    # the loop's condition (the BVH walk) is in the program once, at the top of each iteration: as
+    # many gathers as one bvh_query_next call outside a loop
+    first = wp.zeros(3, dtype=int)
+    wp.launch(_first_hit, 3, inputs=[bvh.id, wp.vec3(1.0, 1.0, 1.0), wp.vec3(4.0, 4.0, 4.0), first])
+    (loop,), (single,) = _count_hits._cache.values(), _first_hit._cache.values()
+    assert _count(loop.closed_jaxpr.jaxpr, "gather") == _count(single.closed_jaxpr.jaxpr, "gather") > 0
+
+
+def _count(jaxpr, primitive: str) -> int:
+    """Equations of ``primitive`` in ``jaxpr`` and the jaxprs nested in it."""
+    total = 0
+    for eqn in jaxpr.eqns:
+        total += eqn.primitive.name == primitive
+        for param in eqn.params.values():
+            for sub in param if isinstance(param, (tuple, list)) else (param,):
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    total += _count(inner, primitive)
+    return total
 
 
 @wp.func
