@@ -136,7 +136,7 @@ loop_unroll: int = 32
 """Unroll factor used for long uniform loops lowered to ``fori_loop``. Measured on the all-pairs
 n-body kernel (4096 bodies, 2-core CPU): 8 -> 14 ms per launch (compile 245 ms), 16 -> 11 ms
 (338 ms), 32 -> 9.3 ms (549 ms). Lower it to trade run time for compile time. Loops whose body holds
-a loop of its own, or is large (``jwarp.compiler.control.UNROLL_BODY_LIMIT``), stay rolled."""
+a loop of its own, or is large (``jwarp.compiler.loop_shapes.UNROLL_BODY_LIMIT``), stay rolled."""
 optimization_level: int | None = None
 """How hard the compiler optimises kernel code, 0-3, or None for the default (Warp: clang's/NVCC's
 ``-O`` level; jwarp: XLA's ``xla_backend_optimization_level``, the LLVM passes run on the kernel's

@@ -20,8 +20,6 @@ per-lane one, the loop is lowered again with a wider carry (:class:`LoopRetry`).
 from __future__ import annotations
 
 import ast
-import inspect
-import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +32,7 @@ from jwarp.compiler.masks import Mask, any_lane, exits_or, mask_and, mask_andnot
 from jwarp.compiler.operators import truth
 from jwarp.compiler import tile_contraction
 from jwarp.compiler.loop_carry import CarrySpec, assigned_names, run_lax_loop
+from jwarp.compiler.loop_shapes import TEST_COPY_LIMIT, keeps_tile_products_rolled, test_size, unroll_factor
 from jwarp.compiler.values import (
     STATIC,
     Value,
@@ -275,7 +274,7 @@ def lower_for(lw: FunctionLowerer, node: ast.For) -> None:
         if not _calls_static(lw, node) and tile_contraction.lower_contracted_loop(lw, node, t, values):
             return
         max_unroll = lw.ctx.max_unroll if lw.ctx.max_unroll is not None else config.max_unroll
-        rolled = _keeps_tile_products_rolled(node, len(values))
+        rolled = keeps_tile_products_rolled(node, len(values))
         if (len(values) <= max_unroll and not rolled) or _calls_static(lw, node):  # wp.static forces unrolling
             _unrolled(lw, node, [scalar_value(t, v) for v in values])
             return
@@ -283,59 +282,6 @@ def lower_for(lw: FunctionLowerer, node: ast.For) -> None:
         _uniform_loop(lw, node, t, start, stop, step)
     else:
         _lane_loop(lw, node, t, start, stop, step)
-
-
-def _keeps_tile_products_rolled(node: ast.For, trips: int) -> bool:
-    """A constant loop accumulating ``wp.tile_matmul`` products (a tiled GEMM's k loop) stays a
-    ``fori_loop``: XLA compiles the rolled loop of block products several times faster than the
-    same products unrolled."""
-    if trips < 4:
-        return False
-    return any(isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(n.func, "id", None)) == "tile_matmul"
-               for n in ast.walk(node))
-
-
-UNROLL_BODY_LIMIT = 300
-"""Largest loop body (AST nodes, with the bodies of the user functions it calls) that a long
-constant loop unrolls ``wp.config.loop_unroll`` times. Warp's ``test_triangle_closest_point`` (a
-1000-step loop whose body holds a ``while`` loop and calls a 50-line function) compiled for 134 s
-with its body copied 32 times."""
-_FUNCTION_SIZES: dict = {}
-
-
-def _unroll_factor(lw: FunctionLowerer, node: ast.For, trips: int) -> int:
-    """How many iterations of a constant loop of ``trips`` steps one XLA loop step runs: up to
-    ``wp.config.loop_unroll`` for a small body without loops of its own (the n-body kernel's), else 1
-    (unrolled copies of a large body cost compile time, not run time)."""
-    if _keeps_tile_products_rolled(node, trips):
-        return 1
-    size = 0
-    for stmt in node.body:
-        for n in ast.walk(stmt):
-            if isinstance(n, (ast.For, ast.While)):
-                return 1
-            size += 1
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
-                size += _function_size(lw, n.func.id)
-    return 1 if size > UNROLL_BODY_LIMIT else max(1, min(config.loop_unroll, trips))
-
-
-def _function_size(lw: FunctionLowerer, name: str) -> int:
-    """AST nodes of the user function ``name`` refers to (a loop inside it counts as too large)."""
-    target = lw.src.closure.get(name, lw.src.globals.get(name))
-    python = getattr(target, "__wrapped__", None)
-    if python is None or not hasattr(python, "__code__"):
-        return 0
-    if python not in _FUNCTION_SIZES:
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(python)))
-        except (OSError, TypeError, SyntaxError):
-            _FUNCTION_SIZES[python] = 0
-        else:
-            nodes = list(ast.walk(tree))
-            loops = any(isinstance(n, (ast.For, ast.While)) for n in nodes)
-            _FUNCTION_SIZES[python] = UNROLL_BODY_LIMIT + 1 if loops else len(nodes)
-    return _FUNCTION_SIZES[python]
 
 
 def _lower_static_iteration(lw: FunctionLowerer, node: ast.For) -> None:
@@ -446,7 +392,7 @@ def _uniform_loop(lw: FunctionLowerer, node: ast.For, t: type, start, stop, step
             return step_fn(carry, lambda: iteration(k))
 
         if static_trip is not None:
-            unroll = _unroll_factor(lw, node, static_trip)
+            unroll = unroll_factor(lw, node, static_trip)
             return lax.fori_loop(0, static_trip, body, init, unroll=unroll)
         if bounded:
             bound = int(lw.ctx.loop_bounds.get(_acc_key(key), 0))
@@ -496,30 +442,8 @@ def lower_while(lw: FunctionLowerer, node: ast.While) -> None:
     if pair_while.lower_query_while(lw, node, lambda trips: lw.ctx.record_trip_count(key, trips)):
         return
     _masked_while(lw, node, lambda: truth(lw.eval(node.test)), None, None, None, watch=lw.ctx.watch_loops,
-                  test_at_top=_test_size(lw, node.test) > TEST_COPY_LIMIT)
+                  test_at_top=test_size(lw, node.test) > TEST_COPY_LIMIT)
 
-
-TEST_COPY_LIMIT = 40
-"""Largest ``while`` condition (AST nodes, with the user functions it calls; a query's ``*_next``
-counts as a traversal, larger than any limit) lowered twice, before the loop and at the end of each
-iteration. A larger one, e.g. ``while wp.bvh_query_next(q, i)``, whose BVH walk is the loop's
-largest code, is lowered once, at the top of each iteration: the loop then runs one more, masked,
-iteration of its body. Measured, a kernel counting the boxes a BVH query finds (200000 lanes, 2-core
-CPU): first launch 10.5-11.5 → 4.7-4.8 s, run 690-710 → 650 ms."""
-
-
-def _test_size(lw: FunctionLowerer, test: ast.expr) -> int:
-    """AST nodes of a loop condition, with the user functions it calls (see TEST_COPY_LIMIT)."""
-    size = 0
-    for n in ast.walk(test):
-        size += 1
-        if isinstance(n, ast.Call):
-            name = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
-            if name.endswith("_next"):
-                return TEST_COPY_LIMIT + 1
-            if isinstance(n.func, ast.Name):
-                size += _function_size(lw, n.func.id)
-    return size
 
 
 def _unchanged(before: dict, after: dict) -> Any:
