@@ -51,10 +51,20 @@ _PACKED_OUTPUTS = 4
 def barrier(go: Any, fn: Callable, *args: Any) -> Any:
     """``fn(*args)`` computed apart from the surrounding computation (XLA fuses nothing across a
     conditional). ``go`` must be a traced boolean scalar that is True at run time (the other
-    branch returns zeros); XLA cannot fold it away, so the conditional stays."""
+    branch returns zeros); XLA cannot fold it away, so the conditional stays.
+
+    ``fn`` is traced once: the taken branch replays its jaxpr, and the other branch is built from
+    its output types (tracing ``fn`` for both branches doubled the trace of every BVH walk step)."""
+    closed, shapes = jax.make_jaxpr(fn, return_shape=True)(*args)
+    structure = jax.tree.structure(shapes)
+
+    def taken(*a: Any) -> Any:
+        return jax.tree.unflatten(structure, jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *jax.tree.leaves(a)))
+
     def zeros(*a: Any) -> Any:
-        return jax.tree.map(jnp.zeros_like, fn(*a))
-    return lax.cond(go, fn, zeros, *args)
+        return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
+
+    return lax.cond(go, taken, zeros, *args)
 
 
 def gather_rows(plane: Any, index: Any) -> Any:
