@@ -15,7 +15,8 @@ from __future__ import annotations
 import pytest
 
 import jwarp
-from tests.differential.harness import PROGRAMS, compare, load_program, warp_installed, warp_worker
+from tests.differential.harness import (PROGRAMS, compare, load_program, optimization_level, warp_installed,
+                                        warp_worker)
 from tests.differential.pallas_programs import (
     INTERPRET_PROGRAMS,
     KEEPS_XLA,
@@ -42,6 +43,7 @@ def test_every_program_is_classified():
 @pytest.mark.parametrize("name", TRITON_PROGRAMS + sorted(INTERPRET_PROGRAMS))
 def test_program_through_pallas_matches_warp_and_lowers_to_triton(name, monkeypatch):
     monkeypatch.setattr(jwarp.config, "pallas", "always")
+    monkeypatch.setattr(jwarp.config, "optimization_level", optimization_level())  # (as Warp's side)
     path = PROGRAMS / f"{name}.py"
     worker = None
     if warp_installed():
