@@ -32,7 +32,7 @@ from jwarp.compiler.masks import Mask, any_lane, exits_or, mask_and, mask_andnot
 from jwarp.compiler.operators import truth
 from jwarp.compiler import tile_contraction
 from jwarp.compiler.loop_carry import CarrySpec, assigned_names, run_lax_loop
-from jwarp.compiler.loop_shapes import TEST_COPY_LIMIT, keeps_tile_products_rolled, test_size, unroll_factor
+from jwarp.compiler.loop_shapes import CONDITION_COPY_LIMIT, condition_size, keeps_tile_products_rolled, unroll_factor
 from jwarp.compiler.values import (
     STATIC,
     Value,
@@ -442,7 +442,7 @@ def lower_while(lw: FunctionLowerer, node: ast.While) -> None:
     if pair_while.lower_query_while(lw, node, lambda trips: lw.ctx.record_trip_count(key, trips)):
         return
     _masked_while(lw, node, lambda: truth(lw.eval(node.test)), None, None, None, watch=lw.ctx.watch_loops,
-                  test_at_top=test_size(lw, node.test) > TEST_COPY_LIMIT)
+                  test_at_top=condition_size(lw, node.test) > CONDITION_COPY_LIMIT)
 
 
 

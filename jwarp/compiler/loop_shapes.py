@@ -72,7 +72,7 @@ def function_size(lw: Any, name: str) -> int:
     return _FUNCTION_SIZES[python]
 
 
-TEST_COPY_LIMIT = 40
+CONDITION_COPY_LIMIT = 40
 """Largest ``while`` condition (AST nodes, with the user functions it calls; a query's ``*_next``
 counts as a traversal, larger than any limit) lowered twice, before the loop and at the end of each
 iteration. A larger one, e.g. ``while wp.bvh_query_next(q, i)``, whose BVH walk is the loop's
@@ -81,19 +81,19 @@ iteration of its body. Measured, a kernel counting the boxes a BVH query finds (
 CPU): first launch 10.5-11.5 → 4.7-4.8 s, run 690-710 → 650 ms."""
 
 
-def test_size(lw: Any, test: ast.expr) -> int:
-    """AST nodes of a loop condition, with the user functions it calls (see TEST_COPY_LIMIT)."""
+def condition_size(lw: Any, test: ast.expr) -> int:
+    """AST nodes of a loop condition, with the user functions it calls (see CONDITION_COPY_LIMIT)."""
     size = 0
     for n in ast.walk(test):
         size += 1
         if isinstance(n, ast.Call):
             name = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
             if name.endswith("_next"):
-                return TEST_COPY_LIMIT + 1
+                return CONDITION_COPY_LIMIT + 1
             if isinstance(n.func, ast.Name):
                 size += function_size(lw, n.func.id)
     return size
 
 
-__all__ = ["TEST_COPY_LIMIT", "UNROLL_BODY_LIMIT", "function_size", "keeps_tile_products_rolled", "test_size",
+__all__ = ["CONDITION_COPY_LIMIT", "UNROLL_BODY_LIMIT", "condition_size", "function_size", "keeps_tile_products_rolled",
            "unroll_factor"]
