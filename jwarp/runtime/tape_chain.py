@@ -307,7 +307,7 @@ def _backward_chunk(records: list) -> None:
     if fn is None:
         while len(_CACHE) >= _CACHE_LIMIT:
             del _CACHE[next(iter(_CACHE))]
-        level = level_options(*(k[-1].signature for k, _, _, _ in steps if hasattr(k[-1], "signature")))
+        level = level_options(*(r.compiled.signature for r in records if getattr(r, "compiled", None) is not None))
         fn = (_make_backward([f for _, f, _, _ in steps], keys, diff, retain, diff_ids, zero_cts, level), steps)
     _CACHE[key] = fn  # (re)inserted last: the most recently used
     with x64_scope(any(x64 for _, _, x64, _ in steps)):
