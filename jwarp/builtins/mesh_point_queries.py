@@ -76,6 +76,26 @@ def _seed(view: MeshView, point: tuple, furthest: bool = False) -> tuple[Any, An
     return face, jnp.where(bad, jnp.inf if not furthest else -jnp.inf, d2)
 
 
+def _seed_bound(view: MeshView, point: tuple) -> tuple[Any, Any]:
+    """(face, bound) of the leaf reached by always entering the nearer child: ``bound`` is the
+    squared distance to the farthest corner of the leaf's box (scaled up by a few ulps), which no
+    point of the face exceeds. The walk then scores that leaf first (it visits the nearer child
+    first too), so it finds what :func:`_seed`'s exact distance would, and ties go to the same face,
+    without a copy of the closest-point arithmetic in the program. Slivers give no bound."""
+    state = {"px": point[0], "py": point[1], "pz": point[2]}
+
+    def nearer(s: dict, llo: tuple, lhi: tuple, rlo: tuple, rhi: tuple) -> Any:
+        return tm.distance_to_box_sq(_point_of(s), llo, lhi) <= tm.distance_to_box_sq(_point_of(s), rlo, rhi)
+
+    leaf = descend(view.tree, state, nearer)
+    face = jnp.maximum(gather_rows(view.tree.links, leaf)[..., 1], 0)
+    row = gather_rows(view.tree.bounds, leaf)
+    bound = tm.furthest_distance_to_box_sq(point, (row[..., 0], row[..., 1], row[..., 2]),
+                                           (row[..., 3], row[..., 4], row[..., 5]))
+    bad = (view.face_count == 0) | tm.is_sliver(*view.corners(face))
+    return face, jnp.where(bad, jnp.inf, bound * jnp.float32(1.0 + 1e-5))
+
+
 def _corner_columns(view: MeshView):
     """The leaf data of :func:`jwarp.builtins.bvh_trail.node_rows`: a face's 9 corner coordinates and
     whether it is a sliver (1.0: computed once per face, not at every step of every lane)."""
@@ -88,7 +108,7 @@ def _corner_columns(view: MeshView):
 def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthest: bool = False) -> dict:
     """Best face (and its squared distance) per lane; ``furthest`` looks for the farthest point."""
     shape = run.shape
-    face0, d0 = _seed(view, point, furthest)
+    face0, d0 = _seed(view, point, furthest) if furthest else _seed_bound(view, point)
     better0 = (d0 > limit_sq) if furthest else (d0 < limit_sq)
     state = {"node": jnp.zeros(shape, jnp.int32), "best": jnp.where(better0, d0, limit_sq),
              "face": jnp.where(better0, face0, 0), "px": point[0], "py": point[1], "pz": point[2]}
