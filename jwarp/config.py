@@ -109,6 +109,11 @@ interruptible_launch_seconds: float | None = 1.0
 Ctrl-C interrupts it: ``KeyboardInterrupt`` is raised at once and the launch changes no array (the
 computation finishes in the background, its results dropped). ``None``: always call directly. See
 ``jwarp/runtime/interruptible.py``."""
+bucket_launch_sizes: bool = True
+"""jwarp extension: once a 1-D kernel has been compiled for one launch size, a launch at another size
+(same arrays' shapes) runs a program compiled for its *bucket* of sizes (4 per doubling) with the
+extra lanes masked off, instead of compiling the kernel again for each size. ``False``: every new
+launch size compiles an exact program. See ``jwarp/runtime/launch_buckets.py``."""
 fuse_launch_chains: bool = True
 """jwarp extension: a plain ``wp.launch`` of a kernel that only rewrites arrays runs when its results
 could be observed (as deferred ``Launch`` replays), and a sequence of such launches that recurs (the

@@ -32,9 +32,9 @@ from jwarp.compiler.handles import bind_handle
 from jwarp.compiler.output_interleave import INTERLEAVE_LANES, interleaved_program
 from jwarp.compiler.lower import Frame, FunctionLowerer
 from jwarp.compiler.pallas_lower import PallasFallback, build_pallas_pure_fn, plan_of, without_plan
-from jwarp.compiler.signature import ArraySpec, NoneArraySpec, Signature, StructSpec, ValueSpec
+from jwarp.compiler.signature import ArraySpec, NoneArraySpec, Signature, StructSpec, ValueSpec, runtime_lanes
 from jwarp.compiler.source import FunctionSource
-from jwarp.compiler.values import ArrayRef, Value, value_from_leaves
+from jwarp.compiler.values import ArrayRef, Value, launch_mask, value_from_leaves
 from jwarp.compiler.views import apply_chain, write_back
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, dtype_leaf_shapes
@@ -73,6 +73,7 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, 
         """The kernel's slots (one per array, with its planes), their specs, the slots of the
         parameters and of geometry objects, and ``make_context``/``run_body`` for the traced body."""
         bases, values = args[: sig.n_bases], args[sig.n_bases :]
+        lanes = values[sig.n_values - 1] if runtime_lanes(sig) else None
         slots: list[SlotState] = []
         slot_specs: list[ArraySpec] = []
         slot_index: dict[tuple, int] = {}
@@ -142,7 +143,12 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, 
             )
 
         def run_body(ctx: KernelContext, active: Any) -> None:
-            FunctionLowerer(ctx, source, dict(env), active, Frame(source.name, is_kernel=True)).run()
+            if lanes is not None:  # a bucketed launch: the lanes past its run-time size are no threads
+                thread = ctx.thread_coords[0] if ctx.thread_coords is not None else ctx.tid[0]
+                inside = thread < lanes
+                active = inside if active is None else active & inside
+            with launch_mask(active) if lanes is not None else contextlib.nullcontext():
+                FunctionLowerer(ctx, source, dict(env), active, Frame(source.name, is_kernel=True)).run()
             for hook in ctx.finish_hooks.values():
                 hook()
 

@@ -78,3 +78,9 @@ class Signature:
     max_unroll: int | None = None  # the kernel's effective max_unroll option (None: wp.config.max_unroll)
     extra: tuple = field(default=())  # options that change code generation (hashable)
     handles: tuple = ()  # HandleSpec of every geometry object whose id the launch received
+
+
+def runtime_lanes(sig: Signature) -> bool:
+    """Whether the launch runs over a bucket of lanes (``sig.grid``) whose first ``n`` are its
+    threads, ``n`` being its last value operand (see :mod:`jwarp.runtime.launch_buckets`)."""
+    return bool(dict(sig.extra).get("runtime_lanes"))

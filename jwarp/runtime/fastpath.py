@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from jwarp import config
-from jwarp.compiler.signature import ArraySpec, NoneArraySpec, ValueSpec
+from jwarp.compiler.signature import ArraySpec, NoneArraySpec, ValueSpec, runtime_lanes
 from jwarp.lang import composites
 from jwarp.runtime import chain, deferred
 from jwarp.runtime.array import array
@@ -88,7 +88,7 @@ class Plan:
     """A validated launch ready to re-dispatch (see module docstring)."""
 
     __slots__ = ("_kernel", "device", "program", "compiled", "base_pos", "values", "written", "dim", "max_blocks",
-                 "block_dim", "array_pos", "tape_ok", "_array_impl", "_chainable")
+                 "block_dim", "array_pos", "tape_ok", "_array_impl", "_chainable", "lanes")
 
     @property
     def kernel(self) -> Any:
@@ -108,7 +108,9 @@ class Plan:
         self.tape_ok = not has_dynamic_loops(compiled)  # else a taped launch must also measure trip counts
         self.written = self.program.written
         base_pos: list = [None] * len(binding.bases)
-        values: list = [None] * len(binding.values)
+        # a bucketed launch's last value is its lane count (launch_buckets.py): the same at every replay
+        self.lanes = binding.values[-1] if runtime_lanes(compiled.signature) else None
+        values: list = [None] * (len(binding.values) - (self.lanes is not None))
         for pos, (name, t, spec) in enumerate(zip(self.kernel.arg_names, self.kernel.arg_types, binding.params)):
             if isinstance(spec, ArraySpec):
                 if spec.indices:  # an indexed array: its bases are not the arguments themselves
@@ -162,6 +164,8 @@ class Plan:
             v = args[pos]
             c = cache.get(v if v else repr(v)) if cache is not None else None
             out.append(c if c is not None else self.convert(pos, name, t, cache, v))
+        if self.lanes is not None:
+            out.append(self.lanes)
         return out
 
     def _call(self, bufs: list, values: list, may_donate: bool) -> Any:

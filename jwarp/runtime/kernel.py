@@ -108,6 +108,7 @@ class Kernel:
         self._arg_types = [p[1] for p in params]
         self.overloads: dict[str, Kernel] = {}  # generic kernels: instantiated signatures
         self._cache: dict = {}
+        self._launch_sizes: dict = {}  # launch sizes compiled exactly, per signature (launch_buckets.py)
         self._source: FunctionSource | None = None
         self._kernel_dim: int | None = None
         self._seen_version = -1  # module version at the last content check
@@ -205,6 +206,7 @@ class Kernel:
 
     def _forget_compiled(self) -> None:
         self._cache.clear()
+        self._launch_sizes.clear()
         for table in ("_launch_plans", "_layout_plans"):
             getattr(self, table, {}).clear()
 

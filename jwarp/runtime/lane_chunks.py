@@ -34,6 +34,7 @@ from typing import Any
 from jwarp.compiler.chunking import intermediate_bytes
 from jwarp.compiler.kernel_compile import CompiledKernel
 from jwarp.compiler.pallas_lower import without_plan
+from jwarp.compiler.signature import runtime_lanes
 from jwarp.runtime.differentiable import compiled_variant
 
 LANE_CHUNK = 1 << 16
@@ -53,7 +54,7 @@ def lane_chunk_kernel(kernel: Any, compiled: CompiledKernel, in_bufs: list, valu
     3-kernel chain of ``benchmarks/run.py``), tiles, or results that depend on the thread order."""
     sig = compiled.signature
     lanes = math.prod(sig.grid)
-    if (not any(diff_mask) or lanes < MIN_CHUNKS * LANE_CHUNK or compiled.lane_order
+    if (not any(diff_mask) or lanes < MIN_CHUNKS * LANE_CHUNK or compiled.lane_order or runtime_lanes(sig)
             or getattr(kernel, "uses_tiles", False)
             or any(key in ("tile_lanes", "tile_blocks") for key, _ in sig.extra)
             or intermediate_bytes(compiled.closed_jaxpr) <= budget):

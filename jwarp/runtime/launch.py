@@ -102,7 +102,8 @@ def launch(
                 return Launch(kernel, device, bounds=dim, max_blocks=max_blocks, block_dim=block_dim, adjoint=True,
                               fwd_args=args, adj_args=adj_args)
             return adjoint_launch(kernel, dim, args, adj_args, device, block_dim)
-        prepared = prepare(kernel, dim, args, device, block_dim, max_blocks, taped=tape is not None and not record_cmd)
+        prepared = prepare(kernel, dim, args, device, block_dim, max_blocks, taped=tape is not None and not record_cmd,
+                           bucket=not record_cmd)
         if record_cmd:
             return Launch(kernel, device, bounds=dim, max_blocks=max_blocks, block_dim=block_dim, fwd_args=args,
                           prepared=prepared)

@@ -27,7 +27,7 @@ from jwarp import config
 from jwarp.compiler.kernel_compile import compile_kernel
 from jwarp.compiler.signature import Signature
 from jwarp.errors import LocatedError, clean_error
-from jwarp.runtime import capture, compile_cache, memory_budget, tape_state
+from jwarp.runtime import capture, compile_cache, launch_buckets, memory_budget, tape_state
 from jwarp.runtime.binding import bind_arguments
 from jwarp.runtime.device import Device
 from jwarp.runtime.differentiable import has_dynamic_loops
@@ -44,10 +44,11 @@ def _aval_key(buf: Any) -> Any:
 
 
 def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: int = 1, max_blocks: int = 0,
-            options: dict | None = None, taped: bool = False) -> PreparedLaunch:
+            options: dict | None = None, taped: bool = False, bucket: bool = False) -> PreparedLaunch:
     """Validate arguments and fetch (or compile) the executable for this launch. ``taped``: a tape
     records the launch (see :func:`prepare_for_tape`), so a kernel with dynamic loops is compiled
-    only in the variant that measures their trip counts, and without donating the arrays it writes."""
+    only in the variant that measures their trip counts, and without donating the arrays it writes.
+    ``bucket``: the launch may run in a bucket of lanes (:mod:`jwarp.runtime.launch_buckets`)."""
     kernel.check_current()
     binding = bind_arguments(kernel, args, device)
     if kernel.is_generic:
@@ -85,7 +86,10 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
     if binding.traced:  # inside jax.jit/grad/vmap: run the kernel functionally on the traced values
         return traced_launch(kernel, dim, device, binding, sig, block_dim, max_blocks)
     buffers = [b.buffer for b in binding.bases]
-    key = (sig, tuple(_aval_key(b) for b in buffers), device.alias)
+    avals = tuple(_aval_key(b) for b in buffers)
+    if bucket and config.bucket_launch_sizes:
+        sig = launch_buckets.bucketed(kernel, sig, avals, device, binding.values)
+    key = (sig, avals, device.alias)
     compiled = kernel._cache.get(key)
     if compiled is None:
         compile_cache.enable()

@@ -143,6 +143,7 @@ NOT_ELIGIBLE = {  # program: why it does not run on the Pallas path
     "core_indexed_aliasing": 'indexed arrays (wp.indexedarray)',
     "core_indexed_atomics": 'indexed arrays (wp.indexedarray)',
     "core_indexedarray": 'indexed arrays (wp.indexedarray)',
+    "core_launch_sizes": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "core_progress": 'threads spin on each other (spin locks, CAS retry loops): the Pallas path does not serialise stalled loops',
     "geometry_bvh_groups": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_id_arrays": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
