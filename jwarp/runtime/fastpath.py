@@ -29,7 +29,7 @@ import numpy as np
 from jwarp import config
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, ValueSpec, runtime_lanes
 from jwarp.lang import composites
-from jwarp.runtime import chain, deferred
+from jwarp.runtime import chain, deferred, launch_buckets
 from jwarp.runtime.array import array
 from jwarp.runtime.binding import convert_value, device_constant
 from jwarp.runtime.differentiable import has_dynamic_loops
@@ -88,7 +88,7 @@ class Plan:
     """A validated launch ready to re-dispatch (see module docstring)."""
 
     __slots__ = ("_kernel", "device", "program", "compiled", "base_pos", "values", "written", "dim", "max_blocks",
-                 "block_dim", "array_pos", "tape_ok", "_array_impl", "_chainable", "lanes")
+                 "block_dim", "array_pos", "tape_ok", "_array_impl", "_chainable", "lanes", "bucket")
 
     @property
     def kernel(self) -> Any:
@@ -110,6 +110,7 @@ class Plan:
         base_pos: list = [None] * len(binding.bases)
         # a bucketed launch's last value is its lane count (launch_buckets.py): the same at every replay
         self.lanes = binding.values[-1] if runtime_lanes(compiled.signature) else None
+        self.bucket = getattr(prepared, "bucket", None) if self.lanes is not None else None
         values: list = [None] * (len(binding.values) - (self.lanes is not None))
         for pos, (name, t, spec) in enumerate(zip(self.kernel.arg_names, self.kernel.arg_types, binding.params)):
             if isinstance(spec, ArraySpec):
@@ -194,7 +195,10 @@ class Plan:
 
     def run(self, args: list) -> bool:
         """Dispatch with ``args`` (or defer it into the pending launch chain); False (nothing done)
-        when the full launch path must handle them. The caller holds ``state_lock``."""
+        when the full launch path must handle them (also when a bucketed size recurs enough to get its
+        exact program, see launch_buckets.py). The caller holds ``state_lock``."""
+        if self.bucket is not None and launch_buckets.recurs(self.bucket):
+            return False
         if config.fuse_launch_chains and chain.append(self, args):
             return True
         return self.run_now(args, None)
@@ -215,6 +219,8 @@ class Plan:
     def run_taped(self, args: list, n_inputs: int, tape: Any) -> bool:
         """Dispatch with ``args`` while ``tape`` records (no donation: the tape keeps the buffers the
         launch read); False (nothing done) when the full launch path must handle them."""
+        if self.bucket is not None and launch_buckets.recurs(self.bucket):
+            return False
         found = self._bases(args)
         if found is None:
             return False

@@ -10,7 +10,8 @@ off (they load nothing, store nothing, count in no atomic; the lane count is a r
 the program). Buckets are 4 per doubling, so at most a quarter of a bucketed launch's lanes idle.
 
 The first size a kernel is launched at keeps its exact program (no idle lanes), and so does any
-size whose exact program was compiled before. Launches that are not bucketed: multi-dimensional
+size whose exact program was compiled before; a size that recurs (:data:`PROMOTE_AFTER` launches in
+its bucket) then compiles its exact program too, so a steady size ends with no idle lanes. Launches that are not bucketed: multi-dimensional
 grids, tile kernels, the Pallas target, chunked launches (``max_blocks`` or the memory budget),
 launches inside ``jax.jit`` (traced: shapes are static there), ``Launch`` objects and adjoint
 launches.
@@ -35,6 +36,8 @@ from jwarp.runtime.binding import device_constant
 MIN_BUCKET = 16
 # Signature options whose launches keep their exact lane count (chunks, tiles, Pallas, lane chunks).
 _EXACT = frozenset({"chunk", "pallas", "tile_lanes", "tile_blocks", "lane_chunk", "runtime_lanes"})
+# A size launched this many times in its bucket gets its exact program (a steady size runs no idle lanes).
+PROMOTE_AFTER = 8
 # Sizes remembered per kernel signature (beyond it, the record restarts: only "seen another size" matters).
 _SIZES_LIMIT = 64
 
@@ -47,23 +50,35 @@ def bucket(n: int) -> int:
     return -(-n // step) * step
 
 
-def bucketed(kernel: Any, sig: Signature, avals: tuple, device: Any, values: list) -> Signature:
-    """``sig`` itself, or its bucketed form when this launch runs in a bucket; then ``values`` (the
-    launch's value operands) gets the run-time lane count appended."""
+def bucketed(kernel: Any, sig: Signature, avals: tuple, device: Any, values: list) -> tuple[Signature, Any]:
+    """``(sig, None)``, or the bucketed form of ``sig`` and a ticket for :func:`recurs` when this
+    launch runs in a bucket; then ``values`` (the launch's value operands) gets the run-time lane
+    count appended."""
     if (len(sig.grid) != 1 or sig.kernel_dim != 1 or sig.record_trips or sig.loop_bounds is not None
             or any(key in _EXACT for key, _ in sig.extra)):
-        return sig
+        return sig, None
     n = sig.grid[0]
     rest = (dataclasses.replace(sig, grid=()), avals, device.alias)
-    sizes = kernel._launch_sizes.get(rest)
+    sizes = kernel._launch_sizes.get(rest)  # size -> launches run bucketed (EXACT once compiled exactly)
     if sizes is None or len(sizes) >= _SIZES_LIMIT:
-        sizes = kernel._launch_sizes[rest] = set()
-    if not sizes or n in sizes or (sig, avals, device.alias) in kernel._cache:
-        sizes.add(n)  # the first size (or one compiled exactly before): its exact program
-        return sig
+        sizes = kernel._launch_sizes[rest] = {}
+    runs = sizes.get(n, 0)
+    if not sizes or runs >= PROMOTE_AFTER or (sig, avals, device.alias) in kernel._cache:
+        sizes[n] = PROMOTE_AFTER  # the first size, a recurring one, or one compiled exactly before
+        return sig, None
+    sizes[n] = runs + 1
     values.append(device_constant(np.asarray(n, np.int32), device))
     return dataclasses.replace(sig, grid=(bucket(n),), n_values=sig.n_values + 1,
-                               extra=sig.extra + (("runtime_lanes", True),))
+                               extra=sig.extra + (("runtime_lanes", True),)), (sizes, n)
 
 
-__all__ = ["MIN_BUCKET", "bucket", "bucketed"]
+def recurs(ticket: tuple) -> bool:
+    """Count one more launch of a bucketed size (``ticket`` from :func:`bucketed`, kept by its launch
+    plan); True once the size recurs enough to get its exact program (the caller then launches
+    through the full path, which compiles it)."""
+    sizes, n = ticket
+    runs = sizes[n] = sizes.get(n, 0) + 1
+    return runs >= PROMOTE_AFTER
+
+
+__all__ = ["MIN_BUCKET", "PROMOTE_AFTER", "bucket", "bucketed", "recurs"]

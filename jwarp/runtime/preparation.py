@@ -87,8 +87,9 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
         return traced_launch(kernel, dim, device, binding, sig, block_dim, max_blocks)
     buffers = [b.buffer for b in binding.bases]
     avals = tuple(_aval_key(b) for b in buffers)
+    ticket = None
     if bucket and config.bucket_launch_sizes:
-        sig = launch_buckets.bucketed(kernel, sig, avals, device, binding.values)
+        sig, ticket = launch_buckets.bucketed(kernel, sig, avals, device, binding.values)
     key = (sig, avals, device.alias)
     compiled = kernel._cache.get(key)
     if compiled is None:
@@ -114,7 +115,9 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
         if config.verbose:
             print(f"Kernel '{kernel.key}' traced for dim={dim} on device '{device}' took "
                   f"{(time.perf_counter() - started) * 1000:.2f} ms")
-    return PreparedLaunch(kernel, dim, device, binding, compiled, block_dim, max_blocks)
+    prepared = PreparedLaunch(kernel, dim, device, binding, compiled, block_dim, max_blocks)
+    prepared.bucket = ticket  # (its launch plan counts the size's launches: launch_buckets.recurs)
+    return prepared
 
 
 def _optimization_level(kernel: Kernel, module_options: dict) -> int | None:

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import jwarp as wp
-from jwarp.runtime.launch_buckets import MIN_BUCKET, bucket
+from jwarp.runtime.launch_buckets import MIN_BUCKET, PROMOTE_AFTER, bucket
 
 
 @pytest.fixture(autouse=True)
@@ -62,6 +62,23 @@ def test_sizes_compiled_exactly_keep_their_program():
     wp.launch(scale, 64, inputs=[x, y, 2.0])
     assert _grids(scale) == [(56,), (64,)]
     np.testing.assert_array_equal(y.numpy(), np.full(64, 2.0, np.float32))
+
+
+def test_a_recurring_size_gets_its_exact_program():
+    """A size launched again and again (here through its launch plan) ends with no idle lanes."""
+    scale = _scale_kernel()
+    x = wp.array(np.arange(128, dtype=np.float32))
+    y = wp.zeros(128, dtype=float)
+    wp.launch(scale, 128, inputs=[x, y, 1.0])
+    for k in range(PROMOTE_AFTER - 1):
+        wp.launch(scale, 90, inputs=[x, y, float(k)])
+    assert _grids(scale) == [(96,), (128,)]
+    for k in range(3):
+        wp.launch(scale, 90, inputs=[x, y, 10.0 + k])
+    assert _grids(scale) == [(90,), (96,), (128,)]
+    expected = np.arange(128, dtype=np.float32)
+    expected[:90] *= 12.0
+    np.testing.assert_array_equal(y.numpy(), expected)
 
 
 def test_turned_off_every_size_compiles_exactly():
