@@ -81,7 +81,9 @@ def _seed_bound(view: MeshView, point: tuple) -> tuple[Any, Any]:
     squared distance to the farthest corner of the leaf's box (scaled up by a few ulps), which no
     point of the face exceeds. The walk then scores that leaf first (it visits the nearer child
     first too), so it finds what :func:`_seed`'s exact distance would, and ties go to the same face,
-    without a copy of the closest-point arithmetic in the program. Slivers give no bound."""
+    without a copy of the closest-point arithmetic in the program. Slivers give no bound. (The
+    sign-normal walk seeds with it too: scoring that first face from the bound leaves the same best
+    distance, face and normal as scoring it again from its exact distance.)"""
     state = {"px": point[0], "py": point[1], "pz": point[2]}
 
     def nearer(s: dict, llo: tuple, lhi: tuple, rlo: tuple, rhi: tuple) -> Any:
@@ -236,7 +238,7 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
     eps = view.average_edge_length() * epsilon
     eps_sq = eps * eps
     zero = jnp.zeros(shape, jnp.float32)
-    face0, d0 = _seed(view, point)
+    face0, d0 = _seed_bound(view, point)
     dist0 = jnp.sqrt(d0)
     seeded = dist0 < max_dist
     state = {"node": jnp.zeros(shape, jnp.int32), "best": jnp.where(seeded, dist0, max_dist),
