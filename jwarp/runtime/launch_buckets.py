@@ -46,7 +46,7 @@ def bucket(n: int) -> int:
     """The lane count of the bucket holding launch size ``n``: ``n`` rounded up to a multiple of a
     quarter of the power of two below it (at least :data:`MIN_BUCKET`)."""
     n = max(int(n), MIN_BUCKET)
-    step = max(1 << max(n.bit_length() - 3, 0), 1)
+    step = 1 << (n.bit_length() - 3)  # a quarter of the power of two below n (n >= 16: at least 4)
     return -(-n // step) * step
 
 
@@ -59,7 +59,7 @@ def bucketed(kernel: Any, sig: Signature, avals: tuple, device: Any, values: lis
         return sig, None
     n = sig.grid[0]
     rest = (dataclasses.replace(sig, grid=()), avals, device.alias)
-    sizes = kernel._launch_sizes.get(rest)  # size -> launches run bucketed (EXACT once compiled exactly)
+    sizes = kernel._launch_sizes.get(rest)  # size -> its launches so far (PROMOTE_AFTER: runs exactly)
     if sizes is None or len(sizes) >= _SIZES_LIMIT:
         sizes = kernel._launch_sizes[rest] = {}
     runs = sizes.get(n, 0)
@@ -72,7 +72,7 @@ def bucketed(kernel: Any, sig: Signature, avals: tuple, device: Any, values: lis
                                extra=sig.extra + (("runtime_lanes", True),)), (sizes, n)
 
 
-def recurs(ticket: tuple) -> bool:
+def recurs(ticket: tuple[dict, int]) -> bool:
     """Count one more launch of a bucketed size (``ticket`` from :func:`bucketed`, kept by its launch
     plan); True once the size recurs enough to get its exact program (the caller then launches
     through the full path, which compiles it)."""
