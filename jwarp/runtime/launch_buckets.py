@@ -7,14 +7,15 @@ its launch size. So once a 1-D kernel has been compiled for one size, a launch a
 arrays' shapes and every other part of its signature unchanged) runs the program of its *bucket*:
 :func:`bucket` lanes, of which the first ``dim`` are the launch's threads and the others are masked
 off (they load nothing, store nothing, count in no atomic; the lane count is a run-time operand of
-the program). Buckets are 4 per doubling, so at most a quarter of a bucketed launch's lanes idle.
+the program). Buckets are 4 per doubling, so at most a fifth of a bucketed launch's lanes idle.
 
 The first size a kernel is launched at keeps its exact program (no idle lanes), and so does any
 size whose exact program was compiled before; a size that recurs (:data:`PROMOTE_AFTER` launches in
-its bucket) then compiles its exact program too, so a steady size ends with no idle lanes. Launches that are not bucketed: multi-dimensional
-grids, tile kernels, the Pallas target, chunked launches (``max_blocks`` or the memory budget),
-launches inside ``jax.jit`` (traced: shapes are static there), ``Launch`` objects and adjoint
-launches.
+its bucket) then compiles its exact program too, so a steady size ends with no idle lanes.
+
+Launches that are not bucketed: multi-dimensional grids, tile kernels, the Pallas target, chunked
+launches (``max_blocks`` or the memory budget), launches inside ``jax.jit`` (traced: shapes are
+static there), ``Launch`` objects and adjoint launches.
 
 Example:
     >>> from jwarp.runtime.launch_buckets import bucket
