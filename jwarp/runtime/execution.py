@@ -263,8 +263,10 @@ class PreparedLaunch:
     :func:`jwarp.runtime.preparation.prepare`)."""
 
     def __init__(self, kernel: Any, dim: tuple, device: Device, binding: Binding, compiled: Any, block_dim: int,
-                 max_blocks: int):
+                 max_blocks: int, bucket: Any = None):
         self.kernel = kernel
+        # a launch run in a bucket of sizes: the ticket its launch plan counts it with (launch_buckets.py)
+        self.bucket = bucket
         self.dim = dim
         self.device = device
         self.binding = binding

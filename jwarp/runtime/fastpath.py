@@ -110,7 +110,7 @@ class Plan:
         base_pos: list = [None] * len(binding.bases)
         # a bucketed launch's last value is its lane count (launch_buckets.py): the same at every replay
         self.lanes = binding.values[-1] if runtime_lanes(compiled.signature) else None
-        self.bucket = getattr(prepared, "bucket", None) if self.lanes is not None else None
+        self.bucket = prepared.bucket if self.lanes is not None else None
         values: list = [None] * (len(binding.values) - (self.lanes is not None))
         for pos, (name, t, spec) in enumerate(zip(self.kernel.arg_names, self.kernel.arg_types, binding.params)):
             if isinstance(spec, ArraySpec):

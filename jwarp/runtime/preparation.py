@@ -115,9 +115,7 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
         if config.verbose:
             print(f"Kernel '{kernel.key}' traced for dim={dim} on device '{device}' took "
                   f"{(time.perf_counter() - started) * 1000:.2f} ms")
-    prepared = PreparedLaunch(kernel, dim, device, binding, compiled, block_dim, max_blocks)
-    prepared.bucket = ticket  # (its launch plan counts the size's launches: launch_buckets.recurs)
-    return prepared
+    return PreparedLaunch(kernel, dim, device, binding, compiled, block_dim, max_blocks, bucket=ticket)
 
 
 def _optimization_level(kernel: Kernel, module_options: dict) -> int | None:

@@ -9,11 +9,8 @@ from jwarp.runtime.launch_buckets import MIN_BUCKET, PROMOTE_AFTER, bucket
 
 
 @pytest.fixture(autouse=True)
-def _buckets_on():
-    saved = wp.config.bucket_launch_sizes
-    wp.config.bucket_launch_sizes = True
-    yield
-    wp.config.bucket_launch_sizes = saved
+def _buckets_on(monkeypatch):
+    monkeypatch.setattr(wp.config, "bucket_launch_sizes", True)
 
 
 def _scale_kernel():
@@ -81,8 +78,8 @@ def test_a_recurring_size_gets_its_exact_program():
     np.testing.assert_array_equal(y.numpy(), expected)
 
 
-def test_turned_off_every_size_compiles_exactly():
-    wp.config.bucket_launch_sizes = False
+def test_turned_off_every_size_compiles_exactly(monkeypatch):
+    monkeypatch.setattr(wp.config, "bucket_launch_sizes", False)
     scale = _scale_kernel()
     x = wp.array(np.ones(64, dtype=np.float32))
     y = wp.zeros(64, dtype=float)
@@ -91,25 +88,22 @@ def test_turned_off_every_size_compiles_exactly():
     assert _grids(scale) == [(50,), (51,), (64,)]
 
 
-def test_masked_lanes_never_read_out_of_bounds_in_debug_mode():
-    saved = wp.config.mode
-    wp.config.mode = "debug"
-    try:
-        @wp.kernel(module="unique")
-        def double(x: wp.array(dtype=float), y: wp.array(dtype=float)):
-            i = wp.tid()
-            y[i] = x[i] * 2.0
+def test_masked_lanes_never_read_out_of_bounds_in_debug_mode(monkeypatch):
+    monkeypatch.setattr(wp.config, "mode", "debug")
 
-        x = wp.array(np.arange(60, dtype=np.float32))  # 57 runs in a bucket of 64 lanes: 60..63 masked
-        for n in (60, 55, 57):
-            y = wp.zeros(60, dtype=float)
-            wp.launch(double, n, inputs=[x, y])
-            expected = np.zeros(60, np.float32)
-            expected[:n] = np.arange(n) * 2.0
-            np.testing.assert_array_equal(y.numpy(), expected)
-        assert _grids(double) == [(56,), (60,), (64,)]
-    finally:
-        wp.config.mode = saved
+    @wp.kernel(module="unique")
+    def double(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = x[i] * 2.0
+
+    x = wp.array(np.arange(60, dtype=np.float32))  # 57 runs in a bucket of 64 lanes: 60..63 masked
+    for n in (60, 55, 57):
+        y = wp.zeros(60, dtype=float)
+        wp.launch(double, n, inputs=[x, y])
+        expected = np.zeros(60, np.float32)
+        expected[:n] = np.arange(n) * 2.0
+        np.testing.assert_array_equal(y.numpy(), expected)
+    assert _grids(double) == [(56,), (60,), (64,)]
 
 
 def test_replays_of_a_bucketed_size_use_its_lane_count():
