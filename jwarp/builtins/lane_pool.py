@@ -3,7 +3,7 @@
 A vmapped ``lax.while_loop`` runs until its slowest lane is done, and every iteration costs work
 for all lanes. :func:`pooled_loop` instead keeps a *pool* of ``width`` lanes: it steps the pool
 ``chunk`` times, writes the finished lanes' state back to their launch lanes, and refills the
-freed slots with the next waiting lanes (a prefix sum over the free slots numbers them). When no
+freed slots with the next waiting lanes (a running count over the free slots numbers them). When no
 lane waits and few are left, the survivors are packed into a smaller pool (static shapes: one
 compiled loop per size). The pool's arrays stay in cache, and the work done is close
 to the sum of the lanes' own trip counts.
@@ -172,21 +172,20 @@ class Lanes(Mapping):
         return cls(dict(zip(keys, children[0])), children[1], names, dtypes)
 
 
-def _prefix_count(flags: Any) -> Any:
-    """Inclusive prefix sum of a bool lane array. Pools of ``c * c`` lanes (``c`` a multiple of 8)
-    multiply ``(c, c)`` blocks of the flags by a triangular matrix of ones (two small products,
-    exact in float32 below 2^24; on XLA:CPU about half the time of an associative scan, which is
-    itself faster than the cumulative sum at pool sizes)."""
+def _free_ranks(flags: Any) -> Any:
+    """Inclusive prefix count of a bool lane array (lanes of a multiple of 32). Flags are packed
+    32 to a word; a lane's count is the set bits of the words before its own (a prefix sum over the
+    words) plus those of its own word up to it (a population count of the masked word)."""
     size = flags.shape[0]
-    side = int(round(size ** 0.5))
-    if side * side != size or side % 8 or size >= 1 << 24:
+    if size % 32:
         return lax.associative_scan(jnp.add, flags.astype(jnp.int32))
-    upper = jnp.triu(jnp.ones((side, side), jnp.float32))
-    block = flags.astype(jnp.float32).reshape(side, side)
-    rows = jnp.dot(block, upper, precision=lax.Precision.HIGHEST)  # prefix sums within each row
-    totals = rows[:, -1]
-    before = jnp.dot(totals, upper, precision=lax.Precision.HIGHEST) - totals  # the rows before each row
-    return (rows + before[:, None]).reshape(size).astype(jnp.int32)
+    bit = jnp.arange(32, dtype=jnp.uint32)
+    words = jnp.sum(flags.reshape(size // 32, 32).astype(jnp.uint32) << bit, axis=1, dtype=jnp.uint32)
+    counts = lax.population_count(words).astype(jnp.int32)
+    before = lax.associative_scan(jnp.add, counts) - counts
+    upto = jnp.where(bit == 31, jnp.uint32(0xFFFFFFFF), (jnp.uint32(2) << bit) - 1)  # bits 0..j
+    within = lax.population_count(words[:, None] & upto[None, :]).astype(jnp.int32)
+    return (before[:, None] + within).reshape(size)
 
 
 def _where(take: Any, new: dict, old: dict) -> dict:
@@ -344,7 +343,7 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
         rows = jnp.where(done, pool["__id"], n)
         home = _scatter(home, rows, results_of(pool))  # in place (a barrier would copy home)
         free = done | ~pool["__valid"]
-        rank = _prefix_count(free) - 1
+        rank = _free_ranks(free) - 1
         slot = nxt + rank
         take = free & (slot < total)
         ids = queue[jnp.clip(slot, 0, n - 1)]
