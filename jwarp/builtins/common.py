@@ -160,8 +160,45 @@ def fdiv(a, b):
     return m.divide(a, b)
 
 
-def int_div(a, b):
-    """C integer division: truncates toward zero; x / 0 == 0 (Warp)."""
+# integer types whose quotients float64 division gives exactly (operands below 2^53 in magnitude)
+_FLOAT64_EXACT = frozenset(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32))
+
+
+def _quotient(a: Any, b: Any, kind: str, via_float: bool) -> Any:
+    """``a / b`` of traced integer arrays for ``b != 0``: C's truncated quotient (``kind="div"``),
+    the floor quotient (``"floor"``) or C's remainder (``"rem"``).
+
+    XLA:CPU divides integers one element at a time; for types of at most 32 bits, float64 division
+    is exact and vectorises (``tid % width`` over 2^20 lanes, one core: 0.32 against 1.75 ms). A
+    quotient that is not an integer lies at least ``1/|b|`` from one, more than half a float64
+    unit of it, so rounding never reaches the integer and truncating or flooring the rounded quotient
+    is exact. ``via_float``: the caller lowers through XLA (not Pallas); the float form is staged for
+    the CPU only (integer division stays elsewhere)."""
+    def integer(a: Any, b: Any) -> Any:
+        if kind == "rem":
+            return lax.rem(a, b)
+        return lax.div(a, b) if kind == "div" else jnp.floor_divide(a, b)
+
+    if not via_float or a.dtype not in _FLOAT64_EXACT or jax.dtypes.canonicalize_dtype(np.float64) != np.float64:
+        return integer(a, b)
+
+    def through_float64(a: Any, b: Any) -> Any:
+        q = a.astype(jnp.float64) / b.astype(jnp.float64)
+        q = jnp.floor(q) if kind == "floor" else jnp.trunc(q)
+        if a.dtype == jnp.int32:  # INT_MIN / -1 wraps to INT_MIN (as lax.div)
+            q = jnp.where(q >= 2.0**31, -(2.0**31), q)
+        # narrow types: the quotient of the operands promoted to int32, then narrowed (C's wrapping)
+        wide = a.dtype if a.dtype.itemsize == 4 else jnp.dtype(jnp.int32)
+        q = q.astype(wide)
+        if kind == "rem":
+            q = a.astype(wide) - q * b.astype(wide)
+        return q.astype(a.dtype)
+
+    return lax.platform_dependent(a, b, cpu=through_float64, default=integer)
+
+
+def int_div(a, b, via_float: bool = False):
+    """C integer division: truncates toward zero; x / 0 == 0 (Warp). ``via_float``: see :func:`_quotient`."""
     m, a, b = _pair(a, b)
     if m is np:
         if b == 0:
@@ -169,22 +206,22 @@ def int_div(a, b):
         q = abs(int(a)) // abs(int(b))
         return np.asarray(q if (a >= 0) == (b >= 0) else -q).astype(a.dtype)[()]
     zero = b == 0
-    q = lax.div(a, jnp.where(zero, jnp.ones_like(b), b))
+    q = _quotient(a, jnp.where(zero, jnp.ones_like(b), b), "div", via_float)
     return jnp.where(zero, jnp.zeros_like(q), q)
 
 
-def int_floordiv(a, b):
+def int_floordiv(a, b, via_float: bool = False):
     m, a, b = _pair(a, b)
     if m is np:
         if b == 0:
             return a.dtype.type(0)
         return np.asarray(int(a) // int(b)).astype(a.dtype)[()]
     zero = b == 0
-    q = jnp.floor_divide(a, jnp.where(zero, jnp.ones_like(b), b))
+    q = _quotient(a, jnp.where(zero, jnp.ones_like(b), b), "floor", via_float)
     return jnp.where(zero, jnp.zeros_like(q), q)
 
 
-def int_mod(a, b):
+def int_mod(a, b, via_float: bool = False):
     """C remainder (sign of the dividend); x % 0 == 0."""
     m, a, b = _pair(a, b)
     if m is np:
@@ -193,8 +230,13 @@ def int_mod(a, b):
         r = abs(int(a)) % abs(int(b))
         return np.asarray(r if a >= 0 else -r).astype(a.dtype)[()]
     zero = b == 0
-    r = lax.rem(a, jnp.where(zero, jnp.ones_like(b), b))
+    r = _quotient(a, jnp.where(zero, jnp.ones_like(b), b), "rem", via_float)
     return jnp.where(zero, jnp.zeros_like(r), r)
+
+
+def xla_target(call: Call) -> bool:
+    """Whether ``call`` is lowered through XLA (not traced for a Pallas kernel)."""
+    return getattr(call.ctx, "ref_memory", None) is None
 
 
 def float_mod(a, b):

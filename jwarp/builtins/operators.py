@@ -124,10 +124,10 @@ def mul(call: Call, a: Value, b: Value) -> Value:
     raise call.no_overload(a, b)
 
 
-def _scalar_div(leaf_a, leaf_b, t):
+def _scalar_div(leaf_a, leaf_b, t, via_float=False):
     if scalars.is_float(t):
         return c.fdiv(leaf_a, leaf_b)
-    return c.int_div(leaf_a, leaf_b)
+    return c.int_div(leaf_a, leaf_b, via_float)
 
 
 @builtin("div", group="Operators")
@@ -135,17 +135,18 @@ def div(call: Call, a: Value, b: Value) -> Value:
     """Quotient: scalars (integers truncate, x / 0 == 0), composite / scalar, scalar / composite
     (elementwise)."""
     _numeric(call, a, b)
+    xla = c.xla_target(call)
     if c.is_scalar(a) and c.is_scalar(b):
         c.same_types(call, a, b)
-        return Value(a.type, _scalar_div(a.data, b.data, a.type))
+        return Value(a.type, _scalar_div(a.data, b.data, a.type, xla))
     if c.is_composite(a) and c.is_scalar(b):
         t = a.type._wp_scalar_type_
         c.require(t is b.type, call, a, b)
-        return c.broadcast_scalar(lambda x, s: _scalar_div(x, s, t), a, b.data)
+        return c.broadcast_scalar(lambda x, s: _scalar_div(x, s, t, xla), a, b.data)
     if c.is_scalar(a) and c.is_composite(b):
         t = b.type._wp_scalar_type_
         c.require(t is a.type, call, a, b)
-        return c.broadcast_scalar(lambda s, x: _scalar_div(s, x, t), b, a.data, scalar_first=True)
+        return c.broadcast_scalar(lambda s, x: _scalar_div(s, x, t, xla), b, a.data, scalar_first=True)
     raise call.no_overload(a, b)
 
 
@@ -157,7 +158,7 @@ def floordiv(call: Call, a: Value, b: Value) -> Value:
     if scalars.is_float(a.type):
         m = xp(a.data, b.data)
         return Value(a.type, m.floor(m.divide(a.data, b.data)))
-    return Value(a.type, c.int_floordiv(a.data, b.data))
+    return Value(a.type, c.int_floordiv(a.data, b.data, c.xla_target(call)))
 
 
 @builtin("mod", group="Operators")
@@ -165,8 +166,10 @@ def mod(call: Call, a: Value, b: Value) -> Value:
     """Remainder with the sign of the dividend (C's ``%``/``fmod``), also component-wise."""
     _numeric(call, a, b)
     c.same_types(call, a, b)
-    fn = c.float_mod if scalars.is_float(c.scalar_type(a)) else c.int_mod
-    return c.leafwise(fn, a, b)
+    if scalars.is_float(c.scalar_type(a)):
+        return c.leafwise(c.float_mod, a, b)
+    xla = c.xla_target(call)
+    return c.leafwise(lambda x, y: c.int_mod(x, y, xla), a, b)
 
 
 @builtin("pow", group="Operators")

@@ -150,8 +150,10 @@ def cw_mul(call: Call, a: Value, b: Value) -> Value:
 @builtin("cw_div", group="Vector Math")
 def cw_div(call: Call, a: Value, b: Value) -> Value:
     """Component-wise quotient of two vectors or matrices (integers truncate; x / 0 == 0)."""
-    fn = _quiet_fdiv if scalars.is_float(c.scalar_type(a)) else c.int_div
-    return _componentwise(call, a, b, fn)
+    if scalars.is_float(c.scalar_type(a)):
+        return _componentwise(call, a, b, _quiet_fdiv)
+    xla = c.xla_target(call)
+    return _componentwise(call, a, b, lambda x, y: c.int_div(x, y, xla))
 
 
 def _quiet_fdiv(x: Any, y: Any) -> Any:
