@@ -239,7 +239,8 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
                candidate: Callable[[dict, Any, tuple], Any] | None, best: str = "t", best_prim: str | None = "face",
                fast: tuple | None = None, derive: Callable[[Any], dict] | None = None,
                update: Callable[[dict, Any, tuple], dict] | None = None, changes: tuple = (),
-               stop: str | Callable[[dict], Any] | None = None, pool: int = _POOL) -> dict:
+               stop: str | Callable[[dict], Any] | None = None, pool: int = _POOL,
+               leaf_columns: dict | None = None) -> dict:
     """Closest-primitive search over the rows of :func:`node_rows` (see the module docstring),
     nearest child first.
 
@@ -257,7 +258,9 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     that keep more than the smallest candidate (or visit every entered leaf: counts); then
     ``best_prim`` may be None. ``stop``: a bool state field (or a function of the state) that ends
     a lane's walk once true (an any-hit search). ``pool``: lanes walked at once (see
-    :func:`jwarp.builtins.lane_pool.pooled_loop`). Returns the final state."""
+    :func:`jwarp.builtins.lane_pool.pooled_loop`). ``leaf_columns``: ``{name: column}``, leaf data
+    columns of the best primitive's row returned as ``name`` (0 where none was found; searches with
+    ``candidate`` only), read in the same gather as the primitive. Returns the final state."""
     shape = active.shape
     # inputs given as scalars are the same for every lane: they stay out of the pool's lane data
     kept = (best, best_prim) + tuple(changes)
@@ -283,8 +286,13 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
                       hint=None if fast is None else needs_general(fast[1], running))
     if update is None:
         slot = out[best_prim]
-        prim = gather_rows(lax.bitcast_convert_type(rows[:, _PRIM], jnp.int32), slot)  # one column
+        names = tuple(leaf_columns or {})
+        picked = gather_rows(rows[:, [_PRIM, *(leaf_columns[k] for k in names)]], slot)  # a few columns
+        prim = lax.bitcast_convert_type(picked[:, 0], jnp.int32)
         out[best_prim] = jnp.where(slot > 0, prim, initial)
+        out.update({k: jnp.where(slot > 0, picked[:, 1 + j], 0.0) for j, k in enumerate(names)})
+    elif leaf_columns:
+        raise ValueError("walk_trail: leaf_columns needs a search with candidate")
     return {k: v.reshape(shape) for k, v in out.items()}
 
 

@@ -145,14 +145,15 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
             stop_at = lambda s_: s_["t"] < s_["limit"]  # noqa: E731
         s = dict(state, **bvh_trail.walk_trail(rows, view.face_count, lean, run, enter, tested,
                                                fast=(enter_fast, "general"), derive=derive, stop=stop_at,
-                                               pool=RAY_POOL))
+                                               pool=RAY_POOL, leaf_columns={"sliver": 9}))
     else:
         s = walk_nearest(view.tree, state, run, enter, candidate, fetch=view.corners, depth=view.depth)
     found = s["t"] < max_t
-    corners = view.corners(s["face"])
+    corners = view.corners(s["face"])  # gathered only where a result reads them (sign, u, v, normal)
     hit = run & found
     _, _, _, _, sign = _hit(s, *corners)
-    t = jnp.where(found & tm.is_sliver(*corners), jnp.nextafter(s["t"], -jnp.inf), s["t"])  # (see _after_ties)
+    sliver = s.pop("sliver") > 0 if "sliver" in s else tm.is_sliver(*corners)
+    t = jnp.where(found & sliver, jnp.nextafter(s["t"], -jnp.inf), s["t"])  # (see _after_ties)
     return dict(s, t=t, hit=hit, sign=jnp.where(hit, sign, jnp.ones_like(sign)))
 
 
