@@ -91,6 +91,7 @@ TRITON_PROGRAMS = [
     "modules_function_targets",
     "modules_instancing",
     "scalar_bit_count",
+    "scalar_int_division",
     "scalar_bitwise_atomics",
     "scalar_half_math",
     "scalar_literal_precision",
