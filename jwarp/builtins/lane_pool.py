@@ -173,9 +173,10 @@ class Lanes(Mapping):
 
 
 def _free_ranks(flags: Any) -> Any:
-    """Inclusive prefix count of a bool lane array (lanes of a multiple of 32). Flags are packed
-    32 to a word; a lane's count is the set bits of the words before its own (a prefix sum over the
-    words) plus those of its own word up to it (a population count of the masked word)."""
+    """Inclusive prefix count of a bool lane array: the rank (from 1) of each set lane among the set
+    lanes, which numbers a refill's free slots. Flags are packed 32 to a word; a lane's count is the
+    set bits of the words before its own (a prefix sum over the words) plus those of its own word up
+    to it (a population count of the masked word). Other sizes: an associative scan."""
     size = flags.shape[0]
     if size % 32:
         return lax.associative_scan(jnp.add, flags.astype(jnp.int32))
