@@ -119,11 +119,6 @@ fuse_launch_chains: bool = True
 could be observed (as deferred ``Launch`` replays), and a sequence of such launches that recurs (the
 substeps between two ``wp.synchronize()`` calls) runs as one XLA program; results are the same as
 running each at once. ``False``: every ``wp.launch`` runs immediately. See ``jwarp/runtime/chain.py``."""
-host_heap_retain_bytes: int | None = 256 << 20
-"""jwarp extension: freed host memory (up to this many bytes per heap) that the process keeps for
-the next launch instead of returning it to the OS, so large launches do not page-fault on fresh
-memory every run (glibc's ``M_TOP_PAD``, set once at the first kernel compile). ``None``: leave
-the C library's default. See ``jwarp/runtime/host_heap.py``."""
 kernel_cache_dir = None
 """Where the on-disk cache lives (default ``$JWARP_CACHE_PATH`` or ``~/.cache/jwarp/xla``)."""
 enable_backward: bool = True

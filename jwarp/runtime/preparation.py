@@ -27,7 +27,7 @@ from jwarp import config
 from jwarp.compiler.kernel_compile import compile_kernel
 from jwarp.compiler.signature import Signature
 from jwarp.errors import LocatedError, clean_error
-from jwarp.runtime import capture, compile_cache, host_heap, launch_buckets, memory_budget, tape_state
+from jwarp.runtime import capture, compile_cache, launch_buckets, memory_budget, tape_state
 from jwarp.runtime.binding import bind_arguments
 from jwarp.runtime.device import Device
 from jwarp.runtime.differentiable import has_dynamic_loops
@@ -94,7 +94,6 @@ def prepare(kernel: Kernel, dim: tuple, args: list, device: Device, block_dim: i
     compiled = kernel._cache.get(key)
     if compiled is None:
         compile_cache.enable()
-        host_heap.retain()
         started = time.perf_counter()
         try:
             operands = [*buffers, *binding.values]
