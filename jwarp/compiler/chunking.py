@@ -133,9 +133,49 @@ def _sub_jaxprs(params: dict) -> list:
     return out
 
 
+# Primitives that map lanes to lanes one by one (or reduce them to a scalar): a sub-program of these
+# only is one loop after XLA's fusion, whose intermediate values never reach memory.
+_ELEMENTWISE = frozenset("""
+    abs acos acosh add and asin asinh atan atan2 atanh bitcast_convert_type broadcast_in_dim cbrt ceil clamp
+    clz convert_element_type copy copy_p cos cosh digamma div eq erf erf_inv erfc exp exp2 expm1 floor ge gt
+    imag integer_pow is_finite le lgamma log log1p logistic lt max min mul ne neg nextafter not or
+    platform_index population_count pow real reduce_and reduce_max reduce_min reduce_or reduce_precision
+    reduce_sum rem round rsqrt select_n shift_left shift_right_arithmetic shift_right_logical sign sin sinh
+    sqrt square squeeze stop_gradient sub tan tanh xor
+""".split())
+# Calls of sub-programs that are counted by their results alone when their bodies are elementwise
+_CALLS = frozenset({"cond", "custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr", "pjit", "jit",
+                    "closed_call", "core_call"})
+
+
+def _elementwise(jaxpr: Any) -> bool:
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        if name in _CALLS:
+            if not all(_elementwise(sub) for sub in _sub_jaxprs(eqn.params)):
+                return False
+        elif name not in _ELEMENTWISE:
+            return False
+    return True
+
+
+def _bytes(var: Any) -> int:
+    aval = getattr(var, "aval", None)
+    shape, dtype = getattr(aval, "shape", None), getattr(aval, "dtype", None)
+    if shape is None or dtype is None:
+        return 0
+    size = 1
+    for d in shape:
+        size *= int(d)
+    return size * jnp.dtype(dtype).itemsize
+
+
 def intermediate_bytes(closed_jaxpr: Any) -> int:
     """Bytes of every intermediate value of a traced kernel (sub-programs of loops and branches
     included): a cheap upper bound of the temporaries XLA could need, before compiling.
+
+    A call of an elementwise sub-program (a builtin's custom derivative, the CPU's vector sine of
+    ``trig.py``) counts its results only: XLA fuses its body into one loop.
 
     A launch whose bound fits its memory budget needs no closer look; otherwise the compiled
     program's ``memory_analysis`` decides (fusion usually keeps far fewer values alive)."""
@@ -144,15 +184,10 @@ def intermediate_bytes(closed_jaxpr: Any) -> int:
     while stack:
         jaxpr = stack.pop()
         for eqn in jaxpr.eqns:
-            for var in eqn.outvars:
-                aval = getattr(var, "aval", None)
-                shape, dtype = getattr(aval, "shape", None), getattr(aval, "dtype", None)
-                if shape is not None and dtype is not None:
-                    size = 1
-                    for d in shape:
-                        size *= int(d)
-                    total += size * jnp.dtype(dtype).itemsize
-            stack.extend(_sub_jaxprs(eqn.params))
+            total += sum(_bytes(var) for var in eqn.outvars)
+            subs = _sub_jaxprs(eqn.params)
+            if not (eqn.primitive.name in _CALLS and all(_elementwise(sub) for sub in subs)):
+                stack.extend(subs)
     return total
 
 
