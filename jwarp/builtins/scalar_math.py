@@ -18,6 +18,7 @@ import numpy as np
 from jax import lax
 
 from jwarp.builtins import common as c
+from jwarp.builtins import trig
 from jwarp.builtins.common import Call, Value
 from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import leaves_of, xp
@@ -28,12 +29,17 @@ def _vector_or_scalar(v: Value) -> bool:
     return c.is_scalar(v) or c.is_vector(v)
 
 
-def _unary(name: str, fn: Callable, kinds: str = "f", vectors: bool = False, doc: str = "") -> None:
-    """Register ``name``: ``fn`` applied per component; ``kinds`` are allowed scalar kinds."""
+def _unary(name: str, fn: Callable, kinds: str = "f", vectors: bool = False, doc: str = "",
+           targeted: bool = False) -> None:
+    """Register ``name``: ``fn`` applied per component; ``kinds`` are allowed scalar kinds.
+    ``targeted``: ``fn(x, exact)``, where ``exact`` says the call is traced for a Pallas kernel."""
 
     def impl(call: Call, x: Value) -> Value:
         ok = (c.is_scalar(x) or (vectors and c.is_composite(x))) and c.scalar_type(x)._kind in kinds
         c.require(ok, call, x)
+        if targeted:
+            exact = not c.xla_target(call)
+            return c.leafwise(_j(lambda leaf: fn(leaf, exact)), x)
         return c.leafwise(fn, x)
 
     impl.__doc__ = doc or f"``{name}`` of a {'float' if kinds == 'f' else 'numeric'} scalar."
@@ -60,9 +66,10 @@ def _np_or_j(np_fn: Callable, j_fn: Callable) -> Callable:
     return lambda x: np_fn(x) if c.is_const(x) else j_fn(x)
 
 
-_unary("sin", _j(jnp.sin))
-_unary("cos", _j(jnp.cos))
-_unary("tan", _j(jnp.tan))
+# vector code on XLA:CPU, where XLA calls the C library per element (see trig.py)
+_unary("sin", trig.sin, targeted=True, doc="``sin`` of a float scalar.")
+_unary("cos", trig.cos, targeted=True, doc="``cos`` of a float scalar.")
+_unary("tan", trig.tan, targeted=True, doc="``tan`` of a float scalar.")
 _unary("sinh", _j(jnp.sinh))
 _unary("cosh", _j(jnp.cosh))
 _unary("tanh", _j(jnp.tanh))

@@ -92,6 +92,7 @@ TRITON_PROGRAMS = [
     "modules_instancing",
     "scalar_bit_count",
     "scalar_int_division",
+    "scalar_trig",
     "scalar_bitwise_atomics",
     "scalar_half_math",
     "scalar_literal_precision",

@@ -1,0 +1,86 @@
+"""jwarp/builtins/trig.py: the CPU's vector sine, cosine and tangent are float32 results within 0.501
+ulp for every argument, keep signed zeros, NaN and infinities as the C library does, have the
+right derivatives, and are what kernels use on the CPU (XLA's functions in Pallas kernels)."""
+
+from __future__ import annotations
+
+from decimal import Decimal, getcontext
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jwarp as wp
+from jwarp.builtins import trig
+
+PI_DIGITS = "3.14159265358979323846264338327950288419716939937510582097494459230781640628620899863"
+FUNCTIONS = {"sin": np.sin, "cos": np.cos, "tan": np.tan}
+
+
+def _ulps(actual: np.ndarray, exact: np.ndarray) -> np.ndarray:
+    """Error of float32 results in units of the float32 spacing at the exact (float64) value."""
+    spacing = np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
+    return np.abs(actual.astype(np.float64) - exact) / spacing
+
+
+def test_reduction_constants_are_pi():
+    getcontext().prec = 80
+    half_pi = Decimal(PI_DIGITS) / 2
+    assert abs(half_pi - Decimal(trig._PIO2_HI) - Decimal(trig._PIO2_LO)) < Decimal(2) ** -77
+    assert float(trig._PIO2_HI).hex().endswith("0000000p+0")  # (only its leading bits are set)
+    # the words of 2/pi after 8 zero bits: 2/pi = 0x0.A2F9836E4E441529FC2757D1F534DDC0DB629599...
+    two_over_pi = int(Decimal(2) / Decimal(PI_DIGITS) * (Decimal(2) ** 216))
+    assert trig._WORDS == tuple((two_over_pi >> (32 * (6 - j))) & 0xFFFFFFFF for j in range(7))
+    assert trig._WORDS[:3] == (0x00A2F983, 0x6E4E4415, 0x29FC2757)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+@pytest.mark.parametrize("decade", [-6, 0, 2, 5, 6, 7, 9, 20, 38])
+def test_results_are_correctly_rounded(name, decade):
+    rng = np.random.default_rng(decade + 100)
+    x = (rng.uniform(-1.0, 1.0, 200_000) * 3.0 * 10.0**decade).astype(np.float32)
+    got = np.asarray(jax.jit(getattr(trig, name))(jnp.asarray(x)))
+    assert _ulps(got, FUNCTIONS[name](x.astype(np.float64))).max() <= 0.501  # (a float64 result rounded once: off only within ~1e-4 ulp of a tie)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_special_arguments_match_the_c_library(name):
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 2.0**-12, -(2.0**-13), 2.0**20,
+                  np.nextafter(np.float32(2.0**20), np.float32(np.inf)), 3.4e38, -3.4e38], np.float32)
+    got = np.asarray(jax.jit(getattr(trig, name))(jnp.asarray(x)))
+    with np.errstate(invalid="ignore"):
+        expected = FUNCTIONS[name](x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    finite = ~np.isnan(expected)
+    np.testing.assert_allclose(got[finite], expected[finite], rtol=2.5e-7, atol=0)
+    np.testing.assert_array_equal(np.signbit(got[:2]), np.signbit(expected[:2]))  # signed zeros
+
+
+def test_derivatives():
+    x = jnp.asarray(np.random.default_rng(1).uniform(-30.0, 30.0, 4096).astype(np.float32))
+    x64 = np.asarray(x, np.float64)
+    grad = jax.jit(jax.grad(lambda x: jnp.sum(trig.sin(x) + 2.0 * trig.cos(x) + 0.25 * trig.tan(x))))
+    expected = np.cos(x64) - 2.0 * np.sin(x64) + 0.25 / np.cos(x64) ** 2
+    np.testing.assert_allclose(np.asarray(grad(x)), expected, rtol=2e-6, atol=1e-6)
+
+
+def test_kernels_use_the_vector_code_on_the_cpu():
+    @wp.kernel
+    def wave(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = wp.sin(x[i]) + wp.cos(x[i]) * wp.tan(x[i])
+
+    x = np.linspace(-40.0, 40.0, 1001).astype(np.float32)
+    y = wp.zeros(len(x), dtype=float)
+    wp.launch(wave, len(x), inputs=[wp.array(x)], outputs=[y])
+    np.testing.assert_allclose(y.numpy(), np.sin(x) + np.cos(x) * np.tan(x), rtol=1e-5, atol=1e-5)
+    hlo = jax.jit(lambda v: trig.sin(v)).lower(jnp.asarray(x)).compile().as_text()
+    assert "sine" not in hlo and "sin(" not in hlo.replace("asin(", "")  # no per-element library call
+
+
+def test_exact_and_untraced_arguments_take_xla_functions():
+    x = jnp.asarray(np.linspace(-3.0, 3.0, 16, dtype=np.float32))
+    assert "sine" in jax.jit(lambda v: trig.sin(v, exact=True)).lower(x).as_text()
+    assert "cosine" in jax.jit(lambda v: trig.cos(v.astype(jnp.float16))).lower(x).as_text()
+    np.testing.assert_array_equal(np.asarray(trig.tan(x)), np.asarray(jnp.tan(x)))  # (not traced)
