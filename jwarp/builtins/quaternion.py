@@ -25,6 +25,7 @@ import numpy as np
 from jax import lax
 
 from jwarp.builtins import common as c
+from jwarp.builtins import trig
 from jwarp.builtins.common import STATIC, Call, Value
 from jwarp.builtins.linalg import safe_sqrt, sum_products
 from jwarp.builtins.operators import MUL_RULES
@@ -43,8 +44,14 @@ def _fn(np_fn: Any, jnp_fn: Any):
     return lambda *xs: np_fn(*xs) if all(c.is_const(x) for x in xs) else jnp_fn(*xs)
 
 
-sin = _fn(np.sin, jnp.sin)
-cos = _fn(np.cos, jnp.cos)
+def sin(x: Any, exact: bool = False) -> Any:
+    """Sine (vector code on XLA:CPU, see trig.py; ``exact``: traced for a Pallas kernel)."""
+    return np.sin(x) if c.is_const(x) else trig.sin(x, exact)
+
+
+def cos(x: Any, exact: bool = False) -> Any:
+    """Cosine (vector code on XLA:CPU, see trig.py; ``exact``: traced for a Pallas kernel)."""
+    return np.cos(x) if c.is_const(x) else trig.cos(x, exact)
 
 
 def _atan2_finite(y: Any, x: Any) -> Any:
@@ -116,10 +123,10 @@ def quat_to_matrix_leaves(q: Sequence) -> Leaves:
     return [cols[j][i] for i in range(3) for j in range(3)]
 
 
-def quat_from_axis_angle_leaves(axis: Sequence, angle: Any) -> Leaves:
+def quat_from_axis_angle_leaves(axis: Sequence, angle: Any, exact: bool = False) -> Leaves:
     half = angle * 0.5
-    s = sin(half)
-    return [axis[0] * s, axis[1] * s, axis[2] * s, cos(half)]
+    s = sin(half, exact)
+    return [axis[0] * s, axis[1] * s, axis[2] * s, cos(half, exact)]
 
 
 def normalize_leaves(call: Call, t: type, leaves: Sequence) -> Leaves:
@@ -235,7 +242,8 @@ def quat_identity(call: Call, dtype: Value | None = None) -> Value:
 def quat_from_axis_angle(call: Call, axis: Value, angle: Value) -> Value:
     """Rotation of ``angle`` radians about the unit vector ``axis``."""
     t = float_scalar_of(call, axis, angle, kinds=("vec3", "scalar"))
-    return value_from_leaves(quat_of(t), quat_from_axis_angle_leaves(leaves_of(axis), angle.data))
+    return value_from_leaves(quat_of(t), quat_from_axis_angle_leaves(leaves_of(axis), angle.data,
+                                                                    not c.xla_target(call)))
 
 
 @builtin("quat_to_axis_angle", group="Quaternion Math")
@@ -267,9 +275,10 @@ def quat_from_matrix(call: Call, mat: Value) -> Value:
 def quat_rpy(call: Call, roll: Value, pitch: Value, yaw: Value) -> Value:
     """Rotation from roll, pitch and yaw (about the fixed x, y, z axes, in that order)."""
     t = float_scalar_of(call, roll, pitch, yaw, kinds=("scalar",) * 3)
-    cy, sy = cos(yaw.data * 0.5), sin(yaw.data * 0.5)
-    cr, sr = cos(roll.data * 0.5), sin(roll.data * 0.5)
-    cp, sp = cos(pitch.data * 0.5), sin(pitch.data * 0.5)
+    exact = not c.xla_target(call)
+    cy, sy = cos(yaw.data * 0.5, exact), sin(yaw.data * 0.5, exact)
+    cr, sr = cos(roll.data * 0.5, exact), sin(roll.data * 0.5, exact)
+    cp, sp = cos(pitch.data * 0.5, exact), sin(pitch.data * 0.5, exact)
     w = cy * cr * cp + sy * sr * sp
     x = cy * sr * cp - sy * cr * sp
     y = cy * cr * sp + sy * sr * cp
@@ -305,7 +314,8 @@ def quat_slerp(call: Call, a: Value, b: Value, t: Value) -> Value:
     qa = leaves_of(a)
     rel = quat_mul(quat_inverse_leaves(qa), leaves_of(b))
     axis, angle = quat_to_axis_angle_leaves(call, rel, vec3_of(scalar))
-    return value_from_leaves(a.type, quat_mul(qa, quat_from_axis_angle_leaves(axis, t.data * angle)))
+    return value_from_leaves(a.type, quat_mul(qa, quat_from_axis_angle_leaves(axis, t.data * angle,
+                                                                              not c.xla_target(call))))
 
 
 @builtin("quat_to_matrix", group="Quaternion Math")
@@ -399,7 +409,7 @@ def quat_from_euler(call: Call, e: Value, i: Value, j: Value, k: Value) -> Value
     factors = []
     for index in (_axis_index(call, a, (e, i, j, k)) for a in (i, j, k)):
         half = _select(index, angles) * 0.5
-        s, co = sin(half), cos(half)
+        s, co = sin(half, not c.xla_target(call)), cos(half, not c.xla_target(call))
         factors.append([where(index == 0, s, zero), where(index == 1, s, zero), where(index == 2, s, zero), co])
     qi, qj, qk = factors
     return value_from_leaves(quat_of(scalars.float32), quat_mul(qk, quat_mul(qj, qi)))
