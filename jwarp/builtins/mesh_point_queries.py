@@ -27,7 +27,7 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
-from jwarp.builtins import bvh_trail
+from jwarp.builtins import bvh_trail, inverse_trig
 from jwarp.builtins import triangle_math as tm
 from jwarp.builtins import winding_number
 from jwarp.builtins.bvh_walk import descend, gather_rows, table, walk, walk_nearest
@@ -251,7 +251,7 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
         return tm.distance_to_box_sq(_point_of(s), lower, upper) <= reach * reach
 
     def angle(x: tuple, y: tuple) -> Any:
-        return jnp.arccos(jnp.clip(tm.dot(tm.normalize(x), tm.normalize(y)), -1.0, 1.0))
+        return inverse_trig.acos(jnp.clip(tm.dot(tm.normalize(x), tm.normalize(y)), -1.0, 1.0))
 
     def vertex_angles(a: tuple, b: tuple, c: tuple) -> tuple:
         """The face's angles at ``a``, ``b``, ``c`` (Warp's vertex weights)."""

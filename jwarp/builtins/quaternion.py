@@ -25,7 +25,7 @@ import numpy as np
 from jax import lax
 
 from jwarp.builtins import common as c
-from jwarp.builtins import trig
+from jwarp.builtins import inverse_trig, trig
 from jwarp.builtins.common import STATIC, Call, Value
 from jwarp.builtins.linalg import safe_sqrt, sum_products
 from jwarp.builtins.operators import MUL_RULES
@@ -54,27 +54,31 @@ def cos(x: Any, exact: bool = False) -> Any:
     return np.cos(x) if c.is_const(x) else trig.cos(x, exact)
 
 
-def _atan2_finite(y: Any, x: Any) -> Any:
+def _atan2_finite(y: Any, x: Any, exact: bool) -> Any:
     """``arctan2`` whose derivative at ``(0, 0)`` is 0 instead of NaN (the value is unchanged)."""
     y, x = jnp.broadcast_arrays(y, x)
     origin = (x == 0) & (y == 0)
-    safe = jnp.arctan2(y, jnp.where(origin, jnp.ones_like(x), x))
-    return jnp.where(origin, lax.stop_gradient(jnp.arctan2(y, x)), safe)
+    safe = inverse_trig.atan2(y, jnp.where(origin, jnp.ones_like(x), x), exact)
+    return jnp.where(origin, lax.stop_gradient(inverse_trig.atan2(y, x, exact)), safe)
 
 
-atan2 = _fn(np.arctan2, _atan2_finite)
+def atan2(y: Any, x: Any, exact: bool) -> Any:
+    """Arc tangent of ``y / x`` (vector code on XLA:CPU; ``exact``: traced for a Pallas kernel)."""
+    return np.arctan2(y, x) if c.is_const(y) and c.is_const(x) else _atan2_finite(y, x, exact)
+
+
 absolute = _fn(np.abs, jnp.abs)
 where = c.where
 
 
-def asin(x: Any) -> Any:
-    """Warp's ``asin``: the argument is clamped to [-1, 1]."""
-    return np.arcsin(np.clip(x, -1, 1)) if c.is_const(x) else jnp.arcsin(jnp.clip(x, -1, 1))
+def asin(x: Any, exact: bool) -> Any:
+    """Warp's ``asin``: the argument is clamped to [-1, 1] (NaN to -1)."""
+    return np.arcsin(np.fmin(np.fmax(x, -1), 1)) if c.is_const(x) else inverse_trig.asin(inverse_trig.clamp_unit(x), exact)
 
 
-def acos(x: Any) -> Any:
-    """Warp's ``acos``: the argument is clamped to [-1, 1]."""
-    return np.arccos(np.clip(x, -1, 1)) if c.is_const(x) else jnp.arccos(jnp.clip(x, -1, 1))
+def acos(x: Any, exact: bool) -> Any:
+    """Warp's ``acos``: the argument is clamped to [-1, 1] (NaN to -1)."""
+    return np.arccos(np.fmin(np.fmax(x, -1), 1)) if c.is_const(x) else inverse_trig.acos(inverse_trig.clamp_unit(x), exact)
 
 
 def guarded_sqrt(x: Any, selected: Any) -> Any:
@@ -138,7 +142,7 @@ def quat_to_axis_angle_leaves(call: Call, q: Sequence, vec3: type) -> tuple[Leav
     unit = normalize_leaves(call, vec3, v)
     flip = q[3] < 0
     axis = [where(flip, -u, u) for u in unit]
-    angle = 2.0 * atan2(safe_sqrt(sum_products(v, v)), absolute(q[3]))
+    angle = 2.0 * atan2(safe_sqrt(sum_products(v, v)), absolute(q[3]), not c.xla_target(call))
     return axis, angle
 
 
@@ -359,7 +363,7 @@ def _twist_angle(call: Call, axis: Value, q: Value, signed: bool) -> Value:
     float32_only(call, axis, q, kinds=("vec3", "quat"))
     ql = leaves_of(q)
     s = sum_products(leaves_of(axis), ql[:3])
-    return Value(scalars.float32, 2.0 * atan2(s if signed else absolute(s), ql[3]))
+    return Value(scalars.float32, 2.0 * atan2(s if signed else absolute(s), ql[3], not c.xla_target(call)))
 
 
 @builtin("quat_twist_angle", group="Quaternion Math")
@@ -379,9 +383,10 @@ def quat_to_rpy(call: Call, q: Value) -> Value:
     """``(roll, pitch, yaw)`` of a unit quaternion (the inverse of :func:`quat_rpy`)."""
     float32_only(call, q, kinds=("quat",))
     x, y, z, w = leaves_of(q)
-    roll = atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
-    pitch = asin(2.0 * (w * y - z * x))
-    yaw = atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+    exact = not c.xla_target(call)
+    roll = atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y), exact)
+    pitch = asin(2.0 * (w * y - z * x), exact)
+    yaw = atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z), exact)
     return value_from_leaves(vec3_of(scalars.float32), [roll, pitch, yaw])
 
 
@@ -429,8 +434,9 @@ def quat_to_euler(call: Call, q: Value, i: Value, j: Value, k: Value) -> Value:
     qi, qj, qk = (_select(a - 1, comps) for a in (i, j, k))
     a, b, cc, d = q0, qi, qj, qk * levi
     a, b, cc, d = (where(proper, x, y) for x, y in ((a, a - qj), (b, b + qk * levi), (cc, cc + q0), (d, d - qi)))
-    t2 = acos(2.0 * (a * a + b * b) / (a * a + b * b + cc * cc + d * d) - 1.0)
-    tp, tm = atan2(b, a), atan2(d, cc)
+    exact = not c.xla_target(call)
+    t2 = acos(2.0 * (a * a + b * b) / (a * a + b * b + cc * cc + d * d) - 1.0, exact)
+    tp, tm = atan2(b, a, exact), atan2(d, cc, exact)
     near_zero = absolute(t2) < 1e-6
     near_pi = absolute(t2 - np.float32(math.pi)) < 1e-6
     zero = t2 * 0

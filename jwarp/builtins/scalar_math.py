@@ -18,7 +18,7 @@ import numpy as np
 from jax import lax
 
 from jwarp.builtins import common as c
-from jwarp.builtins import trig
+from jwarp.builtins import inverse_trig, trig
 from jwarp.builtins.common import Call, Value
 from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import leaves_of, xp
@@ -66,16 +66,18 @@ def _np_or_j(np_fn: Callable, j_fn: Callable) -> Callable:
     return lambda x: np_fn(x) if c.is_const(x) else j_fn(x)
 
 
-# vector code on XLA:CPU, where XLA calls the C library per element (see trig.py)
+# vector code on XLA:CPU, where XLA calls the C library per element (see trig.py, inverse_trig.py)
 _unary("sin", trig.sin, targeted=True, doc="``sin`` of a float scalar.")
 _unary("cos", trig.cos, targeted=True, doc="``cos`` of a float scalar.")
 _unary("tan", trig.tan, targeted=True, doc="``tan`` of a float scalar.")
 _unary("sinh", _j(jnp.sinh))
 _unary("cosh", _j(jnp.cosh))
 _unary("tanh", _j(jnp.tanh))
-_unary("atan", _j(jnp.arctan))
-_unary("asin", _j(lambda x: jnp.arcsin(jnp.clip(x, -1, 1))), doc="Arc sine; the argument is clamped to [-1, 1].")
-_unary("acos", _j(lambda x: jnp.arccos(jnp.clip(x, -1, 1))), doc="Arc cosine; the argument is clamped to [-1, 1].")
+_unary("atan", inverse_trig.atan, targeted=True, doc="``atan`` of a float scalar.")
+_unary("asin", lambda x, exact: inverse_trig.asin(inverse_trig.clamp_unit(x), exact), targeted=True,
+       doc="Arc sine; the argument is clamped to [-1, 1] (NaN to -1, as Warp's ``fmin(fmax(-1, x), 1)``).")
+_unary("acos", lambda x, exact: inverse_trig.acos(inverse_trig.clamp_unit(x), exact), targeted=True,
+       doc="Arc cosine; the argument is clamped to [-1, 1] (NaN to -1, as Warp's ``fmin(fmax(-1, x), 1)``).")
 _unary("sqrt", _j(jnp.sqrt))
 _unary("cbrt", _j(jnp.cbrt))
 _unary("exp", _j(jnp.exp))
@@ -157,17 +159,22 @@ _predicate("isinf", lambda m, x: m.isinf(x))
 _predicate("isfinite", lambda m, x: m.isfinite(x), combine_any=False)
 
 
-def _binary_float(name: str, fn: Callable, doc: str) -> None:
+def _binary_float(name: str, fn: Callable, doc: str, targeted: bool = False) -> None:
+    """Register ``name``: ``fn(a, b)`` of two float scalars of one type (``targeted``: ``fn(a, b, exact)``,
+    where ``exact`` says the call is traced for a Pallas kernel)."""
     def impl(call: Call, a: Value, b: Value) -> Value:
         c.require(c.is_float_scalar(a), call, a, b)
         c.same_types(call, a, b)
+        if targeted:
+            exact = not c.xla_target(call)
+            return c.leafwise(lambda y, x: fn(y, x, exact), a, b)
         return c.leafwise(fn, a, b)
 
     impl.__doc__ = doc
     globals()[name] = builtin(name, group="Scalar Math")(impl)
 
 
-_binary_float("atan2", lambda y, x: jnp.arctan2(y, x), "Arc tangent of ``y / x`` using the signs of both.")
+_binary_float("atan2", inverse_trig.atan2, "Arc tangent of ``y / x`` using the signs of both.", targeted=True)
 _binary_float("copysign", lambda a, b: jnp.copysign(a, b), "``|a|`` with the sign of ``b``.")
 
 

@@ -26,6 +26,8 @@ from typing import Any
 
 import jax.numpy as jnp
 
+from jwarp.builtins import inverse_trig
+
 
 Vec = tuple
 
@@ -257,7 +259,7 @@ def solid_angle(a: Vec, b: Vec, c: Vec, p: Vec) -> Any:
     la, lb, lc = length(A), length(B), length(C)
     det = dot(A, cross(B, C))
     den = la * lb * lc + dot(A, B) * lc + dot(B, C) * la + dot(C, A) * lb
-    return 2.0 * jnp.arctan2(det, den)
+    return 2.0 * inverse_trig.atan2(det, den)  # (geometry kernels always lower through XLA)
 
 
 __all__ = ["boxes_overlap", "closest_point_to_triangle", "cross", "distance_to_box_sq", "dot", "fmax", "fmin",

@@ -194,28 +194,29 @@ def _tan_jvp(primals: tuple, tangents: tuple) -> tuple:
     return tan, (1.0 + tan * tan) * tangents[0]
 
 
-def _vectorised(x: Any, exact: bool) -> bool:
+def vectorised(x: Any, exact: bool) -> bool:
     """Whether ``x`` takes the vector code: a traced float32 value lowered through XLA."""
     return not exact and isinstance(x, jax.core.Tracer) and x.dtype == jnp.float32
 
 
-def _on_cpu(x: Any, cpu: Callable, default: Callable) -> Any:
+def on_cpu(x: Any, cpu: Callable, default: Callable) -> Any:
+    """``cpu(x)`` in programs for the CPU, ``default(x)`` for other platforms."""
     return lax.platform_dependent(x, cpu=cpu, default=default)
 
 
 def sin(x: Any, exact: bool = False) -> Any:
     """Sine of a float array or value; ``exact``: XLA's function everywhere (Pallas kernels)."""
-    return _on_cpu(x, _sin_cpu, jnp.sin) if _vectorised(x, exact) else jnp.sin(x)
+    return on_cpu(x, _sin_cpu, jnp.sin) if vectorised(x, exact) else jnp.sin(x)
 
 
 def cos(x: Any, exact: bool = False) -> Any:
     """Cosine of a float array or value; ``exact``: XLA's function everywhere (Pallas kernels)."""
-    return _on_cpu(x, _cos_cpu, jnp.cos) if _vectorised(x, exact) else jnp.cos(x)
+    return on_cpu(x, _cos_cpu, jnp.cos) if vectorised(x, exact) else jnp.cos(x)
 
 
 def tan(x: Any, exact: bool = False) -> Any:
     """Tangent of a float array or value; ``exact``: XLA's function everywhere (Pallas kernels)."""
-    return _on_cpu(x, _tan_cpu, jnp.tan) if _vectorised(x, exact) else jnp.tan(x)
+    return on_cpu(x, _tan_cpu, jnp.tan) if vectorised(x, exact) else jnp.tan(x)
 
 
 __all__ = ["cos", "sin", "tan"]

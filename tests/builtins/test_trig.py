@@ -4,6 +4,7 @@ right derivatives, and are what kernels use on the CPU (XLA's functions in Palla
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal, getcontext
 
 import jax
@@ -76,11 +77,11 @@ def test_kernels_use_the_vector_code_on_the_cpu():
     wp.launch(wave, len(x), inputs=[wp.array(x)], outputs=[y])
     np.testing.assert_allclose(y.numpy(), np.sin(x) + np.cos(x) * np.tan(x), rtol=1e-5, atol=1e-5)
     hlo = jax.jit(lambda v: trig.sin(v)).lower(jnp.asarray(x)).compile().as_text()
-    assert "sine" not in hlo and "sin(" not in hlo.replace("asin(", "")  # no per-element library call
+    assert not re.search(r"[}\]] sine\(", hlo)  # no sine instruction: no per-element library call
 
 
 def test_exact_and_untraced_arguments_take_xla_functions():
     x = jnp.asarray(np.linspace(-3.0, 3.0, 16, dtype=np.float32))
-    assert "sine" in jax.jit(lambda v: trig.sin(v, exact=True)).lower(x).as_text()
+    assert re.search(r"[}\]] sine\(", jax.jit(lambda v: trig.sin(v, exact=True)).lower(x).compile().as_text())
     assert "cosine" in jax.jit(lambda v: trig.cos(v.astype(jnp.float16))).lower(x).as_text()
     np.testing.assert_array_equal(np.asarray(trig.tan(x)), np.asarray(jnp.tan(x)))  # (not traced)

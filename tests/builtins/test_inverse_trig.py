@@ -1,0 +1,88 @@
+"""jwarp/builtins/inverse_trig.py: the CPU's vector atan, atan2, asin and acos are float32 results
+within 0.501 ulp, follow C's special values, have the usual derivatives, and are what kernels use."""
+
+from __future__ import annotations
+
+import re
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jwarp as wp
+from jwarp.builtins import inverse_trig
+
+
+def _ulps(actual: np.ndarray, exact: np.ndarray) -> np.ndarray:
+    spacing = np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
+    return np.abs(np.asarray(actual, np.float64) - exact) / spacing
+
+
+@pytest.mark.parametrize("scale", [1e-6, 0.05, 0.7, 1.0, 3.0, 1e4, 3e38])
+def test_results_are_correctly_rounded(scale):
+    rng = np.random.default_rng(int(np.log10(scale) + 100))
+    x = (rng.uniform(-1.0, 1.0, 200_000) * scale).astype(np.float32)
+    y = (rng.uniform(-1.0, 1.0, 200_000) * scale).astype(np.float32)
+    x64, y64 = x.astype(np.float64), y.astype(np.float64)
+    assert _ulps(jax.jit(inverse_trig.atan)(jnp.asarray(x)), np.arctan(x64)).max() <= 0.501
+    assert _ulps(jax.jit(inverse_trig.atan2)(jnp.asarray(y), jnp.asarray(x)), np.arctan2(y64, x64)).max() <= 0.501
+    if scale <= 1.0:
+        assert _ulps(jax.jit(inverse_trig.asin)(jnp.asarray(x)), np.arcsin(x64)).max() <= 0.501
+        assert _ulps(jax.jit(inverse_trig.acos)(jnp.asarray(x)), np.arccos(x64)).max() <= 0.501
+
+
+def test_atan2_special_values_follow_c():
+    values = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.5, -1e-40, 1e-40], np.float32)
+    y, x = (v.ravel() for v in np.meshgrid(values, values))
+    got = np.asarray(jax.jit(inverse_trig.atan2)(jnp.asarray(y), jnp.asarray(x)))
+    with np.errstate(all="ignore"):
+        expected = np.arctan2(y, x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    finite = ~np.isnan(expected)
+    np.testing.assert_allclose(got[finite], expected[finite], rtol=2.5e-7, atol=0)  # (subnormals too)
+    np.testing.assert_array_equal(np.signbit(got[finite]), np.signbit(expected[finite]))
+
+
+@pytest.mark.parametrize("name", ["atan", "asin", "acos"])
+def test_special_values_of_one_argument(name):
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 1.5, -1e-40, 2.0**-13], np.float32)
+    got = np.asarray(jax.jit(getattr(inverse_trig, name))(jnp.asarray(x)))
+    with np.errstate(all="ignore"):
+        expected = {"atan": np.arctan, "asin": np.arcsin, "acos": np.arccos}[name](x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    finite = ~np.isnan(expected)
+    np.testing.assert_allclose(got[finite], expected[finite], rtol=2.5e-7, atol=0)
+    np.testing.assert_array_equal(np.signbit(got[finite]), np.signbit(expected[finite]))
+
+
+def test_derivatives():
+    x = jnp.asarray(np.random.default_rng(2).uniform(-0.9, 0.9, 2048).astype(np.float32))
+    x64 = np.asarray(x, np.float64)
+    loss = lambda v: jnp.sum(inverse_trig.atan(3.0 * v) + inverse_trig.asin(v) + 2.0 * inverse_trig.acos(v)  # noqa: E731
+                             + inverse_trig.atan2(v, 0.5 + v * v))
+    den = 0.5 + x64 * x64
+    expected = (3.0 / (1.0 + 9.0 * x64**2) - 1.0 / np.sqrt(1.0 - x64**2)
+                + (den - 2.0 * x64 * x64) / (den**2 + x64**2))
+    np.testing.assert_allclose(np.asarray(jax.jit(jax.grad(loss))(x)), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_kernels_use_the_vector_code_on_the_cpu():
+    @wp.kernel
+    def angles(x: wp.array(dtype=float), y: wp.array(dtype=float), out: wp.array2d(dtype=float)):
+        i = wp.tid()
+        out[i, 0] = wp.atan(x[i])
+        out[i, 1] = wp.atan2(y[i], x[i])
+        out[i, 2] = wp.asin(x[i] * 0.5)
+        out[i, 3] = wp.acos(y[i] * 0.5)
+
+    rng = np.random.default_rng(3)
+    x, y = (rng.uniform(-2.0, 2.0, 500).astype(np.float32) for _ in range(2))
+    out = wp.zeros((500, 4), dtype=float)
+    wp.launch(angles, 500, inputs=[wp.array(x), wp.array(y)], outputs=[out])
+    expected = np.stack([np.arctan(x), np.arctan2(y, x), np.arcsin(x * 0.5), np.arccos(y * 0.5)], axis=1)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=3e-7, atol=0)
+    hlo = jax.jit(lambda v: inverse_trig.atan2(v, v + 1.0)).lower(jnp.asarray(x)).compile().as_text()
+    assert not re.search(r"[}\]] atan2\(", hlo)  # no atan2 instruction: no per-element library call
+    exact = jax.jit(lambda v: inverse_trig.atan2(v, v + 1.0, exact=True)).lower(jnp.asarray(x)).compile().as_text()
+    assert re.search(r"[}\]] atan2\(", exact)
