@@ -4,7 +4,7 @@ installed, with real ``warp`` on the CPU) and once as hand-written jitted jnp co
     python benchmarks/run.py [--quick] [--only NAME[,NAME...]] [--json out.json] [--device cpu|cuda]
                              [--max-repeats N] [--max-warmup N]
 
-Workloads (``--only`` names): saxpy, launch, stencil, matrix_store, nbody, cloth, tape, first_launch, tile_gemm,
+Workloads (``--only`` names): saxpy, launch, stencil, matrix_store, nbody, cloth, tape, first_launch, tile_gemm, trig,
 geometry.
 Each case first checks that the implementations agree (PASS/FAIL), then times them interleaved
 (A B C A B C ...) after a warm-up, and reports median [min-max] per implementation and the
