@@ -4,7 +4,9 @@ rotations, waves and spherical coordinates in simulation and rendering code.
 
 On the CPU, XLA evaluates these functions with one C library call per element, and Warp's CPU build
 calls the C library per thread; jwarp computes them as vector code (``jwarp/builtins/trig.py``,
-``inverse_trig.py``). The jnp version is the same expression jitted.
+``inverse_trig.py``) in kernels whose arrays are one-dimensional planes of scalars: this kernel stores
+``vec3``/``vec2`` elements, so it takes XLA's functions (see ``trig.vector_code``), and the row shows
+that case. The jnp version is the same expression jitted.
 """
 
 # No ``from __future__ import annotations``: kernel annotations name the ``wp`` parameter and must be
@@ -84,6 +86,7 @@ def cases(ctx: Context) -> list[Case]:
             programs=programs,
             repeats=5 if ctx.quick else 40,
             warmup=2,
-            tolerance={"out": (1e-5, 1e-5), "angles": (1e-5, 1e-6)},
+            # (acos near +-1 turns a 1-ulp difference of z / r into 1e-4)
+            tolerance={"out": (1e-5, 1e-5), "angles": (1e-5, 1e-4)},
         )
     ]

@@ -22,6 +22,7 @@ import jax.extend.core as jax_core
 import jax.numpy as jnp
 from jax import lax
 
+from jwarp.builtins import trig
 from jwarp.compiler import array_views
 from jwarp.compiler.chunking import lower_chunked, run_chunk
 from jwarp.compiler.lane_vjp import lower_with_chunked_vjp
@@ -210,7 +211,18 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, 
             report["lane_order"] = ctx.lane_order
         return new_bases, diagnostics, tuple(ctx.sites)
 
-    return pure_fn
+    def planar_pure_fn(*args: Any):
+        with trig.vector_code(_planar(sig, args[: sig.n_bases])):
+            return pure_fn(*args)
+
+    return planar_pure_fn
+
+
+def _planar(sig: Signature, bases: tuple) -> bool:
+    """Whether every array parameter's buffer is one plane of scalars (one-dimensional): the kernels
+    whose stored values the CPU's vector math keeps in vector instructions (see trig.vector_code)."""
+    return all(all(getattr(leaf, "ndim", 1) == 1 for leaf in jax.tree_util.tree_leaves(bases[spec.base]))
+               for spec in sig.params if isinstance(spec, ArraySpec))
 
 
 def _tile_block_lanes(ctx: KernelContext, launch_grid: tuple | None, kernel_dim: int) -> Any:

@@ -85,3 +85,30 @@ def test_exact_and_untraced_arguments_take_xla_functions():
     assert re.search(r"[}\]] sine\(", jax.jit(lambda v: trig.sin(v, exact=True)).lower(x).compile().as_text())
     assert "cosine" in jax.jit(lambda v: trig.cos(v.astype(jnp.float16))).lower(x).as_text()
     np.testing.assert_array_equal(np.asarray(trig.tan(x)), np.asarray(jnp.tan(x)))  # (not traced)
+
+
+def test_kernels_with_vector_arrays_take_xla_functions():
+    @wp.kernel
+    def planar(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = wp.sin(x[i])
+
+    @wp.kernel
+    def stacked(x: wp.array(dtype=float), y: wp.array(dtype=wp.vec2)):
+        i = wp.tid()
+        y[i] = wp.vec2(wp.sin(x[i]), wp.cos(x[i]))
+
+    x = np.linspace(-3.0, 3.0, 64).astype(np.float32)
+    a, b = wp.zeros(64, dtype=float), wp.zeros(64, dtype=wp.vec2)
+    wp.launch(planar, 64, inputs=[wp.array(x)], outputs=[a])
+    wp.launch(stacked, 64, inputs=[wp.array(x)], outputs=[b])
+    np.testing.assert_allclose(b.numpy(), np.stack([np.sin(x), np.cos(x)], axis=1), rtol=3e-7, atol=1e-7)
+
+    def top_level(kernel):  # XLA's sin at the top of the program (the vector code nests it in a branch)
+        compiled = next(c for c in kernel._cache.values() if hasattr(c, "closed_jaxpr"))
+        return {e.primitive.name for e in compiled.closed_jaxpr.jaxpr.eqns}
+
+    assert "sin" not in top_level(planar)
+    assert {"sin", "cos"} <= top_level(stacked)
+    with trig.vector_code(False):
+        assert re.search(r"[}\]] sine\(", jax.jit(trig.sin).lower(jnp.asarray(x)).compile().as_text())

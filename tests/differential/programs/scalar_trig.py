@@ -14,22 +14,26 @@ TOLERANCE = {
 }
 
 
+# (one-dimensional float arrays: the kernels jwarp gives the vector code; trig_control stores into a
+# 2-D array and takes XLA's functions)
 @wp.kernel
-def trig_values(x: wp.array(dtype=float), out: wp.array2d(dtype=float)):
+def trig_values(x: wp.array(dtype=float), s: wp.array(dtype=float), c: wp.array(dtype=float),
+                t: wp.array(dtype=float)):
     i = wp.tid()
     v = x[i]
-    out[i, 0] = wp.sin(v)
-    out[i, 1] = wp.cos(v)
-    out[i, 2] = wp.tan(v)
+    s[i] = wp.sin(v)
+    c[i] = wp.cos(v)
+    t[i] = wp.tan(v)
 
 
 @wp.kernel
-def inverse_values(x: wp.array(dtype=float), y: wp.array(dtype=float), out: wp.array2d(dtype=float)):
+def inverse_values(x: wp.array(dtype=float), y: wp.array(dtype=float), a: wp.array(dtype=float),
+                   a2: wp.array(dtype=float), s: wp.array(dtype=float), c: wp.array(dtype=float)):
     i = wp.tid()
-    out[i, 0] = wp.atan(x[i])
-    out[i, 1] = wp.atan2(y[i], x[i])
-    out[i, 2] = wp.asin(x[i])  # (Warp clamps the argument to [-1, 1])
-    out[i, 3] = wp.acos(y[i])
+    a[i] = wp.atan(x[i])
+    a2[i] = wp.atan2(y[i], x[i])
+    s[i] = wp.asin(x[i])  # (Warp clamps the argument to [-1, 1])
+    c[i] = wp.acos(y[i])
 
 
 @wp.kernel
@@ -75,16 +79,16 @@ def _arguments():
 def run():
     x = _arguments()
     n = len(x)
-    values = wp.zeros((n, 3), dtype=float)
-    wp.launch(trig_values, dim=n, inputs=[wp.array(x), values])
+    values = [wp.zeros(n, dtype=float) for _ in range(3)]
+    wp.launch(trig_values, dim=n, inputs=[wp.array(x), *values])
 
     rng = np.random.default_rng(12)
     specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -2.5], np.float32)
     sy, sx = (v.ravel() for v in np.meshgrid(specials, specials))
     ix = np.concatenate([x, rng.uniform(-1.0, 1.0, 500).astype(np.float32), sx])
     iy = np.concatenate([rng.permutation(x), rng.uniform(-1.0, 1.0, 500).astype(np.float32), sy])
-    inverse = wp.zeros((len(ix), 4), dtype=float)
-    wp.launch(inverse_values, dim=len(ix), inputs=[wp.array(ix), wp.array(iy), inverse])
+    inverse = [wp.zeros(len(ix), dtype=float) for _ in range(4)]
+    wp.launch(inverse_values, dim=len(ix), inputs=[wp.array(ix), wp.array(iy), *inverse])
 
     small = np.linspace(-6.0, 6.0, 97).astype(np.float16)
     half = wp.zeros((len(small), 3), dtype=wp.float16)
@@ -100,5 +104,6 @@ def run():
     with tape:
         wp.launch(trig_loss, dim=256, inputs=[xs, loss])
     tape.backward(loss=loss)
-    return {"values": values.numpy(), "inverse": inverse.numpy(), "half": half.numpy().astype(np.float32), "control": control.numpy(),
+    return {"values": np.stack([v.numpy() for v in values], axis=1),
+            "inverse": np.stack([v.numpy() for v in inverse], axis=1), "half": half.numpy().astype(np.float32), "control": control.numpy(),
             "grads": xs.grad.numpy()}
