@@ -160,8 +160,8 @@ def atan(x: Any, exact: bool = False) -> Any:
 
 def atan2(y: Any, x: Any, exact: bool = False) -> Any:
     """Arc tangent of ``y / x`` in the quadrant of ``(x, y)``; ``exact``: XLA's function everywhere."""
-    traced = y if isinstance(y, jax.core.Tracer) else x
-    if all(getattr(v, "dtype", None) == jnp.float32 for v in (y, x)) and vectorised(traced, exact):
+    traced = vectorised(y, exact) or vectorised(x, exact)
+    if traced and all(getattr(v, "dtype", None) == jnp.float32 for v in (y, x)):
         y, x = jnp.broadcast_arrays(y, x)
         return lax.platform_dependent(y, x, cpu=_atan2_cpu, default=jnp.arctan2)
     return jnp.arctan2(y, x)

@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -52,26 +51,6 @@ def interleave(planes: list) -> Any:
         padded = lax.pad(plane, fill, [(0, 0, 0)] * (plane.ndim - 1) + [(k, n - 1 - k, 0)])
         total = padded if total is None else total + padded
     return total
-
-
-def materialized(planes: Any) -> Any:
-    """``planes`` (a pytree of arrays) handed through a conditional whose other branch is never taken,
-    so that XLA:CPU computes them in loops of their own before they are interleaved.
-
-    XLA otherwise fuses the computation of each stored component into the loop that interleaves the
-    components, one element at a time; code that XLA would vectorise, such as jwarp's vector sine
-    (``jwarp/builtins/trig.py``), then runs without vector instructions: a ``vec3`` store of
-    ``sin``/``atan2`` values over 2^20 lanes 199 ms, through the conditional 44 ms, with XLA's per-element
-    library calls 79 ms (one core). ``lax.optimization_barrier`` does not do it (XLA:CPU removes it
-    before fusion). The predicate is true for every value but XLA cannot tell (``isnan(v) | ~isnan(v)``
-    of one element)."""
-    leaves = jax.tree_util.tree_leaves(planes)
-    probe = next((leaf for leaf in leaves if jnp.size(leaf) and jnp.issubdtype(leaf.dtype, jnp.floating)), None)
-    if probe is None:
-        return planes
-    value = jnp.ravel(probe)[0]
-    keep = jnp.isnan(value) | ~jnp.isnan(value)
-    return lax.cond(keep, lambda p: p, lambda p: jax.tree_util.tree_map(jnp.zeros_like, p), planes)
 
 
 def _component_stack(eqn: Any) -> bool:
