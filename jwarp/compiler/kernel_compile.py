@@ -22,7 +22,6 @@ import jax.extend.core as jax_core
 import jax.numpy as jnp
 from jax import lax
 
-from jwarp.builtins import trig
 from jwarp.compiler import array_views
 from jwarp.compiler.chunking import lower_chunked, run_chunk
 from jwarp.compiler.lane_vjp import lower_with_chunked_vjp
@@ -36,6 +35,7 @@ from jwarp.compiler.pallas_lower import PallasFallback, build_pallas_pure_fn, pl
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, Signature, StructSpec, ValueSpec, runtime_lanes
 from jwarp.compiler.source import FunctionSource
 from jwarp.compiler.values import ArrayRef, Value, launch_mask, value_from_leaves
+from jwarp.compiler.vector_code import with_vector_code
 from jwarp.compiler.views import apply_chain, write_back
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, dtype_leaf_shapes
@@ -211,18 +211,7 @@ def build_pure_fn(source: FunctionSource, arg_names: list[str], sig: Signature, 
             report["lane_order"] = ctx.lane_order
         return new_bases, diagnostics, tuple(ctx.sites)
 
-    def planar_pure_fn(*args: Any):
-        with trig.vector_code(_planar(sig, args[: sig.n_bases])):
-            return pure_fn(*args)
-
-    return planar_pure_fn
-
-
-def _planar(sig: Signature, bases: tuple) -> bool:
-    """Whether every array parameter's buffer is one plane of scalars (one-dimensional): the kernels
-    whose stored values the CPU's vector math keeps in vector instructions (see trig.vector_code)."""
-    return all(all(getattr(leaf, "ndim", 1) == 1 for leaf in jax.tree_util.tree_leaves(bases[spec.base]))
-               for spec in sig.params if isinstance(spec, ArraySpec))
+    return with_vector_code(sig, pure_fn)
 
 
 def _tile_block_lanes(ctx: KernelContext, launch_grid: tuple | None, kernel_dim: int) -> Any:
