@@ -73,12 +73,16 @@ where = c.where
 
 def asin(x: Any, exact: bool) -> Any:
     """Warp's ``asin``: the argument is clamped to [-1, 1] (NaN to -1)."""
-    return np.arcsin(np.fmin(np.fmax(x, -1), 1)) if c.is_const(x) else inverse_trig.asin(inverse_trig.clamp_unit(x), exact)
+    if c.is_const(x):
+        return np.arcsin(np.fmin(np.fmax(x, -1), 1))
+    return inverse_trig.asin(inverse_trig.clamp_unit(x), exact)
 
 
 def acos(x: Any, exact: bool) -> Any:
     """Warp's ``acos``: the argument is clamped to [-1, 1] (NaN to -1)."""
-    return np.arccos(np.fmin(np.fmax(x, -1), 1)) if c.is_const(x) else inverse_trig.acos(inverse_trig.clamp_unit(x), exact)
+    if c.is_const(x):
+        return np.arccos(np.fmin(np.fmax(x, -1), 1))
+    return inverse_trig.acos(inverse_trig.clamp_unit(x), exact)
 
 
 def guarded_sqrt(x: Any, selected: Any) -> Any:

@@ -204,11 +204,12 @@ _VECTOR_CODE: contextvars.ContextVar = contextvars.ContextVar("jwarp_vector_code
 def vector_code(enabled: bool) -> Iterator[None]:
     """Trace with the vector code on or off (off: XLA's functions).
 
-    The kernel compiler (``jwarp/compiler/vector_code.py``) turns it off for kernels with an array of
-    vector, matrix or struct elements or of more than one dimension: XLA:CPU computes the values stored into such an array's components in
-    the loop that interleaves them, one element at a time, where the vector code loses its vector
-    instructions (a ``vec3`` store of ``sin``/``atan2`` values, 2^20 lanes: 199 ms, XLA's functions
-    79 ms; with one-dimensional float arrays, 24 → 5.5 ms)."""
+    The kernel compiler (``jwarp/compiler/vector_code.py``) turns it off for small launches and for
+    kernels with an array of vector, matrix or struct elements or of more than one dimension: XLA:CPU
+    computes the values stored into such an array's components in the loop that interleaves them, one
+    element at a time, where the vector code loses its vector instructions (a ``vec3`` store of
+    ``sin``/``atan2`` values, 2^20 lanes: 199 ms, XLA's functions 79 ms; with one-dimensional float
+    arrays, 24 → 5.5 ms)."""
     token = _VECTOR_CODE.set(enabled)
     try:
         yield

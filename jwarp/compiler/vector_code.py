@@ -6,7 +6,7 @@ a ``vec3`` array or into a column of a 2-D array is computed inside the loop tha
 components, one element at a time, where it loses its vector instructions: a ``vec3`` store of
 ``sin``/``atan2`` values over 2^20 lanes took 199 ms against 79 ms with XLA's calls, three columns of a
 2-D array 37 against 24 ms. So the vector code is on only while a kernel whose array parameters are all
-one-dimensional arrays of scalars is traced.
+one-dimensional arrays of scalars is traced, for a launch of at least :data:`VECTOR_CODE_LANES` threads.
 
 Example:
     >>> import jax.numpy as jnp
@@ -18,12 +18,20 @@ Example:
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import jax
 
 from jwarp.builtins import trig
 from jwarp.compiler.signature import ArraySpec, Signature
+
+
+VECTOR_CODE_LANES = 1 << 14
+"""Launches of fewer threads take XLA's functions. The vector code compiles longer (a kernel with six
+calls, first launch 371 against 113 ms at XLA's default level) and saves ~60 ns per call and thread
+(at 2^20 threads 17.6 against 81 ms): below 2^14 threads a kernel would need hundreds of launches to
+pay for its compile."""
 
 
 def planar(sig: Signature, bases: tuple) -> bool:
@@ -35,13 +43,15 @@ def planar(sig: Signature, bases: tuple) -> bool:
 
 def with_vector_code(sig: Signature, pure_fn: Callable) -> Callable:
     """``pure_fn`` (a kernel's pure function for ``sig``) traced with the vector code on exactly when
-    its array parameters are :func:`planar`."""
+    the launch has at least :data:`VECTOR_CODE_LANES` threads and its array parameters are :func:`planar`."""
+
+    on = math.prod(sig.grid) >= VECTOR_CODE_LANES
 
     def traced(*args: Any) -> Any:
-        with trig.vector_code(planar(sig, args[: sig.n_bases])):
+        with trig.vector_code(on and planar(sig, args[: sig.n_bases])):
             return pure_fn(*args)
 
     return traced
 
 
-__all__ = ["planar", "with_vector_code"]
+__all__ = ["VECTOR_CODE_LANES", "planar", "with_vector_code"]

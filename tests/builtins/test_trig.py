@@ -14,6 +14,7 @@ import pytest
 
 import jwarp as wp
 from jwarp.builtins import trig
+from jwarp.compiler.vector_code import VECTOR_CODE_LANES
 
 PI_DIGITS = "3.14159265358979323846264338327950288419716939937510582097494459230781640628620899863"
 FUNCTIONS = {"sin": np.sin, "cos": np.cos, "tan": np.tan}
@@ -42,7 +43,8 @@ def test_results_are_correctly_rounded(name, decade):
     rng = np.random.default_rng(decade + 100)
     x = (rng.uniform(-1.0, 1.0, 200_000) * 3.0 * 10.0**decade).astype(np.float32)
     got = np.asarray(jax.jit(getattr(trig, name))(jnp.asarray(x)))
-    assert _ulps(got, FUNCTIONS[name](x.astype(np.float64))).max() <= 0.501  # (a float64 result rounded once: off only within ~1e-4 ulp of a tie)
+    # (a float64 result rounded once: off only within ~1e-4 ulp of a tie)
+    assert _ulps(got, FUNCTIONS[name](x.astype(np.float64))).max() <= 0.501
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
@@ -72,7 +74,7 @@ def test_kernels_use_the_vector_code_on_the_cpu():
         i = wp.tid()
         y[i] = wp.sin(x[i]) + wp.cos(x[i]) * wp.tan(x[i])
 
-    x = np.linspace(-40.0, 40.0, 1001).astype(np.float32)
+    x = np.linspace(-40.0, 40.0, VECTOR_CODE_LANES).astype(np.float32)  # (smaller launches: XLA's functions)
     y = wp.zeros(len(x), dtype=float)
     wp.launch(wave, len(x), inputs=[wp.array(x)], outputs=[y])
     np.testing.assert_allclose(y.numpy(), np.sin(x) + np.cos(x) * np.tan(x), rtol=1e-5, atol=1e-5)
@@ -98,17 +100,22 @@ def test_kernels_with_vector_arrays_take_xla_functions():
         i = wp.tid()
         y[i] = wp.vec2(wp.sin(x[i]), wp.cos(x[i]))
 
-    x = np.linspace(-3.0, 3.0, 64).astype(np.float32)
-    a, b = wp.zeros(64, dtype=float), wp.zeros(64, dtype=wp.vec2)
-    wp.launch(planar, 64, inputs=[wp.array(x)], outputs=[a])
-    wp.launch(stacked, 64, inputs=[wp.array(x)], outputs=[b])
+    n = VECTOR_CODE_LANES
+    x = np.linspace(-3.0, 3.0, n).astype(np.float32)
+    a, b, small = wp.zeros(n, dtype=float), wp.zeros(n, dtype=wp.vec2), wp.zeros(64, dtype=float)
+    wp.launch(planar, n, inputs=[wp.array(x)], outputs=[a])
+    wp.launch(stacked, n, inputs=[wp.array(x)], outputs=[b])
+    wp.launch(planar, 64, inputs=[wp.array(x[:64])], outputs=[small])
     np.testing.assert_allclose(b.numpy(), np.stack([np.sin(x), np.cos(x)], axis=1), rtol=3e-7, atol=1e-7)
+    np.testing.assert_allclose(small.numpy(), np.sin(x[:64]), rtol=3e-7, atol=1e-7)
 
-    def top_level(kernel):  # XLA's sin at the top of the program (the vector code nests it in a branch)
-        compiled = next(c for c in kernel._cache.values() if hasattr(c, "closed_jaxpr"))
+    def top_level(kernel, lanes):  # XLA's sin at the top of the program (the vector code nests it in a branch)
+        compiled = next(c for c in kernel._cache.values()
+                        if hasattr(c, "closed_jaxpr") and c.signature.grid == (lanes,))
         return {e.primitive.name for e in compiled.closed_jaxpr.jaxpr.eqns}
 
-    assert "sin" not in top_level(planar)
-    assert {"sin", "cos"} <= top_level(stacked)
+    assert "sin" not in top_level(planar, n)
+    assert {"sin", "cos"} <= top_level(stacked, n)  # vector elements: XLA's functions
+    assert "sin" in top_level(planar, 64)  # a small launch: XLA's functions (a shorter compile)
     with trig.vector_code(False):
         assert re.search(r"[}\]] sine\(", jax.jit(trig.sin).lower(jnp.asarray(x)).compile().as_text())

@@ -1,8 +1,8 @@
 # sin, cos, tan, atan, atan2, asin and acos of float32 values (jwarp's vector code on XLA:CPU,
-# jwarp/builtins/trig.py and inverse_trig.py) against Warp's C library calls: arguments across magnitudes from 2^-30 to 3e38 (the 2^20 boundary where the
-# vector code hands over to XLA's function, in one launch with ordinary arguments), signed zeros,
-# subnormals, infinities and NaN; float16 arguments; calls under a branch and in a loop; and the
-# gradients of all seven through a Tape.
+# jwarp/builtins/trig.py and inverse_trig.py) against Warp's C library calls: arguments across magnitudes from
+# 2^-30 to 3e38 (the 2^20 boundary between the vector code's two argument reductions, in one launch with
+# ordinary arguments), signed zeros, subnormals, infinities and NaN; float16 arguments; calls under a branch
+# and in a loop; and the gradients of all seven through a Tape.
 
 RTOL = 2.5e-7  # two float32 ulps: the vector code is correctly rounded, the C library to within an ulp
 ATOL = 0.0
@@ -14,8 +14,8 @@ TOLERANCE = {
 }
 
 
-# (one-dimensional float arrays: the kernels jwarp gives the vector code; trig_control stores into a
-# 2-D array and takes XLA's functions)
+# (one-dimensional float arrays and launches of 2^14+ threads: the kernels jwarp gives the vector code;
+# trig_control stores into a 2-D array and takes XLA's functions)
 @wp.kernel
 def trig_values(x: wp.array(dtype=float), s: wp.array(dtype=float), c: wp.array(dtype=float),
                 t: wp.array(dtype=float)):
@@ -69,7 +69,7 @@ def trig_loss(x: wp.array(dtype=float), loss: wp.array(dtype=float)):
 
 def _arguments():
     rng = np.random.default_rng(11)
-    parts = [rng.uniform(-10.0**e, 10.0**e, 200) for e in range(-9, 39, 3)]
+    parts = [rng.uniform(-10.0**e, 10.0**e, 1100) for e in range(-9, 39, 3)]  # (2^14+ lanes: the vector code)
     parts.append(np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 1e-30, 2.0**20, -(2.0**20),
                            2.0**20 * (1 + 2.0**-23), 3.4e38, -3.4e38, np.pi / 2, np.pi, 3 * np.pi / 2, 2 * np.pi,
                            1e5 * np.pi, 710.0, 2.0**-12, -(2.0**-12), 2.0**-13, 8192.0, 1.0e7]))
@@ -98,12 +98,14 @@ def run():
     control = wp.zeros((256, 2), dtype=float)
     wp.launch(trig_control, dim=256, inputs=[wp.array(moderate), 5, control])
 
-    xs = wp.array(moderate, dtype=float, requires_grad=True)
+    spread = np.random.default_rng(4).uniform(-4.0, 4.0, 1 << 14).astype(np.float32)
+    xs = wp.array(spread, dtype=float, requires_grad=True)
     loss = wp.zeros(1, dtype=float, requires_grad=True)
     tape = wp.Tape()
     with tape:
-        wp.launch(trig_loss, dim=256, inputs=[xs, loss])
+        wp.launch(trig_loss, dim=len(spread), inputs=[xs, loss])
     tape.backward(loss=loss)
     return {"values": np.stack([v.numpy() for v in values], axis=1),
-            "inverse": np.stack([v.numpy() for v in inverse], axis=1), "half": half.numpy().astype(np.float32), "control": control.numpy(),
+            "inverse": np.stack([v.numpy() for v in inverse], axis=1), "half": half.numpy().astype(np.float32),
+            "control": control.numpy(),
             "grads": xs.grad.numpy()}
