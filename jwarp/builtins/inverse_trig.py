@@ -31,13 +31,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jwarp.builtins.trig import on_cpu, vectorised
+from jwarp.builtins.trig import odd_small, on_cpu, vectorised
 
 _TAN_PI_8 = float(np.tan(np.pi / 8))
 # atan(w) / w - 1 = sum_k (-1)^k w^(2k) / (2k + 1), k >= 1, as a polynomial in w^2
 _ATAN = tuple((-1.0) ** k / (2 * k + 1) for k in range(1, 15))
-# |x| below this: atan(x) and asin(x) round to x (x^3/3 is under a quarter of x's ulp)
-_TINY = np.float32(2.0**-12)
 
 
 def _atan_magnitude(u: Any) -> Any:
@@ -84,7 +82,7 @@ def _root_of_one_minus_square(x: Any) -> Any:
 @jax.custom_jvp
 def _atan_cpu(x: Any) -> Any:
     angle = _f32(lambda x: jnp.where(jnp.signbit(x), -1.0, 1.0) * _atan_magnitude(jnp.abs(x)))(x)
-    return jnp.where(jnp.abs(x) < _TINY, x, angle)
+    return odd_small(x, angle)
 
 
 def _widened(v: Any) -> Any:
@@ -113,7 +111,7 @@ def _atan2_cpu(y: Any, x: Any) -> Any:
 @jax.custom_jvp
 def _asin_cpu(x: Any) -> Any:
     angle = _f32(lambda x: _atan2_64(x, _root_of_one_minus_square(x)))(x)
-    return jnp.where(jnp.abs(x) < _TINY, x, angle)
+    return odd_small(x, angle)
 
 
 @jax.custom_jvp
@@ -155,7 +153,7 @@ def clamp_unit(x: Any) -> Any:
 
 def atan(x: Any, exact: bool = False) -> Any:
     """Arc tangent; ``exact``: XLA's function everywhere (Pallas kernels)."""
-    return on_cpu(x, _atan_cpu, jnp.arctan) if vectorised(x, exact) else jnp.arctan(x)
+    return on_cpu(x, cpu=_atan_cpu, default=jnp.arctan) if vectorised(x, exact) else jnp.arctan(x)
 
 
 def atan2(y: Any, x: Any, exact: bool = False) -> Any:
@@ -163,18 +161,18 @@ def atan2(y: Any, x: Any, exact: bool = False) -> Any:
     traced = vectorised(y, exact) or vectorised(x, exact)
     if traced and all(getattr(v, "dtype", None) == jnp.float32 for v in (y, x)):
         y, x = jnp.broadcast_arrays(y, x)
-        return lax.platform_dependent(y, x, cpu=_atan2_cpu, default=jnp.arctan2)
+        return on_cpu(y, x, cpu=_atan2_cpu, default=jnp.arctan2)
     return jnp.arctan2(y, x)
 
 
 def asin(x: Any, exact: bool = False) -> Any:
     """Arc sine (NaN outside [-1, 1]); ``exact``: XLA's function everywhere (Pallas kernels)."""
-    return on_cpu(x, _asin_cpu, jnp.arcsin) if vectorised(x, exact) else jnp.arcsin(x)
+    return on_cpu(x, cpu=_asin_cpu, default=jnp.arcsin) if vectorised(x, exact) else jnp.arcsin(x)
 
 
 def acos(x: Any, exact: bool = False) -> Any:
     """Arc cosine (NaN outside [-1, 1]); ``exact``: XLA's function everywhere (Pallas kernels)."""
-    return on_cpu(x, _acos_cpu, jnp.arccos) if vectorised(x, exact) else jnp.arccos(x)
+    return on_cpu(x, cpu=_acos_cpu, default=jnp.arccos) if vectorised(x, exact) else jnp.arccos(x)
 
 
 __all__ = ["acos", "asin", "atan", "atan2", "clamp_unit"]

@@ -39,7 +39,7 @@ from jax import lax
 # |x| up to this takes Cody and Waite's reduction: k = round(x * 2/pi) stays below 2^20, far inside the
 # 2^29 for which k * _PIO2_HI is exact, and the reduction's error stays below 1e-17 absolute.
 _LIMIT = np.float32(2.0**20)
-# |x| below this: sin(x) and tan(x) round to x (x^3/3 is under a quarter of x's ulp).
+# |x| below this: sin, tan, atan and asin of x round to x (x^3/3 is under a quarter of x's ulp).
 _TINY = np.float32(2.0**-12)
 _TWO_OVER_PI = 2.0 / np.pi
 # pi/2 = _PIO2_HI + _PIO2_LO to 2.7e-24 (2^-78); _PIO2_HI is the float64 pi/2 cut to its leading 24 bits
@@ -58,7 +58,7 @@ def _horner(r2: Any, coefficients: tuple) -> Any:
     return acc
 
 
-def _sincos_near(x: Any) -> tuple:
+def _reduce_near(x: Any) -> tuple:
     """Float64 quadrant-relative remainder of float32 ``x`` for ``|x| <= _LIMIT``: ``(r, q)`` with
     ``x = r + q * pi/2`` to within 1e-16 (Cody and Waite's reduction)."""
     x = x.astype(jnp.float64)
@@ -89,8 +89,8 @@ def _two_over_pi_words(count: int = 7, lead: int = 8) -> tuple:
 _WORDS = _two_over_pi_words()
 
 
-def _sincos_far(x: Any) -> tuple:
-    """``(r, q)`` as :func:`_sincos_near` for every finite float32 ``x`` (Payne and Hanek's reduction):
+def _reduce_far(x: Any) -> tuple:
+    """``(r, q)`` as :func:`_reduce_near` for every finite float32 ``x`` (Payne and Hanek's reduction):
     ``|x| = m * 2^e`` with a 24-bit integer ``m``, and ``m * 2^e * 2/pi`` modulo 4 needs only the
     96 bits of 2/pi from the one worth 2 (once scaled by ``2^e``) on; they are shifted out of
     :data:`_WORDS` and multiplied by ``m`` in 32-bit limbs, exactly."""
@@ -126,8 +126,8 @@ def _sincos_reduced(x: Any) -> tuple:
     """Float64 ``(sin x, cos x)`` of float32 ``x`` (NaN for infinities and NaN)."""
     with jax.enable_x64(True):
         near = jnp.abs(x) <= _LIMIT
-        r_near, k_near = _sincos_near(jnp.where(near, x, jnp.zeros_like(x)))
-        r_far, k_far = _sincos_far(x)
+        r_near, k_near = _reduce_near(jnp.where(near, x, jnp.zeros_like(x)))
+        r_far, k_far = _reduce_far(x)
         r = jnp.where(near, r_near, r_far)
         k = jnp.where(near, k_near, k_far)
         r = jnp.where(jnp.isfinite(x), r, jnp.nan)
@@ -141,41 +141,33 @@ def _sincos_reduced(x: Any) -> tuple:
         return sin, cos
 
 
-def _sin32(x: Any) -> Any:
-    sin, _ = _sincos_reduced(x)
-    return jnp.where(jnp.abs(x) < _TINY, x, sin.astype(jnp.float32))
-
-
-def _cos32(x: Any) -> Any:
-    _, cos = _sincos_reduced(x)
-    return cos.astype(jnp.float32)
-
-
-def _tan32(x: Any) -> Any:
-    sin, cos = _sincos_reduced(x)
-    with jax.enable_x64(True):
-        tan = (sin / cos).astype(jnp.float32)
-    return jnp.where(jnp.abs(x) < _TINY, x, tan)
+def odd_small(x: Any, value: Any) -> Any:
+    """``value``, or ``x`` itself where ``|x| < 2^-12``: the rounded result of an odd function whose
+    slope at 0 is 1 (``sin``, ``tan``, ``atan``, ``asin``), signed zeros and subnormals kept (XLA:CPU's
+    arithmetic reads subnormals as zeros; a select passes them unchanged)."""
+    return jnp.where(jnp.abs(x) < _TINY, x, value)
 
 
 def _sincos32(x: Any) -> tuple:
     sin, cos = _sincos_reduced(x)
-    return jnp.where(jnp.abs(x) < _TINY, x, sin.astype(jnp.float32)), cos.astype(jnp.float32)
+    return odd_small(x, sin.astype(jnp.float32)), cos.astype(jnp.float32)
 
 
 @jax.custom_jvp
 def _sin_cpu(x: Any) -> Any:
-    return _sin32(x)
+    return _sincos32(x)[0]  # (XLA drops the unused cosine)
 
 
 @jax.custom_jvp
 def _cos_cpu(x: Any) -> Any:
-    return _cos32(x)
+    return _sincos32(x)[1]
 
 
 @jax.custom_jvp
 def _tan_cpu(x: Any) -> Any:
-    return _tan32(x)
+    sin, cos = _sincos_reduced(x)
+    with jax.enable_x64(True):
+        return odd_small(x, (sin / cos).astype(jnp.float32))
 
 
 @_sin_cpu.defjvp
@@ -196,7 +188,8 @@ def _tan_jvp(primals: tuple, tangents: tuple) -> tuple:
     return tan, (1.0 + tan * tan) * tangents[0]
 
 
-# Off while a kernel whose arrays are not all one-dimensional planes is traced (see vector_code)
+# Off while the kernel compiler traces a small launch or a kernel with arrays that are not one-dimensional
+# scalar arrays (jwarp/compiler/vector_code.py)
 _VECTOR_CODE: contextvars.ContextVar = contextvars.ContextVar("jwarp_vector_code", default=True)
 
 
@@ -223,24 +216,24 @@ def vectorised(x: Any, exact: bool) -> bool:
     return not exact and _VECTOR_CODE.get() and isinstance(x, jax.core.Tracer) and x.dtype == jnp.float32
 
 
-def on_cpu(x: Any, cpu: Callable, default: Callable) -> Any:
-    """``cpu(x)`` in programs for the CPU, ``default(x)`` for other platforms."""
-    return lax.platform_dependent(x, cpu=cpu, default=default)
+def on_cpu(*args: Any, cpu: Callable, default: Callable) -> Any:
+    """``cpu(*args)`` in programs for the CPU, ``default(*args)`` for other platforms."""
+    return lax.platform_dependent(*args, cpu=cpu, default=default)
 
 
 def sin(x: Any, exact: bool = False) -> Any:
     """Sine of a float array or value; ``exact``: XLA's function everywhere (Pallas kernels)."""
-    return on_cpu(x, _sin_cpu, jnp.sin) if vectorised(x, exact) else jnp.sin(x)
+    return on_cpu(x, cpu=_sin_cpu, default=jnp.sin) if vectorised(x, exact) else jnp.sin(x)
 
 
 def cos(x: Any, exact: bool = False) -> Any:
     """Cosine of a float array or value; ``exact``: XLA's function everywhere (Pallas kernels)."""
-    return on_cpu(x, _cos_cpu, jnp.cos) if vectorised(x, exact) else jnp.cos(x)
+    return on_cpu(x, cpu=_cos_cpu, default=jnp.cos) if vectorised(x, exact) else jnp.cos(x)
 
 
 def tan(x: Any, exact: bool = False) -> Any:
     """Tangent of a float array or value; ``exact``: XLA's function everywhere (Pallas kernels)."""
-    return on_cpu(x, _tan_cpu, jnp.tan) if vectorised(x, exact) else jnp.tan(x)
+    return on_cpu(x, cpu=_tan_cpu, default=jnp.tan) if vectorised(x, exact) else jnp.tan(x)
 
 
-__all__ = ["cos", "on_cpu", "sin", "tan", "vector_code", "vectorised"]
+__all__ = ["cos", "odd_small", "on_cpu", "sin", "tan", "vector_code", "vectorised"]
