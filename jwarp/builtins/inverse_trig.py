@@ -167,7 +167,7 @@ def atan2(y: Any, x: Any, exact: bool = False) -> Any:
 
 def asin(x: Any, exact: bool = False) -> Any:
     """Arc sine (NaN outside [-1, 1]); ``exact``: XLA's function everywhere (Pallas kernels)."""
-    return on_cpu(x, cpu=_asin_cpu, default=jnp.arcsin) if vectorised(x, exact) else jnp.arcsin(x)
+    return on_cpu(x, cpu=_asin_cpu, default=jnp.arcsin) if vectorised(x, exact) else odd_small(x, jnp.arcsin(x))
 
 
 def acos(x: Any, exact: bool = False) -> Any:

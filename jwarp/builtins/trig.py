@@ -41,6 +41,7 @@ from jax import lax
 _LIMIT = np.float32(2.0**20)
 # |x| below this: sin, tan, atan and asin of x round to x (x^3/3 is under a quarter of x's ulp).
 _TINY = np.float32(2.0**-12)
+_TINY_64 = np.float64(2.0**-27)  # x^3/3 below half an ulp of x in float64
 _TWO_OVER_PI = 2.0 / np.pi
 # pi/2 = _PIO2_HI + _PIO2_LO to 2.7e-24 (2^-78); _PIO2_HI is the float64 pi/2 cut to its leading 24 bits
 # (1.5707962512969971), _PIO2_LO the rest rounded to float64 (tests/builtins/test_trig.py checks both)
@@ -142,10 +143,11 @@ def _sincos_reduced(x: Any) -> tuple:
 
 
 def odd_small(x: Any, value: Any) -> Any:
-    """``value``, or ``x`` itself where ``|x| < 2^-12``: the rounded result of an odd function whose
-    slope at 0 is 1 (``sin``, ``tan``, ``atan``, ``asin``), signed zeros and subnormals kept (XLA:CPU's
-    arithmetic reads subnormals as zeros; a select passes them unchanged)."""
-    return jnp.where(jnp.abs(x) < _TINY, x, value)
+    """``value``, or ``x`` itself where ``|x| < 2^-12`` (float64: ``2^-27``): the rounded result of an odd
+    function whose slope at 0 is 1 (``sin``, ``tan``, ``atan``, ``asin``), signed zeros and subnormals
+    kept (XLA:CPU's arithmetic reads subnormals as zeros; a select passes them unchanged)."""
+    tiny = _TINY_64 if jnp.result_type(x) == jnp.float64 else _TINY
+    return jnp.where(jnp.abs(x) < tiny, x, value)
 
 
 def _sincos32(x: Any) -> tuple:
@@ -232,8 +234,9 @@ def cos(x: Any, exact: bool = False) -> Any:
 
 
 def tan(x: Any, exact: bool = False) -> Any:
-    """Tangent of a float array or value; ``exact``: XLA's function everywhere (Pallas kernels)."""
-    return on_cpu(x, cpu=_tan_cpu, default=jnp.tan) if vectorised(x, exact) else jnp.tan(x)
+    """Tangent of a float array or value; ``exact``: XLA's function everywhere (Pallas kernels).
+    Arguments below 2^-12 give themselves (XLA:CPU's older emitters read subnormals as zero in ``tan``)."""
+    return on_cpu(x, cpu=_tan_cpu, default=jnp.tan) if vectorised(x, exact) else odd_small(x, jnp.tan(x))
 
 
 __all__ = ["cos", "odd_small", "on_cpu", "sin", "tan", "vector_code", "vectorised"]

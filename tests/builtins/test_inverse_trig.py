@@ -93,3 +93,17 @@ def test_kernels_use_the_vector_code_on_the_cpu():
     assert not re.search(r"[}\]] atan2\(", hlo)  # no atan2 instruction: no per-element library call
     exact = jax.jit(lambda v: inverse_trig.atan2(v, v + 1.0, exact=True)).lower(jnp.asarray(x)).compile().as_text()
     assert re.search(r"[}\]] atan2\(", exact)
+
+
+@wp.kernel
+def _asin_small(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.asin(x[i])
+
+
+def test_xla_arc_sine_keeps_subnormal_arguments():
+    # a small launch takes XLA's arcsin, which reads subnormals as zero on the CPU; Warp gives x
+    x = np.array([1e-40, -1e-40, 1e-39, 2.0**-13, 0.5], dtype=np.float32)
+    out = wp.zeros(5, dtype=float)
+    wp.launch(_asin_small, 5, inputs=[wp.array(x)], outputs=[out])
+    np.testing.assert_allclose(out.numpy(), np.arcsin(x), rtol=2e-7, atol=0)

@@ -119,3 +119,22 @@ def test_kernels_with_vector_arrays_take_xla_functions():
     assert "sin" in top_level(planar, 64)  # a small launch: XLA's functions (a shorter compile)
     with trig.vector_code(False):
         assert re.search(r"[}\]] sine\(", jax.jit(trig.sin).lower(jnp.asarray(x)).compile().as_text())
+
+
+@wp.kernel
+def _tan_small(x: wp.array(dtype=float), x64: wp.array(dtype=wp.float64), t: wp.array(dtype=float),
+               t64: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    t[i] = wp.tan(x[i])
+    t64[i] = wp.tan(x64[i])
+
+
+def test_xla_tangent_keeps_subnormal_and_tiny_arguments():
+    # a small launch takes XLA's tan, whose older-emitter code reads subnormals as zero; Warp gives x
+    x = np.array([1e-40, -1e-40, 1e-39, 2.0**-13, 0.5, -0.0], dtype=np.float32)
+    x64 = np.array([1e-310, -1e-310, 1e-300, 2.0**-28, 2.0**-26, 0.5])
+    t, t64 = wp.zeros(6, dtype=float), wp.zeros(6, dtype=wp.float64)
+    wp.launch(_tan_small, 6, inputs=[wp.array(x), wp.array(x64, dtype=wp.float64)], outputs=[t, t64])
+    np.testing.assert_array_equal(t.numpy(), np.tan(x))
+    assert np.signbit(t.numpy()[5])
+    np.testing.assert_allclose(t64.numpy(), np.tan(x64), rtol=5e-16, atol=0)  # (XLA: 1 ulp)

@@ -1,11 +1,11 @@
 """XLA:CPU emitter choice per kernel (jwarp/compiler/emitters.py): straight-line kernels compile with
-the older elemental emitters, kernels with loops, reductions, gathers or scatters keep XLA's default;
-results are the same either way."""
+the older elemental emitters, kernels with loops, reductions, gathers or scatters keep XLA's default
+(except at optimisation level 0, which takes the older emitters everywhere); results are the same."""
 
 import numpy as np
 
 import jwarp as wp
-from jwarp.compiler.emitters import OLDER_EMITTERS, compile_options, straight_line
+from jwarp.compiler.emitters import OLDER_EMITTERS, compile_options, level_options, straight_line
 
 
 @wp.kernel
@@ -72,3 +72,15 @@ def test_type_conversions_are_straight_line_code():
     assert any(e.primitive.name == "convert_element_type" for e in jaxpr.eqns)
     assert straight_line(jaxpr)
     np.testing.assert_allclose(out.numpy(), np.sin(np.arange(16.0)) + np.arange(16), rtol=1e-6)
+
+
+def test_level_zero_takes_the_older_emitters_for_loops_too(monkeypatch):
+    monkeypatch.setattr(wp.config, "optimization_level", 0)
+    x, out = wp.array(np.arange(8, dtype=np.float32)), wp.zeros(8)
+    wp.launch(_loop_sum, 8, inputs=[x, 6], outputs=[out])
+    np.testing.assert_allclose(out.numpy(), np.arange(8) * 15.0)
+    compiled = next(c for c in _loop_sum._cache.values()
+                    if hasattr(c, "closed_jaxpr") and dict(c.signature.extra).get("opt_level") == 0)
+    level = level_options(compiled.signature)
+    assert level == {"xla_backend_optimization_level": 0, **OLDER_EMITTERS}
+    assert compile_options(compiled.closed_jaxpr.jaxpr, [x.buffer], level) == level
