@@ -65,7 +65,7 @@ def level_options(*signatures: Any) -> dict:
     XLA runs on the program's code, when every signature names the same level; else ``{}`` (XLA's
     default). Level 0 compiles about a fifth faster (measured: the differential program
     ``geometry_bvh_groups``, 21.2 → 16.2 s of CPU cold) and runs slower code; it also takes XLA:CPU's
-    older emitters (:data:`OLDER_EMITTERS`, see the module docstring; other backends ignore the option).
+    older emitters (:data:`OLDER_EMITTERS`, see the module docstring) where the CPU is JAX's backend.
 
     Example:
         >>> from jwarp.compiler.signature import Signature
@@ -76,7 +76,8 @@ def level_options(*signatures: Any) -> dict:
     if len(levels) != 1 or None in levels:
         return {}
     level = int(levels.pop())
-    return {"xla_backend_optimization_level": level, **(OLDER_EMITTERS if level == 0 else {})}
+    older = level == 0 and jax.default_backend() == "cpu"  # (a GPU's compiles keep their options as they are)
+    return {"xla_backend_optimization_level": level, **(OLDER_EMITTERS if older else {})}
 
 
 def compile_options(jaxpr: Any, operands: Any, level: dict | None = None) -> dict | None:
