@@ -11,9 +11,9 @@ Measured on the 2-core CPU (docs/performance.md, "Cold compile"): the first laun
 particle kernel 91 → 57 ms; ``vecmath_decomp``'s kernel compiles 13.1 → 7.0 s of CPU.
 
 At optimisation level 0 (``wp.config.optimization_level = 0`` or the module option, Warp's "compile
-fast, run slower") every CPU kernel takes the older emitters: loops, gathers and scatters compile
-20-30% faster and loops run up to 1.6x slower (measured: a 2048-iteration loop over 256 threads, first
-launch 254 → 179 ms, run 2.1 → 2.9 ms; a scatter 66 → 49 ms and 0.04 ms either way).
+fast, run slower") every CPU kernel takes the older emitters. Against the default level
+(``benchmarks/bench_opt_level.py``): a first launch of a loop or scatter kernel takes 0.68-0.89x (level 0
+with XLA's default emitters: 0.82-1.15x), and a 2048-iteration loop runs 2.0-3.0x as long (1.8-1.9x).
 
 Example:
     >>> import jax, jax.numpy as jnp
