@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 import jax
 
+from jwarp.compiler import python_scope
 from jwarp.compiler.values import Value, python_to_value, value_to_python
 from jwarp.errors import WarpCodegenError
 from jwarp.lang.arrays import type_name
@@ -112,7 +113,7 @@ class Builtin:
         with jax.enable_x64(True):
             call = Call(self.name)
             call.python_args = args + tuple(kwargs.values())
-            result = self.impl(call, *lifted, **lifted_kw)
+            result = python_scope.call(self, call, lifted, lifted_kw)
             return None if result is None else _python_result(result)
 
     def __repr__(self) -> str:

@@ -131,11 +131,18 @@ def leaf_dtype(leaf: Any) -> np.dtype:
     return leaf.dtype
 
 
+# traced Python-scope calls being traced (compiler/python_scope.py): each counts the float32 values
+# converted to another type, where a float literal would have converted its full-precision value
+CAST_PROBE: list = []
+
+
 def cast_leaf(leaf: Any, scalar: type) -> Any:
     """Convert a leaf to ``scalar`` with C semantics (float→int truncates, x→bool is x != 0)."""
     target = scalar._np_dtype
     if leaf.dtype == target:
         return plain_const(leaf)
+    if CAST_PROBE and leaf.dtype == np.float32 and not is_const(leaf):
+        CAST_PROBE[-1].casts += 1
     if isinstance(leaf, FloatLiteral):
         leaf = np.float64(leaf.literal)  # convert the literal's full value, not its float32 rounding
     if scalar is scalars.bool_:

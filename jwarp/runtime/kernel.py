@@ -26,6 +26,7 @@ import weakref
 from typing import Any, Callable
 
 from jwarp import config
+from jwarp.compiler import python_scope
 from jwarp.compiler.content_hash import kernel_digest
 from jwarp.compiler.source import FunctionSource, get_source, refresh_closure
 from jwarp.errors import WarpCodegenError
@@ -67,6 +68,9 @@ _FORGET_HOOKS: list[Callable[[], None]] = []
 def on_forget_compiled(hook: Callable[[], None]) -> None:
     """Call ``hook`` (which clears a cache derived from compiled kernels) in :func:`forget_compiled`."""
     _FORGET_HOOKS.append(hook)
+
+
+on_forget_compiled(python_scope.forget)  # the programs of builtins called in Python scope
 
 
 def forget_compiled(kernels: Any = None) -> None:
