@@ -55,6 +55,7 @@ class _Program:
         self.impl, self.kinds, self.kw_names = impl, kinds, kw_names
         self.result: tuple | None = None  # (result structure) once traced
         self.casts = 0  # float32 values converted to another type while tracing
+        self.stacked = False  # the result's scalars come back as one array
         self.call = call
         self.jitted = jax.jit(self._traced)
 
@@ -71,11 +72,14 @@ class _Program:
             raise _NotTraceable("no result")
         structure, out = _flatten(result)
         self.result = structure
-        return out
+        dtypes = {jax.numpy.result_type(leaf) for leaf in out}
+        self.stacked = len(out) > 1 and len(dtypes) == 1 and all(jax.numpy.ndim(leaf) == 0 for leaf in out)
+        return jax.numpy.stack(out) if self.stacked else out  # stacked: one transfer to the host
 
     def run(self, leaves: list) -> Value:
         out = self.jitted(*leaves)
-        return _unflatten(self.result, list(out))
+        out = list(np.asarray(out)) if self.stacked else list(out)
+        return _unflatten(self.result, out)
 
 
 class _NotTraceable(Exception):
