@@ -4,9 +4,9 @@ rotations, waves and spherical coordinates in simulation and rendering code.
 
 On the CPU, XLA evaluates these functions with one C library call per element, and Warp's CPU build
 calls the C library per thread; jwarp computes them as vector code (``jwarp/builtins/trig.py``,
-``inverse_trig.py``) in kernels whose arrays are one-dimensional planes of scalars: this kernel stores
-``vec3``/``vec2`` elements, so it takes XLA's functions (see ``trig.vector_code``), and the row shows
-that case. The jnp version is the same expression jitted.
+``inverse_trig.py``). This kernel stores ``vec3``/``vec2`` elements, so each of those results is computed
+apart, in a loop of its own, before the loop that interleaves the components (see ``trig.apart``); the
+row shows that case. The jnp version is the same expression jitted.
 """
 
 # No ``from __future__ import annotations``: kernel annotations name the ``wp`` parameter and must be

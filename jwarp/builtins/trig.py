@@ -190,25 +190,29 @@ def _tan_jvp(primals: tuple, tangents: tuple) -> tuple:
     return tan, (1.0 + tan * tan) * tangents[0]
 
 
-# Off while the kernel compiler traces a small launch or a kernel with arrays that are not one-dimensional
-# scalar arrays (jwarp/compiler/vector_code.py)
+# Off while the kernel compiler traces a small launch; results apart in a kernel with arrays that are not
+# one-dimensional scalar arrays (jwarp/compiler/vector_code.py)
 _VECTOR_CODE: contextvars.ContextVar = contextvars.ContextVar("jwarp_vector_code", default=True)
+_APART: contextvars.ContextVar = contextvars.ContextVar("jwarp_vector_code_apart", default=False)
 
 
 @contextlib.contextmanager
-def vector_code(enabled: bool) -> Iterator[None]:
-    """Trace with the vector code on or off (off: XLA's functions).
+def vector_code(enabled: bool, apart: bool = False) -> Iterator[None]:
+    """Trace with the vector code on or off (off: XLA's functions); ``apart``: each result computed in
+    a loop of its own (:func:`apart`).
 
-    The kernel compiler (``jwarp/compiler/vector_code.py``) turns it off for small launches and for
-    kernels with an array of vector, matrix or struct elements or of more than one dimension: XLA:CPU
-    computes the values stored into such an array's components in the loop that interleaves them, one
-    element at a time, where the vector code loses its vector instructions (a ``vec3`` store of
-    ``sin``/``atan2`` values, 2^20 lanes: 199 ms, XLA's functions 79 ms; with one-dimensional float
-    arrays, 24 → 5.5 ms)."""
+    The kernel compiler (``jwarp/compiler/vector_code.py``) turns it off for small launches, and
+    computes the results apart in kernels with an array of vector, matrix or struct elements or of more
+    than one dimension: XLA:CPU computes the values stored into such an array's components in the loop
+    that interleaves them, one element at a time, where the vector code would lose its vector
+    instructions (a ``vec3`` store of ``sin``/``atan2`` values, 2^20 lanes: 199 ms; XLA's functions
+    79 ms; the vector code computed apart 37-40 ms)."""
     token = _VECTOR_CODE.set(enabled)
+    apart_token = _APART.set(enabled and apart)
     try:
         yield
     finally:
+        _APART.reset(apart_token)
         _VECTOR_CODE.reset(token)
 
 
@@ -220,7 +224,20 @@ def vectorised(x: Any, exact: bool) -> bool:
 
 def on_cpu(*args: Any, cpu: Callable, default: Callable) -> Any:
     """``cpu(*args)`` in programs for the CPU, ``default(*args)`` for other platforms."""
+    if _APART.get():
+        return lax.platform_dependent(*args, cpu=lambda *a: apart(cpu(*a)), default=default)
     return lax.platform_dependent(*args, cpu=cpu, default=default)
+
+
+def apart(value: Any) -> Any:
+    """``value``, computed in a loop of its own: XLA fuses nothing across a conditional, and the
+    predicate (one lane of ``value`` equals itself or does not) is true at run time without XLA
+    being able to fold it."""
+    if jnp.size(value) == 0:
+        return value
+    first = jnp.reshape(value, (-1,))[0]
+    go = (first == first) | (first != first)
+    return lax.cond(go, lambda v: v, jnp.zeros_like, value)
 
 
 def sin(x: Any, exact: bool = False) -> Any:
@@ -239,4 +256,4 @@ def tan(x: Any, exact: bool = False) -> Any:
     return on_cpu(x, cpu=_tan_cpu, default=jnp.tan) if vectorised(x, exact) else odd_small(x, jnp.tan(x))
 
 
-__all__ = ["cos", "odd_small", "on_cpu", "sin", "tan", "vector_code", "vectorised"]
+__all__ = ["apart", "cos", "odd_small", "on_cpu", "sin", "tan", "vector_code", "vectorised"]

@@ -89,7 +89,7 @@ def test_exact_and_untraced_arguments_take_xla_functions():
     np.testing.assert_array_equal(np.asarray(trig.tan(x)), np.asarray(jnp.tan(x)))  # (not traced)
 
 
-def test_kernels_with_vector_arrays_take_xla_functions():
+def test_kernels_with_vector_arrays_compute_the_vector_code_apart():
     @wp.kernel
     def planar(x: wp.array(dtype=float), y: wp.array(dtype=float)):
         i = wp.tid()
@@ -109,16 +109,35 @@ def test_kernels_with_vector_arrays_take_xla_functions():
     np.testing.assert_allclose(b.numpy(), np.stack([np.sin(x), np.cos(x)], axis=1), rtol=3e-7, atol=1e-7)
     np.testing.assert_allclose(small.numpy(), np.sin(x[:64]), rtol=3e-7, atol=1e-7)
 
-    def top_level(kernel, lanes):  # XLA's sin at the top of the program (the vector code nests it in a branch)
-        compiled = next(c for c in kernel._cache.values()
-                        if hasattr(c, "closed_jaxpr") and c.signature.grid == (lanes,))
-        return {e.primitive.name for e in compiled.closed_jaxpr.jaxpr.eqns}
+    def jaxpr(kernel, lanes):
+        return next(c for c in kernel._cache.values()
+                    if hasattr(c, "closed_jaxpr") and c.signature.grid == (lanes,)).closed_jaxpr.jaxpr
 
-    assert "sin" not in top_level(planar, n)
-    assert {"sin", "cos"} <= top_level(stacked, n)  # vector elements: XLA's functions
+    def top_level(kernel, lanes):  # XLA's sin at the top of the program (the vector code nests it in a branch)
+        return [e.primitive.name for e in jaxpr(kernel, lanes).eqns]
+
+    def conds(j):  # conditionals, nested ones included: the platform's switch, and a result computed apart
+        return sum((e.primitive.name == "cond") + sum(conds(b.jaxpr) for b in e.params.get("branches", ()))
+                   for e in j.eqns)
+
+    assert "sin" not in top_level(planar, n) and conds(jaxpr(planar, n)) == 1
+    # vector elements: the vector code, each result apart (a conditional that no fusion crosses)
+    assert "sin" not in top_level(stacked, n) and conds(jaxpr(stacked, n)) == 2 + 2
     assert "sin" in top_level(planar, 64)  # a small launch: XLA's functions (a shorter compile)
     with trig.vector_code(False):
         assert re.search(r"[}\]] sine\(", jax.jit(trig.sin).lower(jnp.asarray(x)).compile().as_text())
+
+
+def test_a_result_computed_apart_keeps_its_value_and_derivative():
+    x = jnp.asarray(np.random.default_rng(2).uniform(-30.0, 30.0, 4096).astype(np.float32))
+    with trig.vector_code(True, apart=True):
+        hlo = jax.jit(lambda v: trig.sin(v) * 2.0).lower(x).compile().as_text()
+        value = jax.jit(lambda v: trig.sin(v) + trig.cos(v))(x)
+        grad = jax.jit(jax.grad(lambda v: jnp.sum(trig.sin(v) * v)))(x)
+    assert "conditional(" in hlo
+    x64 = np.asarray(x, np.float64)
+    np.testing.assert_allclose(np.asarray(value), np.sin(x64) + np.cos(x64), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(grad), np.sin(x64) + x64 * np.cos(x64), rtol=1e-5, atol=1e-5)
 
 
 @wp.kernel
