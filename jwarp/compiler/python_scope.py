@@ -60,12 +60,15 @@ class _Program:
         self.jitted = jax.jit(self._traced)
 
     def _traced(self, *leaves: Any) -> list:
+        from jwarp.builtins import trig  # (the builtins package imports the registry, which imports this module)
+
         lifted = _rebuild(self.kinds, list(leaves))
         split = len(lifted) - len(self.kw_names)
         args, kwargs = lifted[:split], dict(zip(self.kw_names, lifted[split:]))
         _values.CAST_PROBE.append(self)
         try:
-            result = self.impl(self.call, *args, **kwargs)
+            with trig.vector_code(False):  # XLA's functions, as the op-by-op run (and a shorter compile)
+                result = self.impl(self.call, *args, **kwargs)
         finally:
             _values.CAST_PROBE.pop()
         if not isinstance(result, Value):

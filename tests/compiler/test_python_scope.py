@@ -108,3 +108,12 @@ def test_forgetting_compiled_kernels_drops_the_programs(fresh_programs):
     assert python_scope._PROGRAMS
     forget_compiled()
     assert not python_scope._PROGRAMS
+
+
+def test_a_program_computes_trigonometry_with_the_op_by_op_functions(fresh_programs, monkeypatch):
+    args = [float(x) for x in np.random.default_rng(4).uniform(-50.0, 50.0, 200).astype(np.float32)]
+    traced = [wp.sin(x) + wp.atan2(x, 0.7) for x in args]  # (XLA's functions, not the kernels' vector code)
+    assert isinstance(_kinds()["sin"], python_scope._Program)
+    monkeypatch.setattr(python_scope, "MIN_OPS", 10**9)
+    python_scope.forget()
+    np.testing.assert_array_equal(traced, [wp.sin(x) + wp.atan2(x, 0.7) for x in args])
