@@ -158,9 +158,7 @@ def _signature(name: str, values: list[Value], kw_names: tuple) -> tuple | None:
     inexact = False
     for v in values:
         if v.type is STATIC:
-            try:
-                hash(v.data)
-            except TypeError:
+            if not _plain(v.data):  # an array, a user object: not kept alive by the cache
                 return None
             kinds.append((STATIC, type(v.data), v.data))
             continue
@@ -172,6 +170,14 @@ def _signature(name: str, values: list[Value], kw_names: tuple) -> tuple | None:
                 inexact = True
         kinds.append((v.type, len(leaves)))
     return name, tuple(kinds), kw_names, inexact
+
+
+def _plain(obj: Any) -> bool:
+    """Whether a non-numeric argument can be part of a signature: a type, a function, a string, a number,
+    None, or a tuple of those (hashable, and nothing the cache would keep alive that a program outlives)."""
+    if isinstance(obj, tuple):
+        return all(_plain(x) for x in obj)
+    return obj is None or isinstance(obj, (type, str, int, float, bool)) or callable(obj) and hasattr(obj, "__qualname__")
 
 
 def _rebuild(kinds: tuple, leaves: list) -> list[Value]:

@@ -117,3 +117,17 @@ def test_a_program_computes_trigonometry_with_the_op_by_op_functions(fresh_progr
     monkeypatch.setattr(python_scope, "MIN_OPS", 10**9)
     python_scope.forget()
     np.testing.assert_array_equal(traced, [wp.sin(x) + wp.atan2(x, 0.7) for x in args])
+
+
+def test_arrays_passed_in_python_scope_are_not_kept_by_the_cache(fresh_programs):
+    import gc
+    import weakref
+
+    a = wp.zeros(4, dtype=float)
+    ref = weakref.ref(a)
+    with pytest.raises(RuntimeError, match="Couldn't find a function 'length'"):
+        wp.length(a)
+    del a
+    gc.collect()
+    assert ref() is None
+    assert not python_scope._PROGRAMS
