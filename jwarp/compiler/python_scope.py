@@ -32,6 +32,7 @@ import threading
 from typing import Any, Callable, Hashable
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from jwarp.compiler import values as _values
@@ -75,9 +76,9 @@ class _Program:
             raise _NotTraceable("no result")
         structure, out = _flatten(result)
         self.result = structure
-        dtypes = {jax.numpy.result_type(leaf) for leaf in out}
-        self.stacked = len(out) > 1 and len(dtypes) == 1 and all(jax.numpy.ndim(leaf) == 0 for leaf in out)
-        return jax.numpy.stack(out) if self.stacked else out  # stacked: one transfer to the host
+        dtypes = {jnp.result_type(leaf) for leaf in out}
+        self.stacked = len(out) > 1 and len(dtypes) == 1 and all(jnp.ndim(leaf) == 0 for leaf in out)
+        return jnp.stack(out) if self.stacked else out  # stacked: one transfer to the host
 
     def run(self, leaves: list) -> Value:
         out = self.jitted(*leaves)
