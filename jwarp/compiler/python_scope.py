@@ -20,15 +20,18 @@ constants, so it is used only where that cannot change the result:
 
 Example:
     >>> import jwarp as wp
-    >>> wp.length(wp.vec3(3.0, 4.0, 0.0))      # traced and compiled once for (vec3f,)
+    >>> wp.exp(1.0)                           # traced and compiled once for (float32,)
+    2.7182817459106445
+    >>> wp.exp(2.0)                           # the same program, one dispatch
+    7.389056205749512
+    >>> wp.length(wp.vec3(3.0, 4.0, 0.0))     # numpy folds it: op by op
     5.0
-    >>> wp.length(wp.vec3(6.0, 8.0, 0.0))      # the same program, one dispatch
-    10.0
 """
 
 from __future__ import annotations
 
 import threading
+import types
 from typing import Any, Callable, Hashable
 
 import jax
@@ -93,15 +96,13 @@ class _NotTraceable(Exception):
 def call(builtin: Any, call_obj: Any, lifted: list[Value], lifted_kw: dict[str, Value]) -> Value | None:
     """Run ``builtin`` on lifted Python-scope arguments: through its traced program for this
     signature where it has one (see the module docstring), else operation by operation."""
-    values = list(lifted) + list(lifted_kw.values())
-    signature = _signature(builtin.name, values, tuple(lifted_kw))
+    signature, leaves = _signature(builtin.name, list(lifted) + list(lifted_kw.values()), tuple(lifted_kw))
     program = _PROGRAMS.get(signature, None) if signature is not None else _EAGER
     if program is None:
-        leaves = _leaves(values)
         program = _remember(signature, _plan(builtin, call_obj, signature, lifted, lifted_kw, leaves))
     if program is _EAGER:
         return builtin.impl(call_obj, *lifted, **lifted_kw)
-    return program.run(_leaves(values))
+    return program.run(leaves)
 
 
 def _plan(builtin: Any, call_obj: Any, signature: tuple, lifted: list[Value], lifted_kw: dict[str, Value],
@@ -136,10 +137,6 @@ def _op_count(jaxpr: Any) -> int:
     return count
 
 
-def _leaves(values: list[Value]) -> list:
-    return [np.asarray(leaf) for v in values if v.type is not STATIC for leaf in leaves_of(v)]
-
-
 def forget() -> None:
     """Drop every traced program (their executables go with them)."""
     _PROGRAMS.clear()
@@ -152,33 +149,34 @@ def _remember(signature: Hashable, program: Any) -> Any:
     return program
 
 
-def _signature(name: str, values: list[Value], kw_names: tuple) -> tuple | None:
-    """``(name, kinds, keyword names, inexact literal)``, or None when an argument cannot be part of a
-    signature (an unhashable non-number)."""
-    kinds = []
+def _signature(name: str, values: list[Value], kw_names: tuple) -> tuple[tuple | None, list]:
+    """``((name, kinds, keyword names, inexact literal), the numbers as arrays)``; the signature is None
+    when an argument cannot be part of one (see :func:`_plain`)."""
+    kinds, numbers = [], []
     inexact = False
     for v in values:
         if v.type is STATIC:
             if not _plain(v.data):  # an array, a user object: not kept alive by the cache
-                return None
+                return None, []
             kinds.append((STATIC, type(v.data), v.data))
             continue
         leaves = leaves_of(v)
         if not all(isinstance(leaf, np.generic) for leaf in leaves):
-            return None
+            return None, []
         for leaf in leaves:
             if isinstance(leaf, FloatLiteral) and float(np.float32(leaf.literal)) != leaf.literal:
                 inexact = True
         kinds.append((v.type, len(leaves)))
-    return name, tuple(kinds), kw_names, inexact
+        numbers.extend(np.asarray(leaf) for leaf in leaves)
+    return (name, tuple(kinds), kw_names, inexact), numbers
 
 
 def _plain(obj: Any) -> bool:
     """Whether a non-numeric argument can be part of a signature: a type, a function, a string, a number,
-    None, or a tuple of those (hashable, and nothing the cache would keep alive that a program outlives)."""
+    None, or a tuple of those (hashable, and nothing the cache would keep alive: not a bound method)."""
     if isinstance(obj, tuple):
         return all(_plain(x) for x in obj)
-    return obj is None or isinstance(obj, (type, str, int, float, bool)) or callable(obj) and hasattr(obj, "__qualname__")
+    return obj is None or isinstance(obj, (type, str, int, float, bool, types.FunctionType, types.BuiltinFunctionType))
 
 
 def _rebuild(kinds: tuple, leaves: list) -> list[Value]:
