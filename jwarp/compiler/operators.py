@@ -306,7 +306,8 @@ def _array_attribute(lw: FunctionLowerer, base: Value, attr: str) -> Value:
 
     ref: ArrayRef = base.data
     slot = lw.ctx.slots[ref.slot]
-    dims = view_shape(ref, slot.shape)
+    # a null array (None passed for it) has Warp's zero shape; its scratch slot is only storage
+    dims = (0,) * len(slot.shape) if ref.null else view_shape(ref, slot.shape)
     if attr == "shape":
         items = tuple(scalar_value(scalars.int32, d) if is_const(d) or isinstance(d, int) else Value(scalars.int32, d)
                       for d in dims)
