@@ -62,6 +62,7 @@ def test_curlnoise_adjoint_matches_finite_differences(dim):
     point = np.array([0.37, -1.21, 2.43, 0.58][:dim], np.float64)
     weights = np.array([1.0, -0.5, 2.0][: 2 if dim == 2 else 3])
 
+    @jax.jit  # one compile per precision mode (op by op, each call would recompile the noise loops)
     def f(p):
         out = curl(state, jnp.uint32(2), jnp.float32(2.0), jnp.float32(0.5), tuple(p[k] for k in range(dim)))
         return sum(w * o for w, o in zip(weights, out))
