@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from jwarp.autograd_plot import error_jacobians, jacobian_plot
+from jwarp.lang.arrays import ArrayType
 from jwarp.runtime.array import array
 from jwarp.runtime.creation import clone
 from jwarp.runtime.device import get_device
@@ -55,12 +57,28 @@ class FunctionMetadata:
     def is_empty(self) -> bool:
         return self.key is None
 
+    def input_is_array(self, i: int) -> bool:
+        return self.input_dtypes[i] is not None
+
+    def output_is_array(self, i: int) -> bool:
+        return self.output_dtypes[i] is not None
+
     def update_from_kernel(self, kernel: Kernel, inputs: Sequence) -> None:
+        """Labels from the kernel's parameter names; dtypes and strides of its array parameters (an input's
+        from the array passed, an output's from its annotation; None for non-array parameters)."""
         self.key = kernel.key
         self.input_labels = list(kernel.arg_names[: len(inputs)])
         self.output_labels = list(kernel.arg_names[len(inputs):])
+        types = kernel.arg_types
+        self.input_dtypes = [getattr(v, "dtype", t.dtype) if isinstance(t, ArrayType) else None
+                             for t, v in zip(types, inputs)]
+        self.input_strides = [getattr(v, "strides", None) if isinstance(t, ArrayType) else None
+                              for t, v in zip(types, inputs)]
+        self.output_dtypes = [t.dtype if isinstance(t, ArrayType) else None for t in types[len(inputs):]]
+        self.output_strides = [None] * len(self.output_dtypes)
 
     def update_from_function(self, function: Callable, inputs: Sequence, outputs: Sequence | None = None) -> None:
+        """Labels from the function's parameter names (outputs: ``output_<k>``); the arrays' dtypes and strides."""
         self.key = function.__name__
         self.input_labels = list(inspect.signature(function).parameters.keys())
         if outputs is None:
@@ -68,6 +86,10 @@ class FunctionMetadata:
         if isinstance(outputs, array):
             outputs = [outputs]
         self.output_labels = [f"output_{i}" for i in range(len(outputs))]
+        self.input_dtypes = [x.dtype if isinstance(x, array) else None for x in inputs]
+        self.input_strides = [x.strides if isinstance(x, array) else None for x in inputs]
+        self.output_dtypes = [y.dtype if isinstance(y, array) else None for y in outputs]
+        self.output_strides = [y.strides if isinstance(y, array) else None for y in outputs]
 
 
 def _is_diff(a: Any) -> bool:
@@ -300,6 +322,12 @@ def gradcheck(function: Kernel | Callable, dim: Any = None, inputs: Sequence | N
     if show_summary:
         _print_table(["Input", "Output", "Max Abs Error", "AD at MAE", "FD at MAE", "Max Rel Error", "Pass"], rows)
         print(f"Gradient check for kernel {metadata.key} {'passed' if success else 'failed'}")
+    if plot_relative_error or plot_absolute_error:
+        relative, absolute = error_jacobians(jacs_ad, jacs_fd)
+        if plot_relative_error:
+            jacobian_plot(relative, metadata, title=f"{metadata.key} kernel Jacobian relative error")
+        if plot_absolute_error:
+            jacobian_plot(absolute, metadata, title=f"{metadata.key} kernel Jacobian absolute error")
     if raise_exception and mismatch is not None:
         raise ValueError(f"Gradient check failed for kernel {metadata.key}, input {mismatch[0]}, output "
                          f"{mismatch[1]}: finite difference and autodiff gradients do not match")
@@ -331,34 +359,6 @@ def gradcheck_tape(tape: Tape, *, eps: float = 1e-4, atol: float = 1e-3, rtol: f
                             max_blocks=max_blocks, block_dim=block_dim, max_inputs_per_var=max_inputs_per_var,
                             max_outputs_per_var=max_outputs_per_var, show_summary=show_summary) and overall
     return overall
-
-
-def jacobian_plot(jacobians: dict, kernel: Any = None, inputs: Sequence | None = None, show_plot: bool = True,
-                  show_colorbar: bool = True, scale_colors_per_submatrix: bool = False, title: str | None = None,
-                  colormap: str = "coolwarm", log_scale: bool = False) -> Any:
-    """Plot the Jacobians as a grid of images (requires matplotlib); returns the figure."""
-    import matplotlib.pyplot as plt
-
-    keys = sorted(jacobians)
-    if not keys:
-        return None
-    ins = sorted({i for i, _ in keys})
-    outs = sorted({o for _, o in keys})
-    fig, axes = plt.subplots(len(outs), len(ins), squeeze=False, figsize=(3 * len(ins), 3 * len(outs)))
-    for (i, o), jac in jacobians.items():
-        ax = axes[outs.index(o)][ins.index(i)]
-        data = jac.numpy().reshape(jac.shape[0], -1)
-        if log_scale:
-            data = np.sign(data) * np.log1p(np.abs(data))
-        image = ax.imshow(data, cmap=colormap, interpolation="nearest")
-        ax.set_title(f"input {i} / output {o}", fontsize=8)
-        if show_colorbar:
-            fig.colorbar(image, ax=ax)
-    if title:
-        fig.suptitle(title)
-    if show_plot:
-        plt.show()
-    return fig
 
 
 def _print_table(headers: list, cells: list) -> None:
