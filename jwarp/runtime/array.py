@@ -106,8 +106,8 @@ class array(ArrayArithmetic, ReadFlags):
         self.pinned = bool(pinned)
         self.deleter = deleter
         if data is None and shape is None and ptr is None:
-            # annotation-only array (kernel parameter type)
-            self.dtype = resolve_dtype(dtype)
+            # annotation-only array (kernel parameter type); a generic one keeps typing.Any, as in Warp
+            self.dtype = Any if dtype is Any else resolve_dtype(dtype)
             self.ndim = ndim or self._default_ndim
             self.shape = (0,) * self.ndim
             self.device = None

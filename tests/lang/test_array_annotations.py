@@ -26,6 +26,11 @@ def test_any_dtype_and_ndim():
     assert wp.fabricarray[wp.float64, Any].ndim is Any and wp.indexedfabricarray[Any].dtype is Any
 
 
+def test_factory_annotations_keep_typing_any():
+    assert wp.array(dtype=Any, ndim=4).dtype is Any and wp.array(dtype=Any, ndim=4).ndim == 4
+    assert wp.array().dtype is Any and wp.array().ndim == 1  # Warp's defaults: a generic 1-d annotation
+
+
 def test_unknown_dtypes_pass_through_until_used():
     class Custom:
         pass
