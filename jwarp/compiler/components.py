@@ -24,7 +24,7 @@ from jwarp.compiler.masks import mask_and
 from jwarp.compiler.values import Value, is_const, xp
 from jwarp.errors import WarpCodegenIndexError, WarpCodegenTypeError
 from jwarp.lang import composites, scalars
-from jwarp.lang.arrays import type_name
+from jwarp.lang.arrays import ArrayType, type_name
 
 if TYPE_CHECKING:
     from jwarp.compiler.lower import FunctionLowerer
@@ -78,6 +78,10 @@ def _axis(lw: FunctionLowerer, node: ast.expr, n: int) -> tuple[bool, Options]:
 
 def select(lw: FunctionLowerer, t: Any, node: ast.expr) -> tuple[Any, Options]:
     """Sub-type and options of ``value[node]`` for a composite type ``t``."""
+    if isinstance(t, ArrayType):  # a store through an array field of a struct held in an array
+        raise NotImplementedError(
+            "An array field of a struct read from an array of structs cannot be written: jwarp cannot access an "
+            "array through its address in a kernel; pass the array as a kernel argument or in a struct argument")
     if not composites.is_composite(t):
         raise WarpCodegenTypeError(f"Values of type {type_name(t)} cannot be indexed")
     parts = list(node.elts) if isinstance(node, ast.Tuple) else [node]

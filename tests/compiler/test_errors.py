@@ -195,3 +195,28 @@ def test_error_inside_inlined_func_names_every_calling_line():
     assert outer < kernel
     assert "_inner_bad(x * 2.0)" in lines[outer + 1] and "b = _outer(a[i])" in lines[kernel + 1]
     assert lines[kernel + 2].strip() == "^" * len("_outer(a[i])")
+
+
+@wp.struct
+class _HoldsArray:
+    values: wp.array(dtype=wp.vec3)
+
+
+def test_array_fields_of_structs_in_arrays_are_rejected_for_reads_and_writes():
+    @wp.kernel
+    def reads_through_element(holders: wp.array(dtype=_HoldsArray), out: wp.array(dtype=float)):
+        out[0] = holders[0].values[0].y
+
+    @wp.kernel
+    def writes_through_element(holders: wp.array(dtype=_HoldsArray), out: wp.array(dtype=float)):
+        holders[0].values[0].x = out[0]
+
+    holder = _HoldsArray()
+    holder.values = wp.zeros(1, dtype=wp.vec3)
+    holders = wp.array([holder], dtype=_HoldsArray)
+    for kernel, name, line in ((reads_through_element, "reads_through_element", "out[0] = holders[0].values[0].y"),
+                               (writes_through_element, "writes_through_element", "holders[0].values[0].x = out[0]")):
+        info = _launch_error(kernel, holders, wp.zeros(1), dim=1)
+        assert isinstance(info.value, NotImplementedError)
+        _assert_located(info, name, line)
+        assert "cannot access an array through its address" in str(info.value)
