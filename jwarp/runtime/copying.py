@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jwarp.lang.introspection import type_repr, type_size_in_bytes
+from jwarp.lang.introspection import type_repr, type_size_in_bytes, types_equal
 from jwarp import config
 from jwarp.runtime import capture, storage, tape_state
 from jwarp.runtime.array import array, is_array
@@ -131,7 +131,7 @@ def copy_elements(dest: Any, src: Any, dest_offset: Any = 0, src_offset: Any = 0
     if capture.deferred(dest.device, lambda: copy_elements(dest, src, dest_offset, src_offset, count), [dest, src]):
         return
 
-    same_dtype = dest.dtype == src.dtype
+    same_dtype = types_equal(dest.dtype, src.dtype)  # (vec3 and vector(length=3, dtype=float32) alike)
     if not same_dtype and (isinstance(dest.buffer, tuple) or isinstance(src.buffer, tuple)):
         raise RuntimeError(
             f"Incompatible array data types: destination dtype={type_repr(dest.dtype)}, "

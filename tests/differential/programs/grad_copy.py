@@ -1,7 +1,8 @@
 """``wp.copy``, ``wp.clone`` and ``array.assign`` under a Tape: the destination's adjoint moves
 back to the source (and is consumed), offsets and counts, the forward copy of ``.grad`` when
 both arrays have gradients, copies into arrays without gradients (not recorded), and
-``retain_grad`` arrays keeping their adjoint."""
+``retain_grad`` arrays keeping their adjoint; a copy between equal dtypes spelled differently
+(``vec2`` and ``vector(length=2, dtype=float32)``) moves the adjoint back too."""
 
 
 @wp.kernel
@@ -66,4 +67,16 @@ def run():
         wp.launch(weigh_vec, dim=2, inputs=[v, l3])
     tape.backward(loss=l3)
     out["retain"] = [u.grad.numpy(), v.grad.numpy()]
+
+    # equal dtypes, spelled differently: the source also read directly (adjoints add up)
+    p = wp.array(np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32), dtype=wp.vec2, requires_grad=True)
+    q = wp.zeros(2, dtype=wp.types.vector(length=2, dtype=wp.float32), requires_grad=True)
+    l4 = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.copy(q, p)
+        wp.launch(weigh_vec, dim=2, inputs=[p, l4])
+        wp.launch(weigh_vec, dim=2, inputs=[q, l4])
+    tape.backward(loss=l4)
+    out["respelled"] = [p.grad.numpy(), q.grad.numpy(), l4.numpy()]
     return out
