@@ -59,6 +59,12 @@ class Frame:
     ret: Value | None = None
 
 
+def _array_rebind(old: Any, new: Any) -> bool:
+    """Warp's rule for rebinding a local array: another array of the same kind and dtype, whatever its
+    rank (``sub = arr[:2]`` then ``sub = arr[:2, 1]``)."""
+    return isinstance(old, ArrayType) and isinstance(new, ArrayType) and (old.kind, old.dtype) == (new.kind, new.dtype)
+
+
 class FunctionLowerer:
     """Lowers the body of one function in a :class:`KernelContext`."""
 
@@ -75,6 +81,7 @@ class FunctionLowerer:
         self.src = source
         self.env = env
         self.active = active
+        self.entry_active = active  # the mask the body runs under (a launch's bounds, a caller's branch)
         self.frame = frame
         self.loops: list[control.LoopFrame] = []
         self.call_stack = call_stack
@@ -165,12 +172,16 @@ class FunctionLowerer:
         if value.type is STATIC and not isinstance(value.data, (str, tuple)) and not _is_function(value.data):
             raise WarpCodegenTypeError(f"Cannot assign {value.data!r} to a local variable '{name}'")
         old = self.env.get(name)
-        if old is not None and old.type != value.type and old.type is not STATIC and value.type is not STATIC:
+        if (old is not None and old.type != value.type and old.type is not STATIC and value.type is not STATIC
+                and not _array_rebind(old.type, value.type)):
             raise WarpCodegenTypeError(
                 f"Error, assigning to existing symbol {name} ({type_name(old.type)}) with different type "
                 f"({type_name(value.type)})"
             )
         if old is None or self.active is None:
+            self.env[name] = value
+            return
+        if isinstance(value.type, ArrayType) and self.active is self.entry_active:  # no branch of this body
             self.env[name] = value
             return
         if isinstance(value.type, ArrayType) or isinstance(old.type, ArrayType):

@@ -1,5 +1,6 @@
 # In-kernel array slicing: a[i, 1:3], a[::2], a[start:stop:step] with run-time bounds, negative
-# steps, views of views, shapes, loads, stores, atomics and gradients through the views.
+# steps, views of views, shapes, loads, stores, atomics and gradients through the views; a local
+# rebound to a view of another rank (Warp compares array locals by kind and dtype only).
 
 
 @wp.kernel
@@ -42,6 +43,16 @@ def loss_through_view(x: wp.array(dtype=float), out: wp.array(dtype=float)):
     out[i] = v[i] * v[i] + x[::2][i % 3]
 
 
+@wp.kernel
+def rebind_ranks(arr: wp.array2d(dtype=int), ranks: wp.array(dtype=int)):
+    sub = arr[:2]
+    ranks[0] = sub.ndim * 100 + sub.shape[0] * 10 + sub[1, 3]
+    sub = arr[:2, 1]
+    ranks[1] = sub.ndim * 100 + sub.shape[0] * 10 + sub[1]
+    sub = arr[3:5, 3:1:-1]
+    ranks[2] = sub.ndim * 100 + sub.shape[1] * 10 + sub[1, 1]
+
+
 def run():
     rng = np.random.default_rng(5)
     a = wp.array(rng.standard_normal((4, 4)).astype(np.float32))
@@ -58,4 +69,6 @@ def run():
     with tape:
         wp.launch(loss_through_view, dim=4, inputs=[x, loss])
     tape.backward(grads={loss: wp.ones(4, dtype=float)})
-    return {"out": out, "a2": a2, "b2": b2, "vs": vs, "loss": loss, "x_grad": x.grad}
+    ranks = wp.zeros(3, dtype=int)
+    wp.launch(rebind_ranks, dim=1, inputs=[wp.array(np.arange(32, dtype=np.int32).reshape(8, 4), dtype=int), ranks])
+    return {"out": out, "a2": a2, "b2": b2, "vs": vs, "loss": loss, "x_grad": x.grad, "ranks": ranks}
