@@ -1,5 +1,6 @@
-# An array used as a condition is true unless it is null (None passed for it), and a
-# short-circuit `and` never touches a null array behind it. A null array's shape is all zeros.
+# An array used as a condition is true unless it is null (None passed for it), `not` of a null
+# array is true, and a short-circuit `and` never touches a null array behind it. A null array's
+# shape is all zeros.
 
 
 @wp.kernel
@@ -12,6 +13,8 @@ def optional_input(arr: wp.array(dtype=int), result: wp.array(dtype=int)):
         result[tid] += 10
     else:
         result[tid] += 20
+    if not arr:
+        result[tid] += 100
 
 
 @wp.kernel
