@@ -33,7 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jwarp.compiler.values import Affine, ArrayRef, Value, is_const, xp
-from jwarp.errors import WarpCodegenError, WarpCodegenIndexError
+from jwarp.errors import WarpCodegenError, WarpCodegenIndexError, WarpCodegenValueError
 from jwarp.lang import scalars
 from jwarp.lang.arrays import ArrayType, type_name
 
@@ -150,12 +150,16 @@ def _slice_bounds(lw: FunctionLowerer, node: ast.Slice, n: Any) -> tuple:
             raise WarpCodegenIndexError(f"Slice bounds must be integers, got {type_name(v.type)}")
         parts.append(v.data)
     lo, hi, st = parts
+    if st is not None and is_const(st) and int(st) == 0:
+        raise WarpCodegenValueError("Slice step cannot be zero")
     if all(x is None or is_const(x) for x in parts) and is_const(n):
-        if st is not None and int(st) == 0:
-            raise WarpCodegenIndexError("Slice step cannot be zero")
         r = range(int(n))[slice(*(None if x is None else int(x) for x in parts))]
         return np.int32(r.start if len(r) else 0), np.int32(r.step), np.int32(len(r))
     n = jnp.asarray(n, jnp.int32)
+    # a run-time step of 0 fails the launch, as Warp aborts (XLA path; Pallas kernels keep no accumulators)
+    if st is not None and not is_const(st) and lw.ctx.ref_memory is None:
+        zero = st == 0 if lw.active is None else (st == 0) & lw.active
+        lw.ctx.flag_site("zero_step", lw.ctx.add_site(lw.location(node)), zero)
     st = jnp.asarray(1 if st is None else st, jnp.int32)
     neg = st < 0
     default_lo = jnp.where(neg, n - 1, 0)

@@ -71,15 +71,15 @@ def join_planes(planes: list, dtype: Any, shape: tuple[int, ...]) -> Any:
     return parts[0] if len(parts) == 1 and len(leaf_shapes) == 1 else tuple(parts)
 
 
-SITE_FLAGS = ("oob", "stall", "hang", "tile_identity", "tile_oob")
+SITE_FLAGS = ("oob", "stall", "hang", "tile_identity", "tile_oob", "zero_step")
 """Accumulators holding the first source site (an index into ``sites``) where something happened, -1 if not:
 ``oob`` an out-of-bounds access (debug mode), ``stall`` a ``while`` loop whose state stopped changing with
 lanes still inside while threads ran in lockstep, ``hang`` the same with threads serialised (a real
 infinite loop), ``tile_identity`` a ``tile_reduce`` along an axis with a user operator over a slice whose
 elements all belong to threads that are not running (a partial block; Warp asserts), ``tile_oob`` a tile
-element index outside the tile (debug mode)."""
+element index outside the tile (debug mode), ``zero_step`` an array slice whose run-time step was 0."""
 
-REPORTED_FLAGS = ("oob", "hang", "tile_identity", "tile_oob")
+REPORTED_FLAGS = ("oob", "hang", "tile_identity", "tile_oob", "zero_step")
 """The site flags a launch reports to the user (an error naming the site)."""
 
 

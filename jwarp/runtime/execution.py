@@ -375,9 +375,10 @@ def report_non_finite(kernel: Any, binding: Binding, new_bases: dict) -> None:
 
 
 def check_sites(kernel_key: str, sites: tuple, diagnostics: dict) -> None:
-    """Raise for a site flag a launch reported: an out-of-bounds access (debug mode, ``IndexError``) or a
-    loop that never ends (``RuntimeError``); both name the kernel, file and line."""
-    for flag in ("oob", "tile_oob", "hang", "tile_identity"):
+    """Raise for a site flag a launch reported: an out-of-bounds access (debug mode, ``IndexError``), a
+    loop that never ends (``RuntimeError``) or a slice with a run-time step of 0 (``ValueError``); each
+    names the kernel, file and line."""
+    for flag in ("oob", "tile_oob", "hang", "tile_identity", "zero_step"):
         if flag not in diagnostics:
             continue
         site = int(diagnostics[flag])
@@ -386,6 +387,8 @@ def check_sites(kernel_key: str, sites: tuple, diagnostics: dict) -> None:
         where = sites[site].format().replace("Error while parsing function", "in function") if sites[site] else ""
         if flag == "oob":
             raise IndexError(f"Out-of-bounds array access in kernel '{kernel_key}' {where}")
+        if flag == "zero_step":
+            raise ValueError(f"Kernel '{kernel_key}': slice step cannot be zero {where}")
         if flag == "tile_oob":
             raise IndexError(f"Warp tile index out of bounds in kernel '{kernel_key}' {where}")
         if flag == "tile_identity":
