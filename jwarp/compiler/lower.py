@@ -59,6 +59,28 @@ class Frame:
     ret: Value | None = None
 
 
+def _check_function_rebind(name: str, old: Any, value: Value) -> None:
+    """Warp's rules for a local bound to a function: it keeps that function for the whole body (there are
+    no function pointers), and a ``wp.grad(f)`` local is never reassigned."""
+    from jwarp.compiler.grad_call import GradOf
+
+    if isinstance(old, GradOf):
+        raise WarpCodegenError(
+            f"Cannot reassign local '{name}' after binding it to wp.grad(...). Warp treats wp.grad(...) results as "
+            "static function handles; use a different local variable for the new value.")
+    if not _is_function(old):
+        return
+    if value.type is not STATIC or not _is_function(value.data):
+        raise WarpCodegenError(
+            f"Error, rebinding function-valued local '{name}' to a non-function value is not supported. Warp does not "
+            "have function pointers, so a local bound to a function must refer to a function throughout the kernel.")
+    if value.data is not old:
+        raise WarpCodegenError(
+            f"Error, rebinding function-valued local '{name}' to a different function is not supported. Warp does "
+            "not have function pointers, so a local bound to a function must refer to the same function throughout "
+            "the kernel.")
+
+
 def _array_rebind(old: Any, new: Any) -> bool:
     """Warp's rule for rebinding a local array: another array of the same kind and dtype, whatever its
     rank (``sub = arr[:2]`` then ``sub = arr[:2, 1]``)."""
@@ -165,6 +187,11 @@ class FunctionLowerer:
                 raise
         return self.eval(node)
 
+    def check_rebind(self, name: str, old: Value, value: Value) -> None:
+        """Warp's errors for reassigning a local bound to a function or to ``wp.grad(f)``."""
+        if old.type is STATIC:
+            _check_function_rebind(name, old.data, value)
+
     def bind(self, name: str, value: Value) -> None:
         """Assign a local under the active mask (lanes outside it keep the old value)."""
         if value is None:
@@ -172,6 +199,8 @@ class FunctionLowerer:
         if value.type is STATIC and not isinstance(value.data, (str, tuple)) and not _is_function(value.data):
             raise WarpCodegenTypeError(f"Cannot assign {value.data!r} to a local variable '{name}'")
         old = self.env.get(name)
+        if old is not None:
+            self.check_rebind(name, old, value)
         if (old is not None and old.type != value.type and old.type is not STATIC and value.type is not STATIC
                 and not _array_rebind(old.type, value.type)):
             raise WarpCodegenTypeError(

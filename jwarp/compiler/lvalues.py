@@ -402,7 +402,10 @@ def aug_assign(lw: FunctionLowerer, node: ast.AugAssign) -> None:
     target = node.target
     rhs = lw.eval(node.value)
     if isinstance(target, ast.Name):
-        new = binary(lw, type(node.op), lw.lookup(target.id), rhs)
+        old = lw.lookup(target.id)
+        if old.type is STATIC:  # a function-valued local: Warp's rebinding errors before any operator lookup
+            lw.check_rebind(target.id, old, Value(STATIC, None))
+        new = binary(lw, type(node.op), old, rhs)
         declared = getattr(lw, "ref_params", {}).get(target.id)
         if declared is not None and new.type != declared and new.type is not STATIC:
             raise WarpCodegenTypeError(

@@ -220,3 +220,58 @@ def test_array_fields_of_structs_in_arrays_are_rejected_for_reads_and_writes():
         assert isinstance(info.value, NotImplementedError)
         _assert_located(info, name, line)
         assert "cannot access an array through its address" in str(info.value)
+
+
+@wp.func
+def _double(x: float):
+    return 2.0 * x
+
+
+@wp.func
+def _halve(x: float):
+    return 0.5 * x
+
+
+def test_function_locals_keep_their_function():
+    @wp.kernel
+    def same_function_again(out: wp.array(dtype=float)):
+        f = _double
+        f = _double
+        out[0] = f(3.0)
+
+    @wp.kernel
+    def another_function(out: wp.array(dtype=float)):
+        f = _double
+        f = _halve
+        out[0] = f(3.0)
+
+    @wp.kernel
+    def a_value(out: wp.array(dtype=float)):
+        f = _double
+        f = 1.0
+        out[0] = f
+
+    @wp.kernel(enable_backward=False)
+    def grad_local_updated(out: wp.array(dtype=float)):
+        g = wp.grad(_double)
+        g += 1.0
+        out[0] = 1.0
+
+    @wp.kernel(enable_backward=False)
+    def grad_local_unpacked(out: wp.array(dtype=float)):
+        g = wp.grad(_double)
+        g, x = (1.0, 2.0)
+        out[0] = x
+
+    out = wp.zeros(1)
+    wp.launch(same_function_again, dim=1, inputs=[out])
+    assert out.numpy()[0] == 6.0
+    for kernel, name, needle in (
+        (another_function, "another_function", "rebinding function-valued local 'f' to a different function"),
+        (a_value, "a_value", "rebinding function-valued local 'f' to a non-function value"),
+        (grad_local_updated, "grad_local_updated", "Cannot reassign local 'g' after binding it to wp.grad"),
+        (grad_local_unpacked, "grad_local_unpacked", "Cannot reassign local 'g' after binding it to wp.grad"),
+    ):
+        info = _launch_error(kernel, out, dim=1)
+        assert isinstance(info.value, wp.WarpCodegenError)
+        _assert_located(info, name, needle)
