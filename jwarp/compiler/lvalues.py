@@ -400,8 +400,8 @@ _TILE_ATOMIC = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "bit_and", ast.BitOr
 
 def aug_assign(lw: FunctionLowerer, node: ast.AugAssign) -> None:
     target = node.target
-    rhs = lw.eval(node.value)
-    if isinstance(target, ast.Name):
+    if isinstance(target, ast.Name):  # Warp's order: the value, then the name; for slots the target first
+        rhs = lw.eval(node.value)
         old = lw.lookup(target.id)
         if old.type is STATIC:  # a function-valued local: Warp's rebinding errors before any operator lookup
             lw.check_rebind(target.id, old, Value(STATIC, None))
@@ -418,6 +418,7 @@ def aug_assign(lw: FunctionLowerer, node: ast.AugAssign) -> None:
             lw.bind(target.id, new)
         return
     place = _resolve(lw, target)
+    rhs = lw.eval(node.value)
     if place[0] == "memory" and type(node.op) in _ATOMIC_AUG and _atomic_aug_applies(lw, place, node.op):
         _, slot_id, indices, steps = place
         slot = lw.ctx.slots[slot_id]
