@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -60,6 +61,34 @@ def static_key(node: ast.AST) -> tuple:
 
 _CACHE: dict[Any, FunctionSource] = {}
 
+# code object -> the lines of its file when the function was declared (kernels and functions read their
+# source at declaration in Warp: a module loaded from a temporary file that is deleted right after still
+# compiles); used only where ``inspect`` cannot read the source any more
+_DECLARED: dict[Any, list[str]] = {}
+
+
+def remember_declaration(func: Callable) -> None:
+    """Keep the source lines ``func`` was declared with (a reference to ``linecache``'s list; cheap)."""
+    code = getattr(func, "__code__", None)
+    if code is None or code in _DECLARED:
+        return
+    lines = linecache.getlines(code.co_filename)
+    if lines:
+        _DECLARED[code] = lines
+
+
+def _source_lines(func: Callable) -> tuple[list[str], int]:
+    """``inspect.getsourcelines(func)``, else the block at the function's first line in the lines it was
+    declared with (:func:`remember_declaration`)."""
+    try:
+        return inspect.getsourcelines(func)
+    except (OSError, TypeError):
+        lines = _DECLARED.get(getattr(func, "__code__", None))
+        if not lines:
+            raise
+        first = func.__code__.co_firstlineno
+        return inspect.getblock(lines[first - 1:]), first
+
 
 def get_source(func: Callable) -> FunctionSource:
     """Parse ``func`` once (cached by its code object)."""
@@ -68,7 +97,7 @@ def get_source(func: Callable) -> FunctionSource:
     if cached is not None and cached.func is func:
         return cached
     try:
-        raw_lines, first_line = inspect.getsourcelines(func)
+        raw_lines, first_line = _source_lines(func)
     except (OSError, TypeError) as exc:
         raise WarpCodegenError(
             f"Could not read the source of '{func.__qualname__}': {exc}. Kernels must be defined in a file or a "

@@ -21,7 +21,7 @@ import typing
 import re
 from typing import Any, Callable
 
-from jwarp.compiler.source import function_annotations
+from jwarp.compiler.source import function_annotations, remember_declaration
 from jwarp.errors import WarpCodegenError
 from jwarp.lang.arrays import resolve_annotation, type_name
 from jwarp.lang.refs import is_reference, strip_reference
@@ -63,6 +63,7 @@ class FunctionOverload:
 
     def __init__(self, func: Callable):
         self.func = func
+        remember_declaration(func)
         params = _param_types(func, "Function", require=False)
         self._params = [(name, t) for name, t, _ in params]
         # Warp's ``overload.defaults``: a mutable dict; kernels compiled later (and the module

@@ -28,7 +28,7 @@ from typing import Any, Callable
 from jwarp import config
 from jwarp.compiler import python_scope
 from jwarp.compiler.content_hash import kernel_digest
-from jwarp.compiler.source import FunctionSource, get_source, refresh_closure
+from jwarp.compiler.source import FunctionSource, get_source, refresh_closure, remember_declaration
 from jwarp.errors import WarpCodegenError
 from jwarp.lang.arrays import UnsupportedDtypeError
 from jwarp.lang.refs import is_reference
@@ -95,6 +95,7 @@ class Kernel:
 
     def __init__(self, func: Callable, key: str | None = None, options: dict | None = None, module: Any = None):
         self.func = func
+        remember_declaration(func)
         self.key = key or qualified_key(func)
         self.options = dict(options or {})
         self.module = resolve_module(module, func)

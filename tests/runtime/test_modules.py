@@ -292,3 +292,39 @@ def test_type_of_value_in_kernels():
     wp.launch(cast, 1, [2, ai])
     wp.launch(cast, 1, [1.5, af])
     assert ai.numpy()[0] == 6 and np.isclose(af.numpy()[0], 4.5)
+
+
+_TEMPORARY_MODULE = """
+import jwarp as wp
+
+@wp.func
+def f():
+    return {value}.0
+
+@wp.kernel
+def k(out: wp.array(dtype=float)):
+    out[0] = wp.static(f)()
+"""
+
+
+def _load_and_delete(tmp_path, code: str, name: str):
+    """Import ``code`` as module ``name`` from a file that is deleted right after (as Warp's tests do)."""
+    import importlib.util
+
+    path = tmp_path / f"{name}.py"
+    path.write_text(code)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path.unlink()
+    return module
+
+
+def test_kernels_of_a_deleted_source_file_compile_and_hash_by_content(tmp_path):
+    modules = [_load_and_delete(tmp_path, _TEMPORARY_MODULE.format(value=v), f"jwarp_tmp_src_{i}")
+               for i, v in enumerate((17, 42, 17))]
+    hashes = [wp.get_module(m.__name__).hash_module() for m in modules]
+    assert hashes[0] != hashes[1] and hashes[0] == hashes[2]  # the static function's body counts
+    out = wp.zeros(1)
+    wp.launch(modules[1].k, dim=1, inputs=[out])
+    assert out.numpy()[0] == 42.0
