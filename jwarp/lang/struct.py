@@ -240,6 +240,16 @@ class StructType:
         return np.dtype(fields, align=True)
 
 
+# called with each struct type :func:`struct` declares (the runtime registers it with its Python module's
+# wp.Module, as Warp's module.structs lists it); the language layer knows nothing of modules
+_ON_DECLARE: list = []
+
+
+def on_struct_declared(hook: Any) -> None:
+    """Call ``hook(struct_type)`` for every struct declared from now on."""
+    _ON_DECLARE.append(hook)
+
+
 def struct(cls: type) -> StructType:
     """Decorator: declare a struct type from an annotated class.
 
@@ -250,4 +260,7 @@ def struct(cls: type) -> StructType:
         ...     x: wp.array(dtype=float)
         ...     k: float
     """
-    return StructType(cls)
+    declared = StructType(cls)
+    for hook in _ON_DECLARE:
+        hook(declared)
+    return declared

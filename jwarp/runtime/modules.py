@@ -29,6 +29,7 @@ from typing import Any
 
 from jwarp import config
 from jwarp.compiler.content_hash import kernel_digest
+from jwarp.lang.struct import on_struct_declared
 from jwarp.runtime.device import get_device
 
 
@@ -248,6 +249,13 @@ def get_module(name: str) -> Module:
         parent = sys.modules.get(name)
         module = _MODULES[name] = Module(name, getattr(parent, "__loader__", None))
     return module
+
+
+def _register_struct(declared: Any) -> None:
+    get_module(declared.cls.__module__).register_struct(declared)
+
+
+on_struct_declared(_register_struct)  # every @wp.struct is listed in its Python module's wp.Module
 
 
 def register_unique(module: Module) -> None:

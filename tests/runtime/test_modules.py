@@ -328,3 +328,12 @@ def test_kernels_of_a_deleted_source_file_compile_and_hash_by_content(tmp_path):
     out = wp.zeros(1)
     wp.launch(modules[1].k, dim=1, inputs=[out])
     assert out.numpy()[0] == 42.0
+
+
+@wp.struct
+class _ListedStruct:
+    x: wp.array(dtype=int)
+
+
+def test_structs_are_listed_in_their_module():
+    assert wp.get_module(__name__).structs.get("_ListedStruct") is _ListedStruct
