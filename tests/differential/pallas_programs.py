@@ -65,6 +65,7 @@ TRITON_PROGRAMS = [
     "grad_struct_arrays",
     "grad_struct_tape",
     "lang_array_slices",
+    "lang_augassign_order",
     "lang_call_keywords_ifexp",
     "lang_captured_struct_fields",
     "lang_cast_bits",
