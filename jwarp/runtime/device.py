@@ -228,13 +228,20 @@ def _host_memory() -> tuple[int, int]:
         return 0, 0
 
 
+def _local_ordinal(device: jax.Device) -> int:
+    """A GPU's ordinal among this process's GPUs (``local_hardware_id``; the id where JAX has none)."""
+    local = getattr(device, "local_hardware_id", None)
+    return device.id if local is None else local
+
+
 class _Registry:
     """The devices of this process: host devices first, then CUDA devices."""
 
     def __init__(self, simulated_cuda: int = 0) -> None:
-        hosts = jax.devices("cpu")
+        # this process's devices: under jax.distributed, jax.devices() also lists the other processes'
+        hosts = jax.local_devices(backend="cpu")
         try:
-            gpus = list(jax.devices("gpu"))
+            gpus = sorted(jax.local_devices(backend="gpu"), key=_local_ordinal)  # Warp's process-local ordinals
         except RuntimeError:
             gpus = []
         cpu_hosts, fake = hosts, []
@@ -341,6 +348,10 @@ def get_device(ident: DeviceLike = None) -> Device:
         dev = reg.by_jax.get(ident)
         if dev is not None:
             return dev
+        owner = getattr(ident, "process_index", None)
+        if owner is not None and owner != jax.process_index():
+            raise RuntimeError(f"JAX device {ident} belongs to process {owner}, not to this process "
+                               f"({jax.process_index()}): Warp devices are the process's own")
     raise ValueError(f"Invalid device identifier: {ident}")
 
 

@@ -146,3 +146,31 @@ def test_mesh_and_halo_exchange_arguments_are_checked():
     with pytest.raises(ValueError, match="fewer than the halo width 3"):
         jax.shard_map(lambda b: wpd.halo_exchange(b, "a", 3), mesh=mesh, in_specs=P("a"), out_specs=P("a"))(
             jnp.zeros((2 * len(jax.devices()), 4)))
+
+
+_DEVICE_LOOKUP = """
+import jax
+import jwarp as wp
+import jwarp.distributed as wpd
+wpd.initialize()
+rank = jax.process_index()
+assert len(jax.devices()) == 2 and len(jax.local_devices()) == 1
+assert wp.device_to_jax("cpu").process_index == rank, wp.device_to_jax("cpu")
+assert wp.get_device(jax.local_devices()[0]) is wp.get_device("cpu")
+other = next(d for d in jax.devices() if d.process_index != rank)
+try:
+    wp.get_device(other)
+except RuntimeError as exc:
+    assert f"belongs to process {other.process_index}" in str(exc), exc
+else:
+    raise AssertionError("a device of the other process was accepted")
+x = wp.array([1.0, 2.0], dtype=float)
+assert x.device.jax_device.process_index == rank
+jax.distributed.shutdown()
+"""
+
+
+def test_each_process_maps_warp_devices_to_its_own_jax_devices():
+    results = wpd.launch_local(["-c", _DEVICE_LOOKUP], 2, timeout=TIMEOUT, env=_env())
+    for r in results:
+        assert r.returncode == 0, f"process {r.process_id} failed:\n{r.stderr[-3000:]}"
