@@ -229,7 +229,5 @@ def unot(call: Call, a: Value) -> Value:
     """Logical NOT (``not x``): true where ``x`` is zero/false."""
     from jwarp.compiler.operators import truth
 
-    if c.is_array(a):  # an array is true unless it is null (None passed for it)
-        return Value(scalars.bool_, c.constant(scalars.bool_, bool(getattr(a.data, "null", False))))
-    leaf = truth(a)
+    leaf = truth(a)  # (an array is true unless it is null: a constant)
     return Value(scalars.bool_, xp(leaf).logical_not(leaf))

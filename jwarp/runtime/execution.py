@@ -40,6 +40,7 @@ from typing import Any, Callable, Protocol
 import jax
 import numpy as np
 
+from jwarp.compiler.context import REPORTED_FLAGS
 from jwarp.compiler.emitters import level_options
 from jwarp import config
 from jwarp.runtime import memory_budget, storage
@@ -378,7 +379,7 @@ def check_sites(kernel_key: str, sites: tuple, diagnostics: dict) -> None:
     """Raise for a site flag a launch reported: an out-of-bounds access (debug mode, ``IndexError``), a
     loop that never ends (``RuntimeError``) or a slice with a run-time step of 0 (``ValueError``); each
     names the kernel, file and line."""
-    for flag in ("oob", "tile_oob", "hang", "tile_identity", "zero_step"):
+    for flag in REPORTED_FLAGS:
         if flag not in diagnostics:
             continue
         site = int(diagnostics[flag])
