@@ -2,7 +2,9 @@
 
 - ``sph step``: one step of a hash-grid SPH density + pressure-force pass (as Warp's ``example_sph``):
   ``HashGrid.build`` over the particles, then two kernels that walk each particle's neighbours with
-  ``wp.hash_grid_query``.
+  ``wp.hash_grid_query``. The dense case has ``example_sph``'s layout: a jittered lattice at the
+  query radius, four times taller than the grid, so each query's cells hold points of four heights
+  (about 108 candidates per query, 7 of them neighbours; the sparse case has about 14).
 - ``mesh ray cast``: one ``wp.mesh_query_ray`` per ray against a triangulated sphere, rays from a
   pinhole camera (``--quick``: 2^16 rays; else 2^20), writing hit distance and face.
 
@@ -19,7 +21,7 @@ from benchmarks.harness import Case, Context, Program
 NAME = "geometry"
 
 
-def sph_program(wp, device: str, points_host: np.ndarray, radius: float) -> Program:
+def sph_program(wp, device: str, points_host: np.ndarray, radius: float, dims: int = 64) -> Program:
     """Density and pressure forces over hash-grid neighbours; ``wp`` is ``jwarp`` or ``warp``."""
 
     @wp.func
@@ -54,7 +56,7 @@ def sph_program(wp, device: str, points_host: np.ndarray, radius: float) -> Prog
     x = wp.array(points_host, dtype=wp.vec3, device=device)
     rho = wp.zeros(n, dtype=float, device=device)
     f = wp.zeros(n, dtype=wp.vec3, device=device)
-    grid = wp.HashGrid(64, 64, 64, device=device)
+    grid = wp.HashGrid(dims, dims, dims, device=device)
 
     def step():
         grid.build(x, radius)
@@ -112,6 +114,10 @@ def cases(ctx: Context) -> list[Case]:
     radius = 0.05 if ctx.quick else 0.025
     points = rng.random((n, 3)).astype(np.float32)
     sph = {name: sph_program(wp, ctx.wp_device(name), points, radius) for name, wp in ctx.libs.items()}
+    a = 10 if ctx.quick else 25  # the dense case's grid: a cells a side, the lattice a x 4a x a
+    lattice = np.stack(np.meshgrid(np.arange(a), np.arange(4 * a), np.arange(a), indexing="ij"), -1).reshape(-1, 3)
+    dense = ((lattice + 0.001 * rng.standard_normal(lattice.shape)) * 0.8).astype(np.float32)
+    sph_dense = {name: sph_program(wp, ctx.wp_device(name), dense, 0.8, a) for name, wp in ctx.libs.items()}
     side = 256 if ctx.quick else 1024
     verts, tris = _sphere(64, 128)
     rays = {name: raycast_program(wp, ctx.wp_device(name), verts, tris, side) for name, wp in ctx.libs.items()}
@@ -119,6 +125,8 @@ def cases(ctx: Context) -> list[Case]:
     return [
         Case(name=f"sph step, {n} particles (hash grid)", programs=sph, repeats=repeats, warmup=1,
              rtol=1e-3, atol=1e-4),
+        Case(name=f"sph step, {len(dense)} particles, dense (as example_sph)", programs=sph_dense,
+             repeats=repeats, warmup=1, rtol=1e-3, atol=1e-4),
         Case(name=f"mesh ray cast, {side * side} rays, {tris.size // 3} triangles", programs=rays,
              repeats=repeats, warmup=1, rtol=1e-4, atol=1e-4),
     ]

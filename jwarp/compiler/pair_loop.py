@@ -4,21 +4,20 @@
 iteration costs work for all lanes until the lane with the most candidates is done, and each
 ``*_next`` call steps over empty cells. When the body only *accumulates* into variables of the
 enclosing scope (``v += e`` or ``v = v + e``, possibly under ``if``; ``v`` read nowhere else), the
-iterations of one lane are independent, so the loop can instead run once over every (lane,
-candidate) pair. The query type's *plan* (``_jwarp_query_pairs_``, e.g.
-:mod:`jwarp.builtins.hash_grid_pairs`) gives, step by step, a *table*: per lane a few ranges of
-the plan's point order. Each lane's candidates are laid out in *rows* of :data:`SLOTS` slots
-(``ceil(count / SLOTS)`` rows, at least one; rows numbered by a prefix sum over the lanes), and
-blocks of ``chunk_size // SLOTS`` rows are processed at a time (memory stays bounded). In a block,
-a row's lane comes from a scatter of the block's lanes' first rows and a running maximum over the
-block's rows (the lanes reaching a block are consecutive), a slot's position from its lane's table
-row (a short vectorised chain over the ranges, computed apart from the body); the body is lowered
-once over the block's slots (lane values broadcast along the row; accumulators start at zero),
-each row's slots are summed column by column (XLA fuses that into the body's loop) and the rows'
-sums are scatter-added into their lanes. The work is about the number of candidates, not their
-maximum times the lanes, and no step of it is per pair except the body and the position chain.
+iterations of one lane are independent, so the loop can instead run over (lane, candidate) pairs.
+The query type's *plan* (``_jwarp_query_pairs_``, e.g. :mod:`jwarp.builtins.hash_grid_pairs`)
+gives, step by step, a *table*: per lane a few ranges of the plan's point order. The lanes are
+processed in *groups* of ``chunk_size // SLOTS`` lanes, a group in *rounds*: round ``r`` takes
+candidates ``[r * SLOTS, (r + 1) * SLOTS)`` of each of its lanes (a slot's position comes from its
+lane's table row by a short vectorised chain over the ranges, computed apart from the body), and
+a group runs as many rounds as its lanes' most candidates need. So that the lanes of a group have
+similar counts, tiles of :data:`TILE` consecutive lanes are sorted by their counts. The body is
+lowered once over a round's slots (lane values broadcast along the slots, gathered once per group;
+accumulators start at zero), each lane's slots are summed column by column (XLA fuses that into
+the body's loop) and the sums are added into the lanes. The work is about the number of
+candidates (plus the rounds some lanes of a group sit out), not their maximum times the lanes.
 
-Float sums are associated differently than in Warp (per lane: the sums of its rows, added to the
+Float sums are associated differently than in Warp (per lane: the sums of its rounds, added to the
 value before the loop), so results agree to rounding. Anything else keeps the masked while loop:
 ``break``/``continue``/``return``, array stores, ``print``, an atomic whose result is used, a body
 variable or the loop target read after the loop, a lane variable changed by a call
@@ -51,8 +50,10 @@ if TYPE_CHECKING:
 
 _MAX_CHUNK = 1 << 16
 SLOTS = 8
-"""Slots per row: a row holds up to this many candidates of one lane (measured on the SPH step at
-32768 particles, 14 candidates per lane: 8 and 16 equal, 4 slower)."""
+"""Candidates of one lane per round (measured on the SPH step at 32768 particles, 14 candidates per
+lane, when rounds were rows of packed lanes: 8 and 16 equal, 4 slower)."""
+TILE = 8
+"""Lanes ordered together (see ``lower_pairs``); divides every group size (``chunk_size // SLOTS``)."""
 _ORDERED = frozenset({"print", "printf", "breakpoint", "volume_store", "atomic_cas", "atomic_exch"})
 
 
@@ -257,48 +258,67 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
     if plan is None:
         return False
     slots = SLOTS
-    width = max(1, chunk_size(n) // slots)  # rows per block
+    group = max(1, chunk_size(n) // slots)  # lanes per group
+    groups = -(-n // group)
+    size = group * slots
     if ctx.thread_coords is not None:
         coords = tuple(jnp.broadcast_to(c, grid).reshape(n) for c in ctx.thread_coords)
     else:
         coords = tuple(jnp.broadcast_to(t, grid).reshape(n) for t in ctx.tid)
     target = node.target.id
+    lane_env = dict(lw.env)  # the values before the loop: all but the accumulators stay so in it
     state: dict = {}
 
     def table(step: Any) -> dict:
-        """The step's candidates: per lane, one table row (``(n, 2k)``: the first sorted position of
-        each of its ``k`` ranges, then their lengths), its candidate count, and its rows of slots
-        (at least one) numbered by a prefix sum."""
+        """The step's candidates: per lane, one table row (``(n, 2k)``: the first sorted position
+        of each of its ``k`` ranges, then their lengths) and its candidate count; the lanes in
+        the order they are processed (padded with ``n`` to whole groups) and each group's
+        number of rounds (its lanes' most rows of ``slots`` candidates)."""
         def build(step: Any) -> tuple:
             rows = plan.table(step)
             return rows, jnp.sum(rows[:, rows.shape[1] // 2:], axis=1, dtype=jnp.int32)
 
-        # apart: XLA would otherwise recompute the table inside every level of the prefix sum
+        # apart: XLA would otherwise recompute the table inside every use of it
         rows, total = barrier(step >= 0, build, step)
-        need = jnp.maximum((total + (slots - 1)) // slots, 1)
-        end = lax.associative_scan(jnp.add, need)
-        off = jnp.concatenate([end - need, jnp.full(width, jnp.iinfo(jnp.int32).max, jnp.int32)])
-        return {"rows": rows, "total": total, "end": end, "off": off}
+        need = (total + (slots - 1)) // slots
+        if groups == 1:
+            lanes = jnp.concatenate([lax.iota(jnp.int32, n), jnp.full(group - n, n, jnp.int32)])
+            return {"rows": rows, "total": total, "lanes": lanes, "rounds": jnp.max(need)[None]}
+        # a group runs as many rounds as its lanes' most rows: groups of lanes with similar counts
+        # waste fewer. Tiles of TILE consecutive lanes (often neighbours, reading nearby data) are
+        # sorted by their most rows (a sort of all lanes costs about 3 ms at 62,500 lanes)
+        tiles = -(-n // TILE)
+        per_tile = jnp.concatenate([need, jnp.zeros(tiles * TILE - n, jnp.int32)]).reshape(tiles, TILE).max(axis=1)
+        cap = (jnp.iinfo(jnp.int32).max - tiles) // tiles
+        key = jnp.sort(jnp.minimum(per_tile, cap) * tiles + lax.iota(jnp.int32, tiles))
+        order = key % tiles
+        lanes = (order[:, None] * TILE + lax.iota(jnp.int32, TILE)[None, :]).reshape(tiles * TILE)
+        pad = groups * group - tiles * TILE
+        lanes = jnp.concatenate([jnp.where(lanes < n, lanes, n), jnp.full(pad, n, jnp.int32)])
+        most = jnp.concatenate([per_tile.at[order].get(mode="promise_in_bounds"), jnp.zeros(pad // TILE, jnp.int32)])
+        rounds = most.reshape(groups, group // TILE).max(axis=1)
+        return {"rows": rows, "total": total, "lanes": lanes, "rounds": rounds}
 
-    def block(t: dict, base: Any) -> tuple:
-        """Rows ``[base, base + width)`` of a step: each row's lane (``n`` past the last row) and
-        the sequence number of its first slot."""
-        lo = jnp.sum(t["end"] <= base, dtype=jnp.int32)  # lanes whose rows all come before
-        offs = lax.dynamic_slice(t["off"], (lo,), (width,))  # at most ``width`` lanes reach the block
-        ids = lax.iota(jnp.int32, width)
-        at = jnp.where(offs - base < width, jnp.maximum(offs - base, 0), width)
-        marks = jnp.zeros(width, jnp.int32).at[at].max(ids, mode="drop")
-        local = lax.associative_scan(jnp.maximum, marks)
-        row = base + ids
-        lane = jnp.where(row < t["end"][-1], lo + local, n)
-        start = (row - offs.at[local].get(mode="promise_in_bounds")) * slots
-        return lane, start
+    def gather_group(t: dict, g: Any) -> dict:
+        """Group ``g``: its lanes (``n`` for padding), their table rows, candidate counts, thread
+        coordinates and the lane values the body reads (``(group,)`` each)."""
+        lanes = lax.dynamic_slice(t["lanes"], (g * group,), (group,))
+        row = jnp.minimum(lanes, n - 1)
+        out = {"lanes": lanes, "rows": gather_rows(t["rows"], row),
+               "total": jnp.where(lanes < n, t["total"].at[row].get(mode="promise_in_bounds"), 0),
+               "coords": tuple(c.at[row].get(mode="promise_in_bounds") for c in coords), "env": {}}
+        for k, v in lane_env.items():
+            if k in names or v.type is STATIC or isinstance(v.type, ArrayType):
+                continue
+            out["env"][k] = [jnp.broadcast_to(x, grid).reshape(n).at[row].get(mode="promise_in_bounds")
+                             if is_varying_leaf(x) else x for x in leaves_of(v)]
+        return out
 
     def locate(rows: Any, seq: Any) -> Any:
-        """Positions (in the plan's order) of the candidates ``seq`` (``(width, slots)``: numbers
-        within each row's lane) of the lanes whose table rows are ``rows`` (``(width, 2k)``). The
-        last range whose first candidate is at most ``seq`` holds it (empty ranges come before a
-        later range with the same first candidate, which then wins)."""
+        """Positions (in the plan's order) of the candidates ``seq`` (``(group, slots)``: numbers
+        within each lane) of the lanes whose table rows are ``rows`` (``(group, 2k)``). The last
+        range whose first candidate is at most ``seq`` holds it (empty ranges come before a later
+        range with the same first candidate, which then wins)."""
         k = rows.shape[1] // 2
         rest = seq
         pos = jnp.zeros_like(seq)
@@ -307,37 +327,30 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             rest = rest - rows[:, k + j:k + j + 1]
         return pos
 
+    def spread(x: Any) -> Any:
+        return jnp.broadcast_to(x[:, None], (group, slots)).reshape(size)
+
     def iteration() -> None:
-        t = state["table"]
-        lanes, start = block(t, state["base"])
-        row = jnp.minimum(lanes, n - 1)
-        rows = gather_rows(t["rows"], row)
-        seq = start[:, None] + lax.iota(jnp.int32, slots)[None, :]
-        total = t["total"].at[row].get(mode="promise_in_bounds")
-        size = width * slots
-        valid = ((lanes < n)[:, None] & (seq < total[:, None])).reshape(size)
+        """One round of a group: the next ``slots`` candidates of each of its lanes."""
+        gr = state["group"]
+        seq = state["round"] * slots + lax.broadcasted_iota(jnp.int32, (group, slots), 1)
+        valid = (seq < gr["total"][:, None]).reshape(size)
         # computed apart (see lane_pool.barrier): fused with the body's gathers it would not vectorise
-        pos = barrier(state["base"] >= 0, locate, rows, seq).reshape(size)
-
-        def spread(flat: Any) -> Any:
-            got = flat.at[row].get(mode="promise_in_bounds")
-            return jnp.broadcast_to(got[:, None], (width, slots)).reshape(size)
-
-        lane_env = dict(lw.env)
+        pos = barrier(state["round"] >= 0, locate, gr["rows"], seq).reshape(size)
+        before = dict(lw.env)
         pair_env = {}
-        for k, v in lane_env.items():
+        for k, v in before.items():
             if k in names:
                 pair_env[k] = zeros_value(v.type)
-            elif v.type is STATIC or isinstance(v.type, ArrayType):
-                pair_env[k] = v
+            elif k in gr["env"]:
+                pair_env[k] = value_from_leaves(v.type, [spread(x) if is_varying_leaf(x) else x
+                                                         for x in gr["env"][k]])
             else:
-                leaves = [spread(jnp.broadcast_to(x, grid).reshape(n)) if is_varying_leaf(x) else x
-                          for x in leaves_of(v)]
-                pair_env[k] = value_from_leaves(v.type, leaves)
+                pair_env[k] = v
         pair_env[target] = Value(scalars.int32, plan.ids(pos))
         saved = (ctx.grid, ctx.tid, ctx.thread_coords)
         ctx.grid, ctx.tid = (size,), (lax.iota(jnp.int32, size),)
-        ctx.thread_coords = tuple(spread(c) for c in coords)
+        ctx.thread_coords = tuple(spread(c) for c in gr["coords"])
         lw.env, lw.active = dict(pair_env), valid
         from jwarp.compiler.control import LoopFrame
 
@@ -350,38 +363,45 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
         for k, v in pair_env.items():
             if k not in names and k != target and lw.env.get(k) is not v:
                 raise _Fallback()
-        sums = {}
+        local = state["local"]
         for k in names:
-            value = lw.env[k]
-            out = []
-            for old, new in zip(leaves_of(lane_env[k]), leaves_of(value)):
+            for j, new in enumerate(leaves_of(lw.env[k])):
                 if is_const(new) and not bool(new):
-                    out.append(old)
                     continue
+                key = f"n:{k}:{j}"
                 new = jnp.broadcast_to(new, (size,))
-                new = jnp.where(valid, new, jnp.zeros((), new.dtype)).reshape(width, slots)
+                new = jnp.where(valid, new, jnp.zeros((), new.dtype)).reshape(group, slots)
                 part = new[:, 0]
                 for s in range(1, slots):  # column by column: XLA fuses these into the body's loop
                     part = part + new[:, s]
-                flat = jnp.broadcast_to(old, grid).reshape(n)
-                flat = flat.at[lanes].add(part.astype(flat.dtype), mode="drop")
-                out.append(flat.reshape(grid))
-            sums[k] = value_from_leaves(value.type, out)
-        lw.env = lane_env
-        lw.env.update(sums)
+                local[key] = local[key] + part.astype(local[key].dtype)
+        lw.env = before  # the accumulators are added into the lanes after the group's last round
         lw.active = entry
 
     def emit(init: dict, step_fn) -> dict:
-        def chunk(c: tuple) -> tuple:
-            base, carry = c
-            state["base"] = base
-            return base + width, step_fn(carry, iteration)
+        def one_round(c: tuple) -> tuple:
+            r, carry, local = c
+            state["round"], state["local"] = r, dict(local)
+            carry = step_fn(carry, iteration)
+            return r + 1, carry, state["local"]
+
+        def one_group(c: tuple) -> tuple:
+            g, carry = c
+            t = state["table"]
+            state["group"] = gr = gather_group(t, g)
+            local = {key: jnp.zeros(group, carry[key].dtype) for key in sums}
+            _, carry, local = lax.while_loop(lambda c: c[0] < t["rounds"][g], one_round, (jnp.int32(0), carry, local))
+            carry = dict(carry)
+            for key, part in local.items():  # the lanes of a group are distinct
+                flat = carry[key].reshape(n).at[gr["lanes"]].add(part, mode="drop", unique_indices=True)
+                carry[key] = flat.reshape(grid)
+            return g + 1, carry
 
         def step(c: tuple) -> tuple:
             k, carry, most = c
             t = table(k)
             state["table"] = t
-            _, carry = lax.while_loop(lambda c: c[0] < t["end"][-1], chunk, (jnp.int32(0), carry))
+            _, carry = lax.while_loop(lambda c: c[0] < groups, one_group, (jnp.int32(0), carry))
             return k + 1, carry, most + t["total"]
 
         start = (jnp.int32(0), init, jnp.zeros(n, jnp.int32))
@@ -389,9 +409,11 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
         state["most"] = jnp.max(most)
         return final
 
+    # the accumulators' leaves, carried with the launch's shape (a group adds its sums into them)
+    sums = sorted(f"n:{k}:{j}" for k in names for j in range(len(leaves_of(lw.env[k]))))
     snap = Snapshot(lw)
     try:
-        run_lax_loop(lw, node, CarrySpec(names=set(names)), emit)
+        run_lax_loop(lw, node, CarrySpec(names=set(names), promote=set(sums)), emit)
     except _Fallback:
         snap.restore(lw)
         return False

@@ -87,3 +87,43 @@ def test_planned_while_counts_neighbours(dims):
     wp.launch(counts, dim=200, inputs=[grid.id, x, 0.25, out])
     dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=-1)
     np.testing.assert_array_equal(out.numpy(), (dist < 0.25).sum(axis=1))
+
+
+@wp.kernel
+def clustered_sums(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, n: wp.array(dtype=int),
+                   s: wp.array(dtype=wp.vec2)):
+    i = wp.tid()
+    p = x[i]
+    c = int(0)
+    acc = wp.vec2()
+    if i % 7 != 3:  # some lanes skip the loop
+        for j in wp.hash_grid_query(grid, p, h):
+            r = wp.length(x[j] - p)
+            if r < h:
+                c += 1
+                acc += wp.vec2(h - r, float(j % 4))
+    n[i] = c
+    s[i] = acc
+
+
+@pytest.mark.parametrize("cell", [0.1, 0.05])  # one step of box rows per query, then several
+def test_groups_of_lanes_with_very_different_counts(cell):
+    """Thousands of lanes (several groups; a count that is no multiple of a tile), half of them in a
+    dense cluster with ten times the candidates of the others: the lanes are reordered by count,
+    and every lane's sums must still land in that lane (checked against brute force)."""
+    rng = np.random.default_rng(9)
+    pts = np.concatenate([rng.random((2500, 3)) * 2.0, 0.9 + rng.random((2501, 3)) * 0.3]).astype(np.float32)
+    pts = pts[rng.permutation(len(pts))]
+    x = wp.array(pts, dtype=wp.vec3)
+    grid = wp.HashGrid(8, 8, 8)  # smaller than the domain: cells wrap around
+    grid.build(x, cell)
+    h = 0.1
+    n = wp.zeros(len(pts), dtype=int)
+    s = wp.zeros(len(pts), dtype=wp.vec2)
+    wp.launch(clustered_sums, dim=len(pts), inputs=[grid.id, x, h, n, s])
+    d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=-1)
+    near = d < h
+    near[np.arange(len(pts)) % 7 == 3] = False
+    np.testing.assert_array_equal(n.numpy(), near.sum(axis=1))
+    expect = np.stack([np.where(near, h - d, 0.0).sum(axis=1), (near * (np.arange(len(pts)) % 4)).sum(axis=1)], -1)
+    np.testing.assert_allclose(s.numpy(), expect, rtol=1e-4, atol=1e-4)
