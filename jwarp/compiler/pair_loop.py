@@ -171,6 +171,60 @@ def _used_outside(tree: ast.AST, loop: ast.stmt, names: set[str], loads: frozens
                and (n.id not in loads or not isinstance(n.ctx, ast.Store)) for n in ast.walk(tree))
 
 
+def _names_read(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _exposed_reads(body: list[ast.stmt], assigned: set[str]) -> tuple[set[str], set[str]]:
+    """Names ``body`` may read before assigning them (``assigned``: names assigned before it),
+    and the names assigned on every path through it. Conservative: a loop's body may not run, and
+    any read in a statement other than an assignment or ``if`` counts."""
+    exposed: set[str] = set()
+    assigned = set(assigned)
+    for stmt in body:
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            reads = _names_read(stmt.value) if stmt.value is not None else set()
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if isinstance(stmt, ast.AugAssign):
+                reads |= {stmt.target.id} if isinstance(stmt.target, ast.Name) else _names_read(stmt.target)
+            for t in targets:
+                reads |= _names_read(t)  # indices of subscripted targets
+            exposed |= reads - assigned
+            for t in targets:
+                assigned |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        elif isinstance(stmt, ast.If):
+            exposed |= _names_read(stmt.test) - assigned
+            e1, a1 = _exposed_reads(stmt.body, assigned)
+            e2, a2 = _exposed_reads(stmt.orelse, assigned)
+            exposed |= e1 | e2
+            assigned = a1 & a2
+        else:
+            exposed |= _names_read(stmt) - assigned
+    return exposed, assigned
+
+
+def _scratch(tree: ast.AST, loop: ast.stmt, body: list[ast.stmt], names: set[str]) -> set[str]:
+    """Of ``names`` (variables of the enclosing scope the loop body assigns), those the body uses as
+    scratch: each iteration assigns them before reading them, and nothing after the loop reads them
+    (so their value after the loop is never looked at). Inside another loop, no read outside this
+    loop may remain (the enclosing loop's next iteration could read the last value)."""
+    exposed, _ = _exposed_reads(body, set())
+    parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+    up, nested = parents.get(id(loop)), False
+    while up is not None:
+        nested |= isinstance(up, (ast.For, ast.While))
+        up = parents.get(id(up))
+    inside = {id(n) for n in ast.walk(loop)}
+    end = (loop.end_lineno, loop.end_col_offset)
+    out = set()
+    for name in names - exposed:
+        reads = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name
+                 and isinstance(n.ctx, ast.Load) and id(n) not in inside]
+        if not any(nested or (n.lineno, n.col_offset) >= end for n in reads):
+            out.add(name)
+    return out
+
+
 def accumulators(lw: FunctionLowerer, node: ast.For, loop: ast.stmt | None = None) -> set[str] | None:
     """The names a query loop accumulates into, or None when it must stay a masked while loop.
 
@@ -188,6 +242,7 @@ def accumulators(lw: FunctionLowerer, node: ast.For, loop: ast.stmt | None = Non
     loads = frozenset({node.target.id}) if loop is not None else frozenset()
     if node.target.id in outer or _used_outside(lw.src.tree, loop or node, temps, loads):
         return None
+    outer -= _scratch(lw.src.tree, loop or node, node.body, outer)
     if not _accumulations(node.body, outer):
         return None
 
@@ -266,6 +321,7 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
     else:
         coords = tuple(jnp.broadcast_to(t, grid).reshape(n) for t in ctx.tid)
     target = node.target.id
+    scratch = (assigned_names(node.body) & set(lw.env)) - names  # vetted by accumulators()
     lane_env = dict(lw.env)  # the values before the loop: all but the accumulators stay so in it
     state: dict = {}
 
@@ -361,7 +417,7 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             lw.loops.pop()
             ctx.grid, ctx.tid, ctx.thread_coords = saved
         for k, v in pair_env.items():
-            if k not in names and k != target and lw.env.get(k) is not v:
+            if k not in names and k != target and k not in scratch and lw.env.get(k) is not v:
                 raise _Fallback()
         local = state["local"]
         for k in names:

@@ -108,11 +108,11 @@ def clustered_sums(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, n: wp.
 
 @pytest.mark.parametrize("cell", [0.1, 0.05])  # one step of box rows per query, then several
 def test_groups_of_lanes_with_very_different_counts(cell):
-    """Thousands of lanes (several groups; a count that is no multiple of a tile), half of them in a
-    dense cluster with ten times the candidates of the others: the lanes are reordered by count,
+    """Two thousand lanes (two groups; a count that is no multiple of a tile), half of them in a
+    dense cluster with many times the candidates of the others: the lanes are reordered by count,
     and every lane's sums must still land in that lane (checked against brute force)."""
     rng = np.random.default_rng(9)
-    pts = np.concatenate([rng.random((2500, 3)) * 2.0, 0.9 + rng.random((2501, 3)) * 0.3]).astype(np.float32)
+    pts = np.concatenate([rng.random((1000, 3)) * 2.0, 0.9 + rng.random((1001, 3)) * 0.3]).astype(np.float32)
     pts = pts[rng.permutation(len(pts))]
     x = wp.array(pts, dtype=wp.vec3)
     grid = wp.HashGrid(8, 8, 8)  # smaller than the domain: cells wrap around
@@ -127,3 +127,55 @@ def test_groups_of_lanes_with_very_different_counts(cell):
     np.testing.assert_array_equal(n.numpy(), near.sum(axis=1))
     expect = np.stack([np.where(near, h - d, 0.0).sum(axis=1), (near * (np.arange(len(pts)) % 4)).sum(axis=1)], -1)
     np.testing.assert_allclose(s.numpy(), expect, rtol=1e-4, atol=1e-4)
+
+
+@wp.kernel
+def scratch_routed(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array(dtype=float)):
+    i = wp.tid()
+    p = x[i]
+    n = wp.vec3(0.0, 1.0, 0.0)
+    m = float(0.5)
+    w = float(-1.0)
+    u = float(0.0)
+    f = wp.dot(n, p)
+    for a in wp.hash_grid_query(grid, p, h):  # planned: n is scratch (assigned first, never read after)
+        if a != i:
+            n = p - x[a]
+            d = wp.length(n)
+            if d < h:
+                n = n / d
+                f += n[0] * (h - d)
+    for b in wp.hash_grid_query(grid, p, h):  # not planned: m may be read before it is assigned
+        if wp.length(p - x[b]) < h:
+            m = 1.0
+        f += m
+    for c in wp.hash_grid_query(grid, p, h):  # not planned: w's last value is read after the loop
+        w = float(c)
+        f += w
+    f += w
+    for k in range(2):
+        f += u
+        for e in wp.hash_grid_query(grid, p, h):  # not planned: the enclosing loop reads u first
+            u = float(e)
+            f += u
+    out[i] = f
+
+
+def test_scratch_variables_of_the_enclosing_scope(monkeypatch):
+    seen = []
+    real = pair_loop.lower_pairs
+
+    def spy(lw, node, *args, **kwargs):
+        done = real(lw, node, *args, **kwargs)
+        seen.append((node.target.id, done))
+        return done
+
+    monkeypatch.setattr(pair_loop, "lower_pairs", spy)
+    pts = np.random.default_rng(4).random((64, 3)).astype(np.float32)
+    x = wp.array(pts, dtype=wp.vec3)
+    grid = wp.HashGrid(4, 4, 4)
+    grid.build(x, 0.3)
+    out = wp.zeros(64, dtype=float)
+    wp.launch(scratch_routed, dim=64, inputs=[grid.id, x, 0.3, out])
+    assert {name for name, done in seen if done} == {"a"}
+    assert {name for name, _ in seen} == {"a"}

@@ -5,8 +5,11 @@ larger than it, a 2-D launch, a masked launch (some lanes skip the loop), and lo
 accumulations (an order-dependent checksum, a loop variable read after the loop, a random state)
 which keep the per-lane loop; and the ``while wp.hash_grid_query_next(query, index)`` form of an
 accumulating loop (lowered the same way) next to while forms that must keep the per-lane loop (the
-last index read after the loop, a query read again). Float sums associate differently than in
-Warp: tolerances."""
+last index read after the loop, a query read again). Variables of the kernel's scope that a loop
+body only uses as scratch (assigned before read in each iteration, never read after the loop, as
+in Warp's DEM example) do not stop the pass over pairs; one read after the loop, one read before
+its assignment on some path, or one read by an enclosing loop does. Float sums associate
+differently than in Warp: tolerances."""
 
 RTOL = 1e-4
 ATOL = 1e-5
@@ -107,6 +110,40 @@ def while_sums(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, rho: wp.ar
     again[i] = c
 
 
+@wp.kernel
+def scratch(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array(dtype=wp.vec4)):
+    i = wp.tid()
+    p = x[i]
+    n = wp.vec3(0.0, 1.0, 0.0)
+    m = float(0.5)
+    w = float(-1.0)
+    u = float(0.0)
+    f = wp.vec3() + n * wp.dot(n, p)  # n read before the loop
+    for j in wp.hash_grid_query(grid, p, h):  # n: scratch (pair pass)
+        if j != i:
+            n = p - x[j]
+            d = wp.length(n)
+            if d < h:
+                n = n / d
+                f = f + n * (h - d)
+    g = float(0.0)
+    for j in wp.hash_grid_query(grid, p, h):  # m: read where it may not be assigned (per-lane loop)
+        r = wp.length(p - x[j])
+        if r < h:
+            m = r
+        g += m
+    for j in wp.hash_grid_query(grid, p, h):  # w: read after the loop (per-lane loop)
+        w = wp.length(p - x[j])
+        g += w
+    g += w
+    for k in range(2):
+        g += u  # u: read by the enclosing loop before the query loop assigns it (per-lane loop)
+        for j in wp.hash_grid_query(grid, p, h * float(k + 1)):
+            u = float(j % 7)
+            g += u * 0.25
+    out[i] = wp.vec4(f[0], f[1], f[2], g)
+
+
 def _points(n, scale, offset, seed):
     return (np.random.default_rng(seed).random((n, 3)) * scale + offset).astype(np.float32)
 
@@ -136,4 +173,7 @@ def run():
     w = [wp.zeros(400, dtype=t) for t in (float, int, int, int)]
     wp.launch(while_sums, dim=400, inputs=[grid.id, x, 0.3, *w])
     out["while_rho"], out["while_n"], out["while_last"], out["while_again"] = (a.numpy() for a in w)
+    s = wp.zeros(400, dtype=wp.vec4)
+    wp.launch(scratch, dim=400, inputs=[grid.id, x, 0.3, s])
+    out["scratch"] = s.numpy()
     return out
