@@ -3,8 +3,10 @@
 ``for j in wp.hash_grid_query(...)`` is a per-lane loop: lowered as a masked while loop, every
 iteration costs work for all lanes until the lane with the most candidates is done, and each
 ``*_next`` call steps over empty cells. When the body only *accumulates* into variables of the
-enclosing scope (``v += e`` or ``v = v + e``, possibly under ``if``; ``v`` read nowhere else), the
-iterations of one lane are independent, so the loop can instead run over (lane, candidate) pairs.
+enclosing scope (``v += e``, ``v -= e``, ``v = v + e`` or ``v = v - e``, possibly under ``if``; ``v``
+read nowhere else) and otherwise uses them only as scratch (assigned before read in each
+iteration, never read after the loop), the iterations of one lane are independent, so the loop can
+instead run over (lane, candidate) pairs.
 The query type's *plan* (``_jwarp_query_pairs_``, e.g. :mod:`jwarp.builtins.hash_grid_pairs`)
 gives, step by step, a *table*: per lane a few ranges of the plan's point order. The lanes are
 processed in *groups* of ``chunk_size // SLOTS`` lanes, a group in *rounds*: round ``r`` takes
@@ -74,21 +76,22 @@ def chunk_size(lanes: int) -> int:
 
 
 def _accumulations(body: list[ast.stmt], names: set[str]) -> bool:
-    """Every use of ``names`` in ``body`` is ``v += e`` or ``v = v + e`` / ``v = e + v`` (``e``
-    without ``v``)."""
+    """Every use of ``names`` in ``body`` is ``v += e``, ``v -= e``, ``v = v + e``, ``v = e + v``
+    or ``v = v - e`` (``e`` without ``v``): each iteration adds a term of its own."""
     allowed: set[int] = set()
     for node in _walk(body):
         target, other = None, None
-        if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.target, ast.Name):
+        if (isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.Sub))
+                and isinstance(node.target, ast.Name)):
             target, other = node.target, node.value
         elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-              and isinstance(node.value, ast.BinOp) and isinstance(node.value.op, ast.Add)):
+              and isinstance(node.value, ast.BinOp) and isinstance(node.value.op, (ast.Add, ast.Sub))):
             left, right = node.value.left, node.value.right
             name = node.targets[0].id
             if isinstance(left, ast.Name) and left.id == name:
                 target, other = node.targets[0], right
                 allowed.add(id(left))
-            elif isinstance(right, ast.Name) and right.id == name:
+            elif isinstance(right, ast.Name) and right.id == name and isinstance(node.value.op, ast.Add):
                 target, other = node.targets[0], left
                 allowed.add(id(right))
         if target is not None and target.id in names:
@@ -124,8 +127,18 @@ def _pure(body: list[ast.stmt], lookup, seen: set, returns: bool = False) -> boo
             return False
         if not isinstance(node, ast.Call):
             continue
+        func = node.func
+        if isinstance(func, ast.Call) and len(func.args) == 1 and not func.keywords:
+            # wp.grad(f)(...): as pure as f
+            try:
+                outer = _resolve(func.func, lookup)
+            except Exception:
+                return False
+            if getattr(outer, "name", None) != "grad" or not hasattr(outer, "lower"):
+                return False
+            func = func.args[0]
         try:
-            fn = _resolve(node.func, lookup)
+            fn = _resolve(func, lookup)
         except Exception:
             return False
         if fn is builtins.print or fn is builtins.breakpoint:

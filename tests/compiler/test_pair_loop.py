@@ -129,7 +129,12 @@ def test_groups_of_lanes_with_very_different_counts(cell):
     np.testing.assert_allclose(s.numpy(), expect, rtol=1e-4, atol=1e-4)
 
 
-@wp.kernel
+@wp.func
+def bump(d: wp.vec3):
+    return 1.0 / (wp.dot(d, d) + 1.0)
+
+
+@wp.kernel(enable_backward=False)
 def scratch_routed(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array(dtype=float)):
     i = wp.tid()
     p = x[i]
@@ -145,13 +150,16 @@ def scratch_routed(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: w
             if d < h:
                 n = n / d
                 f += n[0] * (h - d)
+    for q in wp.hash_grid_query(grid, p, h):  # planned: subtracted terms, wp.grad of a pure function
+        f -= wp.grad(bump)(p - x[q])[0]
+        f = f - 0.5
     for b in wp.hash_grid_query(grid, p, h):  # not planned: m may be read before it is assigned
         if wp.length(p - x[b]) < h:
             m = 1.0
-        f += m
+        f -= m
     for c in wp.hash_grid_query(grid, p, h):  # not planned: w's last value is read after the loop
         w = float(c)
-        f += w
+        f = f - w
     f += w
     for k in range(2):
         f += u
@@ -177,5 +185,5 @@ def test_scratch_variables_of_the_enclosing_scope(monkeypatch):
     grid.build(x, 0.3)
     out = wp.zeros(64, dtype=float)
     wp.launch(scratch_routed, dim=64, inputs=[grid.id, x, 0.3, out])
-    assert {name for name, done in seen if done} == {"a"}
-    assert {name for name, _ in seen} == {"a"}
+    assert {name for name, done in seen if done} == {"a", "q"}
+    assert {name for name, _ in seen} == {"a", "q"}

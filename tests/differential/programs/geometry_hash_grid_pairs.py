@@ -7,7 +7,8 @@ which keep the per-lane loop; and the ``while wp.hash_grid_query_next(query, ind
 accumulating loop (lowered the same way) next to while forms that must keep the per-lane loop (the
 last index read after the loop, a query read again). Variables of the kernel's scope that a loop
 body only uses as scratch (assigned before read in each iteration, never read after the loop, as
-in Warp's DEM example) do not stop the pass over pairs; one read after the loop, one read before
+in Warp's DEM example) do not stop the pass over pairs, nor do subtracted terms (``f -= e``) or
+``wp.grad`` of a pure function; one read after the loop, one read before
 its assignment on some path, or one read by an enclosing loop does. Float sums associate
 differently than in Warp: tolerances."""
 
@@ -144,6 +145,24 @@ def scratch(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array
     out[i] = wp.vec4(f[0], f[1], f[2], g)
 
 
+@wp.func
+def potential(d: wp.vec3):
+    return 1.0 / (wp.dot(d, d) + 0.5)
+
+
+@wp.kernel(enable_backward=False)
+def subtracted(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array(dtype=wp.vec4)):
+    i = wp.tid()
+    p = x[i]
+    f = wp.vec3()
+    g = float(1.0)
+    for j in wp.hash_grid_query(grid, p, h):  # subtracted terms and wp.grad of a pure function
+        if j != i:
+            f -= wp.grad(potential)(p - x[j])
+            g = g - 0.5 * float(j % 3)
+    out[i] = wp.vec4(f[0], f[1], f[2], g)
+
+
 def _points(n, scale, offset, seed):
     return (np.random.default_rng(seed).random((n, 3)) * scale + offset).astype(np.float32)
 
@@ -176,4 +195,7 @@ def run():
     s = wp.zeros(400, dtype=wp.vec4)
     wp.launch(scratch, dim=400, inputs=[grid.id, x, 0.3, s])
     out["scratch"] = s.numpy()
+    s2 = wp.zeros(400, dtype=wp.vec4)
+    wp.launch(subtracted, dim=400, inputs=[grid.id, x, 0.3, s2])
+    out["subtracted"] = s2.numpy()
     return out
