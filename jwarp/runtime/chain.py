@@ -153,16 +153,25 @@ def _build(entries: list, n_slots: int, written: tuple, bufs: list, values: tupl
     """The fused program ``(moved, kept, values) -> new buffers of the written slots``, compiled for
     these operands (``moved``: the written slots' buffers, donated)."""
     steps = [(plan.compiled._traced_fn, slots, plan.written) for plan, slots, _, _ in entries]
+    with jax.enable_x64(True):
+        profiles = [access_profile(plan.compiled._traced_fn, [bufs[s] for s in slots] + list(v))
+                    for (plan, slots, _, _), v in zip(entries, values)]
+    feeds = materialised_before([(slots, outs, p) for (_, slots, outs), p in zip(steps, profiles)], n_slots)
     written_set = set(written)
     kept_slots = [s for s in range(n_slots) if s not in written_set]
 
-    def fused(moved: tuple, kept: tuple, vals: tuple) -> tuple:
+    def fused(moved: tuple, kept: tuple, vals: tuple, go: Any) -> tuple:
         state: list = [None] * n_slots
         for s, b in zip(written, moved):
             state[s] = b
         for s, b in zip(kept_slots, kept):
             state[s] = b
-        for (inner, slots, outs), v in zip(steps, vals):
+        for (inner, slots, outs), v, feed in zip(steps, vals, feeds):
+            if feed:  # (see materialised_before)
+                got = jax.lax.cond(go, lambda *a: a, lambda *a: tuple(jax.numpy.zeros_like(x) for x in a),
+                                   *[state[s] for s in feed])
+                for s, b in zip(feed, got):
+                    state[s] = b
             out = inner(*[state[s] for s in slots], *v)
             for i, b in outs:
                 state[slots[b]] = out[i]
@@ -173,8 +182,79 @@ def _build(entries: list, n_slots: int, written: tuple, bufs: list, values: tupl
     with jax.enable_x64(True):  # the kernels' cached traces were made with 64-bit types on
         # keep_unused: chains that only overwrite a buffer must still receive it to write it in place
         options = level_options(*(plan.compiled.signature for plan, _, _, _ in entries)) or None
-        return jax.jit(fused, donate_argnums=(0,), keep_unused=True, compiler_options=options).lower(
-            moved, kept, values).compile()
+        # a run-time operand, on the buffers' device: XLA cannot fold a conditional on it away
+        go = jax.device_put(True, next(iter(bufs[0].devices())))
+        program = jax.jit(fused, donate_argnums=(0,), keep_unused=True, compiler_options=options).lower(
+            moved, kept, values, go).compile()
+    return lambda moved, kept, values: program(moved, kept, values, go)
+
+
+# operations that move or reinterpret values without computing them (a scatter's result stays one)
+_STRUCTURAL = frozenset({"reshape", "squeeze", "expand_dims", "broadcast_in_dim", "concatenate", "stack", "transpose",
+                         "convert_element_type", "real", "imag", "copy", "copy_p", "slice"})
+
+
+def materialised_before(steps: list, n_slots: int) -> list:
+    """Per step ``(slots, outputs, (gathers, scattered))`` of a chain, the slots to materialise
+    before it runs.
+
+    XLA fuses a kernel into the gathers of the next kernel that reads its output, recomputing it
+    per element read; once one gather reads another's unmaterialised result, the recomputation
+    compounds (a chain of stencil steps: per neighbour, per step; Warp's wave example ran 40x
+    slower fused). So a kernel that gathers gets the slots holding such results materialised first
+    (values computed from a gather since the last materialisation, through kernels that gather or
+    not; a scatter's result is materialised anyway). Other reads keep fusing across kernels, where
+    most of a chain's gain is (the cloth benchmark's cleared force buffer).
+
+    >>> stencil = ((0, 1), [(0, 1)], (True, (False,)))  # reads slot 0, writes slot 1, gathers
+    >>> swap = ((1, 0), [(0, 1)], (True, (False,)))  # reads slot 1, writes slot 0
+    >>> materialised_before([stencil, swap, stencil], 2)
+    [[], [1], [0]]
+    """
+    gathered = [False] * n_slots
+    feeds = []
+    for slots, outs, (gathers, scattered) in steps:
+        feed = sorted({s for s in slots if gathered[s]}) if gathers else []
+        for s in feed:
+            gathered[s] = False
+        feeds.append(feed)
+        derived = gathers or any(gathered[s] for s in slots)
+        for i, b in outs:
+            gathered[slots[b]] = derived and not scattered[i]
+    return feeds
+
+
+def access_profile(fn: Any, args: list) -> tuple:
+    """``(gathers, scattered)`` of a kernel's traced function: whether it gathers anywhere, and per
+    output whether that output is a scatter's result (moved or reinterpreted only)."""
+    jaxpr = jax.make_jaxpr(fn)(*args).jaxpr
+    outvars = list(jaxpr.outvars)
+    while len(jaxpr.eqns) == 1 and "jaxpr" in jaxpr.eqns[0].params and list(jaxpr.eqns[0].outvars) == outvars:
+        inner = jaxpr.eqns[0].params["jaxpr"]
+        jaxpr = getattr(inner, "jaxpr", inner)
+        outvars = list(jaxpr.outvars)
+    producer = {id(v): e for e in jaxpr.eqns for v in e.outvars}
+
+    def scattered(var: Any, depth: int = 0) -> bool:
+        eqn = producer.get(id(var))
+        if eqn is None or depth > 32:
+            return False
+        name = eqn.primitive.name
+        if name.startswith("scatter"):
+            return True
+        ins = [x for x in eqn.invars if not isinstance(x, jax_core.Literal)]
+        return name in _STRUCTURAL and bool(ins) and all(scattered(x, depth + 1) for x in ins)
+
+    return _has_gather(jaxpr), tuple(scattered(v) for v in outvars)
+
+
+def _has_gather(jaxpr: Any) -> bool:
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "gather":
+            return True
+        if any(_has_gather(sub) for sub in jax_core.jaxprs_in_params(eqn.params)):
+            return True
+    return False
 
 
 def _full_launch(plan: Any, args: list) -> None:

@@ -109,6 +109,8 @@ def test_launches_wait_until_observed():
     x = wp.array(_X0, dtype=wp.vec3)
     v = wp.zeros(N, dtype=wp.vec3)
     f = wp.array(np.ones((N, 3), np.float32), dtype=wp.vec3)
+    wp.launch(_integrate, N, inputs=[wp.zeros_like(x), wp.zeros_like(v), wp.zeros_like(f), 0.5])  # (its plan)
+    wp.synchronize()
     wp.launch(_integrate, N, inputs=[x, v, f, 0.5])
     wp.launch(_integrate, N, inputs=[x, v, f, 0.5])
     assert chain.pending_length() == 2
@@ -214,3 +216,63 @@ def test_synchronize_runs_the_chain():
     wp.synchronize()
     assert deferred.pending is None and chain.pending_length() == 0
     np.testing.assert_allclose(x.numpy(), _X0, rtol=1e-6)
+
+
+@wp.kernel
+def _smooth(src: wp.array(dtype=float), dst: wp.array(dtype=float)):
+    i = wp.tid()
+    n = src.shape[0]
+    dst[i] = (src[wp.max(i - 1, 0)] + src[i] + src[wp.min(i + 1, n - 1)]) / 3.0
+
+
+@wp.kernel
+def _lean(src: wp.array(dtype=float), dst: wp.array(dtype=float)):
+    i = wp.tid()
+    dst[i] = 0.5 * (src[i] + src[wp.min(i + 1, src.shape[0] - 1)])
+
+
+def test_kernels_reading_what_they_gather_from(monkeypatch):
+    """The springs gather and scatter, the integration reads and writes lane by lane: no step needs
+    anything materialised first (XLA fuses across the chain, where its gain is)."""
+    seen = {"profiles": [], "feeds": []}
+    profile, feeds = chain.access_profile, chain.materialised_before
+    monkeypatch.setattr(chain, "access_profile", lambda *a: seen["profiles"].append(profile(*a)) or seen["profiles"][-1])
+    monkeypatch.setattr(chain, "materialised_before", lambda *a: seen["feeds"].append(feeds(*a)) or seen["feeds"][-1])
+    _simulate(True, 8)
+    assert seen["profiles"] == [(True, (True,)), (False, (False, False, False))] * 3
+    assert seen["feeds"] == [[[]] * 6]
+
+
+def test_a_chain_of_stencils_is_materialised_between_them(monkeypatch):
+    """Each stencil step gathers from the previous one's output: fused as they are, XLA would
+    recompute every earlier step per neighbour read. The chain materialises the array before each
+    step, and the results stay those of the launches run one by one."""
+    feeds = []
+    real = chain.materialised_before
+
+    def spy(steps, n):
+        out = real(steps, n)
+        feeds.append(out)
+        return out
+
+    monkeypatch.setattr(chain, "materialised_before", spy)
+    start = np.random.default_rng(5).random(64).astype(np.float32)
+    results = []
+    for fuse in (False, True):
+        wp.config.fuse_launch_chains = fuse
+        a, b = wp.array(start), wp.zeros(64, dtype=float)
+        for _ in range(chain.FUSE_AFTER + 2):
+            for _ in range(3):
+                wp.launch(_smooth, 64, inputs=[a, b])
+                wp.launch(_lean, 64, inputs=[b, a])
+            wp.synchronize()
+        results.append(a.numpy())
+    assert _fused_programs() == 1
+    assert feeds == [[[], [1], [0], [1], [0], [1]]]  # slot 0: a, slot 1: b
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-5)
+    expect = start.astype(np.float64)
+    for _ in range(3 * (chain.FUSE_AFTER + 2)):
+        right = np.concatenate([expect[1:], expect[-1:]])
+        expect = (np.concatenate([expect[:1], expect[:-1]]) + expect + right) / 3
+        expect = 0.5 * (expect + np.concatenate([expect[1:], expect[-1:]]))
+    np.testing.assert_allclose(results[1], expect, rtol=1e-4)
