@@ -342,7 +342,7 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
         """The step's candidates: per lane, one table row (``(n, 2k)``: the first sorted position
         of each of its ``k`` ranges, then their lengths) and its candidate count; the lanes in
         the order they are processed (padded with ``n`` to whole groups) and each group's
-        number of rounds (its lanes' most rows of ``slots`` candidates)."""
+        number of rounds (the most ``ceil(count / slots)`` of its lanes)."""
         def build(step: Any) -> tuple:
             rows = plan.table(step)
             return rows, jnp.sum(rows[:, rows.shape[1] // 2:], axis=1, dtype=jnp.int32)
@@ -353,9 +353,9 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
         if groups == 1:
             lanes = jnp.concatenate([lax.iota(jnp.int32, n), jnp.full(group - n, n, jnp.int32)])
             return {"rows": rows, "total": total, "lanes": lanes, "rounds": jnp.max(need)[None]}
-        # a group runs as many rounds as its lanes' most rows: groups of lanes with similar counts
+        # a group runs as many rounds as its busiest lane needs: groups of lanes with similar counts
         # waste fewer. Tiles of TILE consecutive lanes (often neighbours, reading nearby data) are
-        # sorted by their most rows (a sort of all lanes costs about 3 ms at 62,500 lanes)
+        # sorted by their most rounds (a sort of all lanes costs about 3 ms at 62,500 lanes)
         tiles = -(-n // TILE)
         per_tile = jnp.concatenate([need, jnp.zeros(tiles * TILE - n, jnp.int32)]).reshape(tiles, TILE).max(axis=1)
         cap = (jnp.iinfo(jnp.int32).max - tiles) // tiles
