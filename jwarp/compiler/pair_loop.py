@@ -40,8 +40,9 @@ import jax.numpy as jnp
 from jax import lax
 
 from jwarp.builtins.lane_pool import barrier, gather_rows
-from jwarp.compiler.loop_carry import CarrySpec, assigned_names, run_lax_loop
-from jwarp.compiler.values import STATIC, ArrayRef, Value, is_varying_leaf, leaves_of, to_device_leaf, value_from_leaves, zeros_value
+from jwarp.compiler.loop_carry import CarrySpec, Snapshot, assigned_names, run_lax_loop
+from jwarp.compiler.values import (STATIC, ArrayRef, Value, is_const, is_varying_leaf, leaves_of, to_device_leaf,
+                                  value_from_leaves, zeros_value)
 from jwarp.errors import ControlSignal
 from jwarp.lang import scalars
 from jwarp.lang.arrays import ArrayType
@@ -309,9 +310,6 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
     """Lower the query loop ``node`` as a pass over pairs; False when the query cannot be planned
     (the caller then lowers the masked while loop). ``record(trips)`` notes the loop's trip count
     (the most candidates of a lane), as the while loop would."""
-    from jwarp.compiler.loop_carry import Snapshot
-    from jwarp.compiler.values import is_const
-
     ctx = lw.ctx
     grid = tuple(ctx.grid)
     n = 1

@@ -153,9 +153,12 @@ def _build(entries: list, n_slots: int, written: tuple, bufs: list, values: tupl
     """The fused program ``(moved, kept, values) -> new buffers of the written slots``, compiled for
     these operands (``moved``: the written slots' buffers, donated)."""
     steps = [(plan.compiled._traced_fn, slots, plan.written) for plan, slots, _, _ in entries]
+    known: dict = {}  # a plan (one kernel, one signature) -> its profile, traced once per chain
     with jax.enable_x64(True):
-        profiles = [access_profile(plan.compiled._traced_fn, [bufs[s] for s in slots] + list(v))
-                    for (plan, slots, _, _), v in zip(entries, values)]
+        for (plan, slots, _, _), v in zip(entries, values):
+            if plan not in known:
+                known[plan] = access_profile(plan.compiled._traced_fn, [bufs[s] for s in slots] + list(v))
+    profiles = [known[plan] for plan, _, _, _ in entries]
     feeds = materialised_before([(slots, outs, p) for (_, slots, outs), p in zip(steps, profiles)], n_slots)
     written_set = set(written)
     kept_slots = [s for s in range(n_slots) if s not in written_set]

@@ -231,31 +231,32 @@ def _lean(src: wp.array(dtype=float), dst: wp.array(dtype=float)):
     dst[i] = 0.5 * (src[i] + src[wp.min(i + 1, src.shape[0] - 1)])
 
 
+def _record(monkeypatch, name: str) -> list:
+    """What ``chain.<name>`` returns from now on, call by call."""
+    out, real = [], getattr(chain, name)
+
+    def spy(*args):
+        out.append(real(*args))
+        return out[-1]
+
+    monkeypatch.setattr(chain, name, spy)
+    return out
+
+
 def test_kernels_reading_what_they_gather_from(monkeypatch):
     """The springs gather and scatter, the integration reads and writes lane by lane: no step needs
     anything materialised first (XLA fuses across the chain, where its gain is)."""
-    seen = {"profiles": [], "feeds": []}
-    profile, feeds = chain.access_profile, chain.materialised_before
-    monkeypatch.setattr(chain, "access_profile", lambda *a: seen["profiles"].append(profile(*a)) or seen["profiles"][-1])
-    monkeypatch.setattr(chain, "materialised_before", lambda *a: seen["feeds"].append(feeds(*a)) or seen["feeds"][-1])
+    profiles, feeds = _record(monkeypatch, "access_profile"), _record(monkeypatch, "materialised_before")
     _simulate(True, 8)
-    assert seen["profiles"] == [(True, (True,)), (False, (False, False, False))] * 3
-    assert seen["feeds"] == [[[]] * 6]
+    assert profiles == [(True, (True,)), (False, (False, False, False))]  # one per kernel of the chain
+    assert feeds == [[[]] * 6]
 
 
 def test_a_chain_of_stencils_is_materialised_between_them(monkeypatch):
     """Each stencil step gathers from the previous one's output: fused as they are, XLA would
     recompute every earlier step per neighbour read. The chain materialises the array before each
     step, and the results stay those of the launches run one by one."""
-    feeds = []
-    real = chain.materialised_before
-
-    def spy(steps, n):
-        out = real(steps, n)
-        feeds.append(out)
-        return out
-
-    monkeypatch.setattr(chain, "materialised_before", spy)
+    feeds = _record(monkeypatch, "materialised_before")
     start = np.random.default_rng(5).random(64).astype(np.float32)
     results = []
     for fuse in (False, True):
