@@ -10,6 +10,13 @@ lane's state stays O(1) whatever the tree's depth. Results come in tree order, w
 Warp's; the *set* of results is Warp's. The kind is stored in the query, so a query whose kind is
 chosen at run time (or passed to a function annotated with the parent type) iterates correctly.
 
+Each walk is a loop over all lanes with a fixed cost of its own, so a query *collects* up to
+:data:`BUFFER` results per walk (the leaf nodes, in the query's fields) and ``*_next`` hands them
+out one by one, walking again only when some lane has used its buffer up (a conditional on the
+lanes; a loop over a lane with 176 results walks 23 times, not 176). The walk is stackless, so its
+state is one node: a ``bvh_query_next`` with ``max_dist`` (whose limit may change between calls)
+rewinds to the first result not handed out and walks from there unbuffered.
+
 Example:
     >>> import jwarp as wp
     >>> @wp.kernel
@@ -27,9 +34,11 @@ from __future__ import annotations
 from typing import Any
 
 import jax.numpy as jnp
+from jax import lax
 
 from jwarp.builtins import triangle_math as tm
 from jwarp.builtins.bvh_walk import Tree, subtree, walk
+from jwarp.builtins.lane_pool import gather_rows
 from jwarp.builtins.common import Call, Value
 from jwarp.builtins.mesh_common import MeshView, active, check_vec3, full, vec3_leaves, write_back
 from jwarp.compiler.registry import builtin
@@ -40,11 +49,17 @@ from jwarp.lang.struct import StructType
 
 AABB, SPHERE, RAY, CAPSULE = 0, 1, 2, 3
 _FIELDS = ("owner", "kind", "ax", "ay", "az", "bx", "by", "bz", "radius_sq", "node", "index", "root")
+BUFFER = 8
+"""Results collected per walk (see the module docstring)."""
+_BUFFER_FIELDS = ("fill", "pos", *(f"buf{j}" for j in range(BUFFER)))
+"""``fill`` results collected by the last walk (``BUFFER`` and ``pos == fill``: walk again), ``pos`` the
+next one to hand out, ``buf0``... their leaf nodes."""
 
 
 def _query_type(name: str, next_builtin: str) -> StructType:
     fields = {"owner": scalars.uint64, "kind": scalars.int32, **{f: scalars.float32 for f in _FIELDS[2:9]},
-              "node": scalars.int32, "index": scalars.int32, "root": scalars.int32}
+              "node": scalars.int32, "index": scalars.int32, "root": scalars.int32,
+              **{f: scalars.int32 for f in _BUFFER_FIELDS}}
     cls = type(name, (), {"__annotations__": fields})
     cls.__module__ = __name__
     t = StructType(cls)
@@ -77,8 +92,10 @@ def _start(call: Call, qtype: StructType, owner: Value, kind: int, a: tuple, b: 
     shape = tuple(call.ctx.grid)
     r = jnp.maximum(full(call, radius, jnp.float32), 0.0)
     top = jnp.full(shape, -1, jnp.int32) if root is None else full(call, root.data, jnp.int32)
+    empty = jnp.full(shape, BUFFER, jnp.int32)
     fields = [full(call, owner.data, jnp.uint64), jnp.full(shape, kind, jnp.int32), *a, *b, r * r,
-              jnp.maximum(top, 0), jnp.full(shape, -1, jnp.int32), top]
+              jnp.maximum(top, 0), jnp.full(shape, -1, jnp.int32), top, empty, empty,
+              *(jnp.zeros(shape, jnp.int32) for _ in range(BUFFER))]
     return value_from_leaves(qtype, fields)
 
 
@@ -228,16 +245,88 @@ def advance(call: Call, q: dict, run0: Any, mesh_kind: bool, limit: Any, need: A
     return node, last, found
 
 
+def _trees(call: Call, owner: Any, mesh_kind: bool) -> list:
+    """``(tree, mesh view or None, lanes)`` for each object the query's id may select."""
+    kinds = ("mesh",) if mesh_kind else ("bvh", "mesh")
+    out = []
+    for handle, selected in _bound(call, owner, kinds, "Mesh" if mesh_kind else "Bvh"):
+        view = MeshView(call, handle) if handle.kind == "mesh" else None
+        out.append((view.tree if view is not None else Tree.of(call, handle), view, selected))
+    return out
+
+
+def _collect(call: Call, q: dict, need: Any, mesh_kind: bool) -> dict:
+    """Walk the lanes ``need`` on from their nodes, collecting up to :data:`BUFFER` results each."""
+    q = dict(q)
+    bufs = _BUFFER_FIELDS[2:]
+    for tree, view, selected in _trees(call, q["owner"], mesh_kind):
+        run = need if selected is None else need & selected
+
+        def enter(s: dict, lower: tuple, upper: tuple) -> Any:
+            return _node_test(s, s["kind"], lower, upper, jnp.float32(jnp.inf))
+
+        def leaf(s: dict, prim: Any, take: Any, view: Any = view) -> tuple:
+            ok = take
+            if mesh_kind:  # (a bvh query of a mesh's BVH tests the faces' boxes only)
+                ok = ok & jnp.where(s["kind"] == SPHERE, _sphere_triangle(view, s, prim), True)
+            slot = ok[:, None] & (lax.broadcasted_iota(jnp.int32, (1, BUFFER), 1) == s["fill"][:, None])
+            fill = s["fill"] + ok.astype(jnp.int32)
+            return dict(s, fill=fill, buf=jnp.where(slot, s["node"][:, None], s["buf"])), ok & (fill >= BUFFER)
+
+        state = {k: q[k] for k in _FIELDS[1:10]}
+        state.update(buf=jnp.stack([q[b] for b in bufs], axis=-1), fill=jnp.zeros_like(q["node"]),
+                     end=subtree(tree, q["root"])[1])
+        s = walk(tree, state, run, enter, leaf, stop_on_accept=True)
+        q["node"], q["fill"] = jnp.where(run, s["node"], q["node"]), jnp.where(run, s["fill"], q["fill"])
+        for j, b in enumerate(bufs):
+            q[b] = jnp.where(run, s["buf"][..., j], q[b])
+    q["pos"] = jnp.where(need, 0, q["pos"])
+    return q
+
+
+def _buffered_next(call: Call, q: dict, run0: Any, mesh_kind: bool) -> tuple:
+    """Hand each running lane its next collected result, walking first where the buffer is used up.
+    Returns (query fields, found mask, result index)."""
+    need = run0 & (q["pos"] >= q["fill"]) & (q["fill"] >= BUFFER)
+    q = lax.cond(jnp.any(need), lambda q: _collect(call, q, need, mesh_kind), dict, q)
+    found = run0 & (q["pos"] < q["fill"])
+    node = q["buf0"]
+    for j, b in enumerate(_BUFFER_FIELDS[3:], start=1):
+        node = jnp.where(q["pos"] == j, q[b], node)
+    prim = jnp.zeros_like(node)
+    for tree, _, selected in _trees(call, q["owner"], mesh_kind):
+        mine = gather_rows(tree.links, node)[..., 1]
+        prim = mine if selected is None else jnp.where(selected, mine, prim)
+    q["pos"] = jnp.where(found, q["pos"] + 1, q["pos"])
+    return q, found, prim
+
+
+def _rewind(q: dict, run0: Any) -> dict:
+    """Drop the running lanes' buffers, moving them back to their first result not handed out."""
+    held = run0 & (q["pos"] < q["fill"])
+    node = q["buf0"]
+    for j, b in enumerate(_BUFFER_FIELDS[3:], start=1):
+        node = jnp.where(q["pos"] == j, q[b], node)
+    empty = jnp.int32(BUFFER)
+    return dict(q, node=jnp.where(held, node, q["node"]), fill=jnp.where(run0, empty, q["fill"]),
+                pos=jnp.where(run0, empty, q["pos"]))
+
+
 def _next(call: Call, query: Value, index: Value, max_dist: Value | None, mesh_kind: bool) -> Value:
     qtype = MeshQuery if mesh_kind else BvhQuery
     if query.type is not qtype or not scalars.is_int(index.type):
         raise call.no_overload(query, index)
-    q = dict(zip(_FIELDS, (full(call, x) for x in leaves_of(query))))
-    limit = jnp.float32(jnp.inf) if max_dist is None else full(call, max_dist.data, jnp.float32)
+    names = (*_FIELDS, *_BUFFER_FIELDS)
+    q = dict(zip(names, (full(call, x) for x in leaves_of(query))))
     run0 = active(call)
-    node, last, found = advance(call, q, run0, mesh_kind, limit)
-    q["node"], q["index"] = jnp.where(run0, node, q["node"]), jnp.where(run0 & found, last, q["index"])
-    call.assign_back(0, value_from_leaves(qtype, [q[f] for f in _FIELDS]))
+    if max_dist is None:
+        q, found, last = _buffered_next(call, q, run0, mesh_kind)
+    else:
+        q = _rewind(q, run0)
+        node, last, found = advance(call, q, run0, mesh_kind, full(call, max_dist.data, jnp.float32))
+        q["node"] = jnp.where(run0, node, q["node"])
+    q["index"] = jnp.where(run0 & found, last, q["index"])
+    call.assign_back(0, value_from_leaves(qtype, [q[f] for f in names]))
     write_back(call, 1, index, [last], found)
     return Value(scalars.bool_, found)
 

@@ -59,8 +59,13 @@ _CHUNK = 4
 
 
 def _flat(state: dict, active: Any) -> tuple[tuple, dict]:
+    """The lane arrays of ``state`` flattened to ``(lanes, ...)`` (trailing axes beyond the launch
+    shape are kept: a row per lane)."""
     shape = active.shape
-    flat = {k: jnp.broadcast_to(v, shape).reshape(-1) for k, v in state.items()}
+    flat = {}
+    for k, v in state.items():
+        rest = tuple(jnp.shape(v)[len(shape):])
+        flat[k] = jnp.broadcast_to(v, shape + rest).reshape((-1, *rest))
     return shape, flat
 
 
@@ -115,7 +120,7 @@ def walk(tree: Tree, state: dict, active: Any, enter: Enter, leaf: Leaf, stop_on
         return dict(s, **barrier(go, decide, s, row, link, data))
 
     out = pooled_loop(flat, active.reshape(-1), running, step, width=_WIDTH, chunk=_CHUNK)
-    return {k: v.reshape(shape) for k, v in out.items()}
+    return {k: v.reshape(shape + v.shape[1:]) for k, v in out.items()}
 
 
 def _node_table(tree: Tree, fetch: Fetch | None, lanes: int) -> Any:

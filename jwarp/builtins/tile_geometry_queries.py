@@ -38,7 +38,7 @@ _EXTRA = ("skip", "valid")
 
 
 def _tiled_type(name: str, mesh_kind: bool) -> StructType:
-    fields = {k: v.type for k, v in bq.BvhQuery.vars.items()}
+    fields = {k: bq.BvhQuery.vars[k].type for k in bq._FIELDS}  # a block query keeps no result buffer
     fields.update({f: scalars.int32 for f in _EXTRA})
     cls = type(name, (), {"__annotations__": fields})
     cls.__module__ = __name__
@@ -67,7 +67,7 @@ def _lane_in_block(call: Call) -> tuple[Any, int]:
 
 def _start(call: Call, qtype: StructType, plain: Value) -> Value:
     lane, _ = _lane_in_block(call)
-    leaves = [full(call, x) for x in leaves_of(plain)]
+    leaves = [full(call, x) for x in leaves_of(plain)[:len(bq._FIELDS)]]
     return value_from_leaves(qtype, [*leaves, lane, jnp.ones_like(lane)])
 
 

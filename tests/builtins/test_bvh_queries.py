@@ -1,0 +1,119 @@
+"""Buffered BVH queries (``jwarp.builtins.bvh_queries``): a query collects up to ``BUFFER`` results
+per walk and hands them out one per ``*_next`` call. Checked against a brute-force box test for
+result counts around multiples of the buffer, a loop that breaks and a second loop that goes on
+with the same query, and ``max_dist`` calls after buffered ones (which rewind the walk)."""
+
+import numpy as np
+import pytest
+
+import jwarp as wp
+from jwarp.builtins.bvh_queries import BUFFER
+
+N_BOXES = 400
+MOST = 64
+
+
+@wp.kernel
+def take_then_rest(bvh: wp.uint64, lowers: wp.array(dtype=wp.vec3), uppers: wp.array(dtype=wp.vec3), first: int,
+                   found: wp.array2d(dtype=int), counts: wp.array2d(dtype=int)):
+    i = wp.tid()
+    q = wp.bvh_query_aabb(bvh, lowers[i], uppers[i])
+    b = int(0)
+    k = int(0)
+    while wp.bvh_query_next(q, b):
+        found[i, k] = b
+        k += 1
+        if k == first:
+            break
+    counts[i, 0] = k
+    while wp.bvh_query_next(q, b):  # the same query goes on where the first loop stopped
+        found[i, k] = b
+        k += 1
+    counts[i, 1] = k
+    counts[i, 2] = int(wp.bvh_query_next(q, b))  # exhausted: stays so
+
+
+@wp.kernel
+def ray_then_limit(bvh: wp.uint64, starts: wp.array(dtype=wp.vec3), dirs: wp.array(dtype=wp.vec3), first: int,
+                   limit: float, unbuffered: bool, found: wp.array2d(dtype=int), counts: wp.array(dtype=int)):
+    i = wp.tid()
+    q = wp.bvh_query_ray(bvh, starts[i], dirs[i])
+    b = int(0)
+    k = int(0)
+    more = bool(True)
+    while k < first and more:
+        if unbuffered:
+            more = wp.bvh_query_next(q, b, 1.0e30)
+        else:
+            more = wp.bvh_query_next(q, b)
+        if more:
+            found[i, k] = b
+            k += 1
+    while wp.bvh_query_next(q, b, limit):
+        found[i, k] = b
+        k += 1
+    counts[i] = k
+
+
+def _boxes(seed: int = 3, size: float = 0.3) -> tuple:
+    rng = np.random.default_rng(seed)
+    lo = (rng.random((N_BOXES, 3)) * 4.0).astype(np.float32)
+    hi = lo + (rng.random((N_BOXES, 3)) * size).astype(np.float32)
+    return lo, hi
+
+
+def _queries(lo: np.ndarray, hi: np.ndarray) -> tuple:
+    """Query boxes whose result counts cover 0, around each multiple of BUFFER, and many."""
+    rng = np.random.default_rng(7)
+    centers = rng.random((96, 3)).astype(np.float32) * 4.0
+    qlo, qhi = [], []
+    for c in centers:
+        for half in (0.01, 0.2, 0.35, 0.5, 0.7, 0.9, 1.2):
+            qlo.append(c - half)
+            qhi.append(c + half)
+    qlo, qhi = np.array(qlo, np.float32), np.array(qhi, np.float32)
+    hits = [set(np.nonzero(np.all(lo <= b, axis=1) & np.all(a <= hi, axis=1))[0]) for a, b in zip(qlo, qhi)]
+    keep = [j for j, h in enumerate(hits) if len(h) <= MOST]
+    return qlo[keep], qhi[keep], [hits[j] for j in keep]
+
+
+@pytest.mark.parametrize("first", [3, BUFFER, BUFFER + 2])
+def test_results_match_a_brute_force_test_across_buffer_refills(first):
+    lo, hi = _boxes()
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3))
+    qlo, qhi, expected = _queries(lo, hi)
+    sizes = np.array([len(h) for h in expected])
+    assert {0, BUFFER - 1, BUFFER, BUFFER + 1, 2 * BUFFER}.issubset(set(sizes)) or sizes.max() > 3 * BUFFER
+    n = len(expected)
+    found = wp.full((n, MOST), -1, dtype=int)
+    counts = wp.zeros((n, 3), dtype=int)
+    wp.launch(take_then_rest, dim=n, inputs=[bvh.id, wp.array(qlo, dtype=wp.vec3), wp.array(qhi, dtype=wp.vec3), first,
+                                             found, counts])
+    got, c = found.numpy(), counts.numpy()
+    np.testing.assert_array_equal(c[:, 0], np.minimum(sizes, first))
+    np.testing.assert_array_equal(c[:, 1], sizes)
+    np.testing.assert_array_equal(c[:, 2], 0)
+    for i, h in enumerate(expected):
+        assert sorted(got[i, : sizes[i]]) == sorted(h), i  # each result once, none missing
+
+
+def test_a_limit_after_buffered_results_rewinds_to_the_first_not_handed_out():
+    lo, hi = _boxes(5, size=1.2)
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3))
+    rng = np.random.default_rng(11)
+    n = 256
+    starts = wp.array(rng.random((n, 3)).astype(np.float32) * 4.0 - 1.0, dtype=wp.vec3)
+    d = rng.normal(size=(n, 3)).astype(np.float32)
+    dirs = wp.array(d / np.linalg.norm(d, axis=1, keepdims=True), dtype=wp.vec3)
+    runs = {}
+    for unbuffered in (False, True):
+        found = wp.full((n, MOST), -1, dtype=int)
+        counts = wp.zeros(n, dtype=int)
+        wp.launch(ray_then_limit, dim=n, inputs=[bvh.id, starts, dirs, BUFFER + 3, 3.0, unbuffered, found, counts])
+        runs[unbuffered] = (found.numpy(), counts.numpy())
+    # the same results in the same order: the buffered calls hand out what a walk call by call finds,
+    # and the limited calls go on from the first result not handed out
+    np.testing.assert_array_equal(runs[False][1], runs[True][1])
+    np.testing.assert_array_equal(runs[False][0], runs[True][0])
+    counts = runs[False][1]
+    assert counts.max() > BUFFER + 3 and counts.max() < MOST  # some lanes go on past the rewind
