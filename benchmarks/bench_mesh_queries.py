@@ -4,7 +4,9 @@
 - ``anyhit``, ``count``: ``mesh_query_ray_anyhit`` / ``mesh_query_ray_count_intersections`` of the
   ray-cast workload's camera rays (``side * side`` of them);
 - ``closest``, ``sign_normal``: ``mesh_query_point_no_sign`` / ``mesh_query_point_sign_normal`` of
-  ``points`` random points in a box around the sphere (``max_dist`` 1).
+  ``points`` random points in a box around the sphere (``max_dist`` 1);
+- ``aabb``: a ``for face in wp.mesh_query_aabb(...)`` loop over the faces whose boxes overlap a box
+  of half-width 0.05 around each of the ``points`` (counts and sums of face indices).
 
 Usage::
 
@@ -22,7 +24,7 @@ import time
 
 import numpy as np
 
-KINDS = ("anyhit", "count", "closest", "sign_normal")
+KINDS = ("anyhit", "count", "closest", "sign_normal", "aabb")
 
 
 def programs(wp, verts: np.ndarray, tris: np.ndarray, side: int, points: np.ndarray) -> dict:
@@ -62,14 +64,26 @@ def programs(wp, verts: np.ndarray, tris: np.ndarray, side: int, points: np.ndar
             d = q.sign * wp.length(wp.mesh_eval_position(mesh, q.face, q.u, q.v) - pts[tid])
         out[tid] = d
 
+    @wp.kernel(module="unique")
+    def aabb(mesh: wp.uint64, pts: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec2i)):
+        tid = wp.tid()
+        h = wp.vec3(0.05, 0.05, 0.05)
+        n = int(0)
+        total = int(0)
+        for face in wp.mesh_query_aabb(mesh, pts[tid] - h, pts[tid] + h):
+            n += 1
+            total += face
+        out[tid] = wp.vec2i(n, total)
+
     mesh = wp.Mesh(points=wp.array(verts, dtype=wp.vec3), indices=wp.array(tris, dtype=int))
     pts = wp.array(points, dtype=wp.vec3)
     rays = side * side
     outs = {"anyhit": wp.zeros(rays, dtype=int), "count": wp.zeros(rays, dtype=int),
-            "closest": wp.zeros(len(points), dtype=float), "sign_normal": wp.zeros(len(points), dtype=float)}
+            "closest": wp.zeros(len(points), dtype=float), "sign_normal": wp.zeros(len(points), dtype=float),
+            "aabb": wp.zeros(len(points), dtype=wp.vec2i)}
     launches = {"anyhit": (anyhit, rays, [mesh.id, side]), "count": (count, rays, [mesh.id, side]),
                 "closest": (closest, len(points), [mesh.id, pts]),
-                "sign_normal": (sign_normal, len(points), [mesh.id, pts])}
+                "sign_normal": (sign_normal, len(points), [mesh.id, pts]), "aabb": (aabb, len(points), [mesh.id, pts])}
 
     def make(kind: str):
         kernel, dim, args = launches[kind]

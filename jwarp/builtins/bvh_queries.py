@@ -245,7 +245,7 @@ def advance(call: Call, q: dict, run0: Any, mesh_kind: bool, limit: Any, need: A
     return node, last, found
 
 
-def _trees(call: Call, owner: Any, mesh_kind: bool) -> list:
+def trees(call: Call, owner: Any, mesh_kind: bool) -> list:
     """``(tree, mesh view or None, lanes)`` for each object the query's id may select."""
     kinds = ("mesh",) if mesh_kind else ("bvh", "mesh")
     out = []
@@ -255,11 +255,12 @@ def _trees(call: Call, owner: Any, mesh_kind: bool) -> list:
     return out
 
 
-def _collect(call: Call, q: dict, need: Any, mesh_kind: bool) -> dict:
-    """Walk the lanes ``need`` on from their nodes, collecting up to :data:`BUFFER` results each."""
-    q = dict(q)
-    bufs = _BUFFER_FIELDS[2:]
-    for tree, view, selected in _trees(call, q["owner"], mesh_kind):
+def collect(call: Call, q: dict, need: Any, mesh_kind: bool, size: int) -> tuple:
+    """Walk the lanes ``need`` of the query fields ``q`` on from their nodes, collecting up to ``size``
+    results each. Returns (node to resume from, results collected, ``(lanes, size)`` leaf nodes)."""
+    node, fill = q["node"], jnp.zeros_like(q["node"])
+    buf = jnp.zeros((*q["node"].shape, size), jnp.int32)
+    for tree, view, selected in trees(call, q["owner"], mesh_kind):
         run = need if selected is None else need & selected
 
         def enter(s: dict, lower: tuple, upper: tuple) -> Any:
@@ -269,44 +270,54 @@ def _collect(call: Call, q: dict, need: Any, mesh_kind: bool) -> dict:
             ok = take
             if mesh_kind:  # (a bvh query of a mesh's BVH tests the faces' boxes only)
                 ok = ok & jnp.where(s["kind"] == SPHERE, _sphere_triangle(view, s, prim), True)
-            slot = ok[:, None] & (lax.broadcasted_iota(jnp.int32, (1, BUFFER), 1) == s["fill"][:, None])
-            fill = s["fill"] + ok.astype(jnp.int32)
-            return dict(s, fill=fill, buf=jnp.where(slot, s["node"][:, None], s["buf"])), ok & (fill >= BUFFER)
+            slot = ok[:, None] & (lax.broadcasted_iota(jnp.int32, (1, size), 1) == s["fill"][:, None])
+            more = s["fill"] + ok.astype(jnp.int32)
+            return dict(s, fill=more, buf=jnp.where(slot, s["node"][:, None], s["buf"])), ok & (more >= size)
 
         state = {k: q[k] for k in _FIELDS[1:10]}
-        state.update(buf=jnp.stack([q[b] for b in bufs], axis=-1), fill=jnp.zeros_like(q["node"]),
-                     end=subtree(tree, q["root"])[1])
+        state.update(buf=buf, fill=fill, end=subtree(tree, q["root"])[1])
         s = walk(tree, state, run, enter, leaf, stop_on_accept=True)
-        q["node"], q["fill"] = jnp.where(run, s["node"], q["node"]), jnp.where(run, s["fill"], q["fill"])
-        for j, b in enumerate(bufs):
-            q[b] = jnp.where(run, s["buf"][..., j], q[b])
-    q["pos"] = jnp.where(need, 0, q["pos"])
-    return q
+        node, fill = jnp.where(run, s["node"], node), jnp.where(run, s["fill"], fill)
+        buf = jnp.where(run[..., None], s["buf"], buf)
+    return node, fill, buf
 
 
 def _buffered_next(call: Call, q: dict, run0: Any, mesh_kind: bool) -> tuple:
     """Hand each running lane its next collected result, walking first where the buffer is used up.
     Returns (query fields, found mask, result index)."""
     need = run0 & (q["pos"] >= q["fill"]) & (q["fill"] >= BUFFER)
-    q = lax.cond(jnp.any(need), lambda q: _collect(call, q, need, mesh_kind), dict, q)
+
+    def refill(q: dict) -> dict:
+        node, fill, buf = collect(call, q, need, mesh_kind, BUFFER)
+        q = dict(q, node=jnp.where(need, node, q["node"]), fill=jnp.where(need, fill, q["fill"]),
+                 pos=jnp.where(need, 0, q["pos"]))
+        for j, b in enumerate(_BUFFER_FIELDS[2:]):
+            q[b] = jnp.where(need, buf[..., j], q[b])
+        return q
+
+    q = lax.cond(jnp.any(need), refill, dict, q)
     found = run0 & (q["pos"] < q["fill"])
-    node = q["buf0"]
-    for j, b in enumerate(_BUFFER_FIELDS[3:], start=1):
-        node = jnp.where(q["pos"] == j, q[b], node)
+    node = _next_held(q)
     prim = jnp.zeros_like(node)
-    for tree, _, selected in _trees(call, q["owner"], mesh_kind):
+    for tree, _, selected in trees(call, q["owner"], mesh_kind):
         mine = gather_rows(tree.links, node)[..., 1]
         prim = mine if selected is None else jnp.where(selected, mine, prim)
     q["pos"] = jnp.where(found, q["pos"] + 1, q["pos"])
     return q, found, prim
 
 
-def _rewind(q: dict, run0: Any) -> dict:
-    """Drop the running lanes' buffers, moving them back to their first result not handed out."""
-    held = run0 & (q["pos"] < q["fill"])
+def _next_held(q: dict) -> Any:
+    """The leaf node of each lane's next buffered result (``buf[pos]``)."""
     node = q["buf0"]
     for j, b in enumerate(_BUFFER_FIELDS[3:], start=1):
         node = jnp.where(q["pos"] == j, q[b], node)
+    return node
+
+
+def rewind(q: dict, run0: Any) -> dict:
+    """Drop the running lanes' buffers, moving them back to their first result not handed out."""
+    held = run0 & (q["pos"] < q["fill"])
+    node = _next_held(q)
     empty = jnp.int32(BUFFER)
     return dict(q, node=jnp.where(held, node, q["node"]), fill=jnp.where(run0, empty, q["fill"]),
                 pos=jnp.where(run0, empty, q["pos"]))
@@ -322,7 +333,7 @@ def _next(call: Call, query: Value, index: Value, max_dist: Value | None, mesh_k
     if max_dist is None:
         q, found, last = _buffered_next(call, q, run0, mesh_kind)
     else:
-        q = _rewind(q, run0)
+        q = rewind(q, run0)
         node, last, found = advance(call, q, run0, mesh_kind, full(call, max_dist.data, jnp.float32))
         q["node"] = jnp.where(run0, node, q["node"])
     q["index"] = jnp.where(run0 & found, last, q["index"])
@@ -351,7 +362,7 @@ def mesh_query_aabb_next(call: Call, query: Value, index: Value) -> Value:
     return _next(call, query, index, None, mesh_kind=True)
 
 
-__all__ = ["BvhQuery", "MeshQuery", "MeshQueryAABB", "advance", "bvh_query_aabb", "bvh_query_capsule", "bvh_query_next",
+__all__ = ["BUFFER", "BvhQuery", "MeshQuery", "MeshQueryAABB", "advance", "collect", "rewind", "trees", "bvh_query_aabb", "bvh_query_capsule", "bvh_query_next",
            "bvh_query_ray",
            "bvh_query_sphere", "mesh_get_bvh", "mesh_query_aabb", "mesh_query_aabb_next", "mesh_query_next",
            "mesh_query_sphere"]

@@ -16,7 +16,7 @@ with no integer division by a lane value), so XLA emits it as a few vectorised l
 
 Example (inside the compiler):
     >>> plan = pair_plan(ctx, query, active)  # doctest: +SKIP
-    >>> table = plan.table(step)  # (n, 2 * ROWS_PER_STEP): lo columns, then count columns  # doctest: +SKIP
+    >>> table, doubled, _ = plan.table(step)  # (n, 2 * ROWS_PER_STEP): lo, then count columns  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -47,10 +47,15 @@ class QueryPlan:
     grid_rows: Any  # (dy * dz, 2): each grid row's first sorted position and its number of points
     doubled: Any  # (2 n,): point indices, each grid row's points twice
     steps: Any  # uniform int32: steps needed by the lane with the most rows
+    start = ()  # the plan keeps no state between steps
 
-    def table(self, step: Any) -> Any:
+    def more(self, step: Any, state: Any) -> Any:
+        return step < self.steps
+
+    def table(self, step: Any, state: Any = ()) -> tuple:
         """The ranges of ``step``: ``(n, 2 * ROWS_PER_STEP)`` int32, the first position (in the
-        doubled order) of each row's range, then each range's length (0 for no candidates)."""
+        doubled order) of each row's range, then each range's length (0 for no candidates); the
+        doubled order (which :meth:`ids` reads) and the (empty) state."""
         f = {k: v[:, None] for k, v in self.fields.items()}
         dx = self.dims[0]
         t = step * ROWS_PER_STEP + lax.broadcasted_iota(jnp.int32, (1, ROWS_PER_STEP), 1)  # row of the box
@@ -66,7 +71,7 @@ class QueryPlan:
         rows = gather_rows(self.grid_rows, grid_row.reshape(-1)).reshape(*grid_row.shape, 2)
         wrapped = jnp.where((ca > cb) & more, rows[..., 1], 0)  # the row continues in its second copy
         count = jnp.where(head | (t < f["rows_left"]), jnp.maximum(hi + wrapped - lo, 0), 0)
-        return jnp.concatenate([lo + rows[..., 0], count], axis=1)
+        return jnp.concatenate([lo + rows[..., 0], count], axis=1), self.doubled, state
 
     def _grid_rows(self, t: Any) -> Any:
         """The grid row of each lane's box rows ``t`` (``(1, k)``): ``(n, k)``."""
@@ -75,9 +80,10 @@ class QueryPlan:
         above, r = _divmod(f["dy0"] + t, f["ny"])
         return _wrap_once(f["z_mod"] + above, dz) * dy + _wrap_once(f["ys_mod"] + r, dy)
 
-    def ids(self, position: Any) -> Any:
+    @staticmethod
+    def ids(position: Any, doubled: Any) -> Any:
         """The point index stored at ``position`` of the doubled order."""
-        return gather_rows(self.doubled, position)
+        return gather_rows(doubled, position)
 
 
 def _wrap_once(v: Any, d: int) -> Any:

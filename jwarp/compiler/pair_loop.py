@@ -7,8 +7,11 @@ enclosing scope (``v += e``, ``v -= e``, ``v = v + e`` or ``v = v - e``, possibl
 read nowhere else) and otherwise uses them only as scratch (assigned before read in each
 iteration, never read after the loop), the iterations of one lane are independent, so the loop can
 instead run over (lane, candidate) pairs.
-The query type's *plan* (``_jwarp_query_pairs_``, e.g. :mod:`jwarp.builtins.hash_grid_pairs`)
-gives, step by step, a *table*: per lane a few ranges of the plan's point order. The lanes are
+The query type's *plan* (``_jwarp_query_pairs_``, e.g. :mod:`jwarp.builtins.hash_grid_pairs`,
+:mod:`jwarp.builtins.bvh_pairs`) gives, step by step, a *table*: per lane a few ranges of the
+step's candidate order (``plan.table(step, state)`` returns the table, what ``plan.ids`` reads to
+turn positions into candidates, and the plan's state for the next step; steps run while
+``plan.more(step, state)``, from ``plan.start``). The lanes are
 processed in *groups* of ``chunk_size // SLOTS`` lanes, a group in *rounds*: round ``r`` takes
 candidates ``[r * SLOTS, (r + 1) * SLOTS)`` of each of its lanes (a slot's position comes from its
 lane's table row by a short vectorised chain over the ranges, computed apart from the body), and
@@ -64,10 +67,10 @@ class _Fallback(ControlSignal):
     """The body turned out not to be a pure accumulation (seen while lowering it)."""
 
 
-def chunk_size(lanes: int) -> int:
-    """Slots per block: about four per lane, a power of two in [256, 65536]."""
+def chunk_size(lanes: int, most: int = _MAX_CHUNK) -> int:
+    """Slots per block: about four per lane, a power of two in [256, most]."""
     size = 256
-    while size < lanes * 4 and size < _MAX_CHUNK:
+    while size < lanes * 4 and size < most:
         size *= 2
     return size
 
@@ -324,7 +327,8 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
     if plan is None:
         return False
     slots = SLOTS
-    group = max(1, chunk_size(n) // slots)  # lanes per group
+    # lanes per group (a plan whose lanes' counts vary widely asks for smaller groups: ``max_chunk``)
+    group = max(1, chunk_size(n, getattr(plan, "max_chunk", _MAX_CHUNK)) // slots)
     groups = -(-n // group)
     size = group * slots
     if ctx.thread_coords is not None:
@@ -336,21 +340,22 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
     lane_env = dict(lw.env)  # the values before the loop: all but the accumulators stay so in it
     state: dict = {}
 
-    def table(step: Any) -> dict:
-        """The step's candidates: per lane, one table row (``(n, 2k)``: the first sorted position
-        of each of its ``k`` ranges, then their lengths) and its candidate count; the lanes in
-        the order they are processed (padded with ``n`` to whole groups) and each group's
-        number of rounds (the most ``ceil(count / slots)`` of its lanes)."""
-        def build(step: Any) -> tuple:
-            rows = plan.table(step)
-            return rows, jnp.sum(rows[:, rows.shape[1] // 2:], axis=1, dtype=jnp.int32)
+    def table(step: Any, pstate: Any) -> tuple:
+        """The step's candidates: per lane, one table row (``(n, 2k)``: the first position of each
+        of its ``k`` ranges, then their lengths) and its candidate count; the lanes in the order
+        they are processed (padded with ``n`` to whole groups), each group's number of rounds (the
+        most ``ceil(count / slots)`` of its lanes) and what ``plan.ids`` reads; and the plan's
+        next state."""
+        def build(step: Any, pstate: Any) -> tuple:
+            rows, ids, pstate = plan.table(step, pstate)
+            return rows, jnp.sum(rows[:, rows.shape[1] // 2:], axis=1, dtype=jnp.int32), ids, pstate
 
         # apart: XLA would otherwise recompute the table inside every use of it
-        rows, total = barrier(step >= 0, build, step)
+        rows, total, ids, pstate = barrier(step >= 0, build, step, pstate)
         need = (total + (slots - 1)) // slots
         if groups == 1:
             lanes = jnp.concatenate([lax.iota(jnp.int32, n), jnp.full(group - n, n, jnp.int32)])
-            return {"rows": rows, "total": total, "lanes": lanes, "rounds": jnp.max(need)[None]}
+            return {"rows": rows, "total": total, "lanes": lanes, "rounds": jnp.max(need)[None], "ids": ids}, pstate
         # a group runs as many rounds as its busiest lane needs: groups of lanes with similar counts
         # waste fewer. Tiles of TILE consecutive lanes (often neighbours, reading nearby data) are
         # sorted by their most rounds (a sort of all lanes costs about 3 ms at 62,500 lanes)
@@ -364,7 +369,7 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
         lanes = jnp.concatenate([jnp.where(lanes < n, lanes, n), jnp.full(pad, n, jnp.int32)])
         most = jnp.concatenate([per_tile.at[order].get(mode="promise_in_bounds"), jnp.zeros(pad // TILE, jnp.int32)])
         rounds = most.reshape(groups, group // TILE).max(axis=1)
-        return {"rows": rows, "total": total, "lanes": lanes, "rounds": rounds}
+        return {"rows": rows, "total": total, "lanes": lanes, "rounds": rounds, "ids": ids}, pstate
 
     def gather_group(t: dict, g: Any) -> dict:
         """Group ``g``: its lanes (``n`` for padding), their table rows, candidate counts, thread
@@ -414,7 +419,7 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
                                                          for x in gr["env"][k]])
             else:
                 pair_env[k] = v
-        pair_env[target] = Value(scalars.int32, plan.ids(pos))
+        pair_env[target] = Value(scalars.int32, plan.ids(pos, state["table"]["ids"]))
         saved = (ctx.grid, ctx.tid, ctx.thread_coords)
         ctx.grid, ctx.tid = (size,), (lax.iota(jnp.int32, size),)
         ctx.thread_coords = tuple(spread(c) for c in gr["coords"])
@@ -465,14 +470,14 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             return g + 1, carry
 
         def step(c: tuple) -> tuple:
-            k, carry, most = c
-            t = table(k)
+            k, carry, most, pstate = c
+            t, pstate = table(k, pstate)
             state["table"] = t
             _, carry = lax.while_loop(lambda c: c[0] < groups, one_group, (jnp.int32(0), carry))
-            return k + 1, carry, most + t["total"]
+            return k + 1, carry, most + t["total"], pstate
 
-        start = (jnp.int32(0), init, jnp.zeros(n, jnp.int32))
-        _, final, most = lax.while_loop(lambda c: c[0] < plan.steps, step, start)
+        start = (jnp.int32(0), init, jnp.zeros(n, jnp.int32), plan.start)
+        _, final, most, _ = lax.while_loop(lambda c: plan.more(c[0], c[3]), step, start)
         state["most"] = jnp.max(most)
         return final
 

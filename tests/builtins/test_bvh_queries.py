@@ -117,3 +117,55 @@ def test_a_limit_after_buffered_results_rewinds_to_the_first_not_handed_out():
     np.testing.assert_array_equal(runs[False][0], runs[True][0])
     counts = runs[False][1]
     assert counts.max() > BUFFER + 3 and counts.max() < MOST  # some lanes go on past the rewind
+
+
+@wp.kernel
+def accumulate(bvh: wp.uint64, lowers: wp.array(dtype=wp.vec3), uppers: wp.array(dtype=wp.vec3), first: int,
+               out: wp.array(dtype=wp.vec3i)):
+    i = wp.tid()
+    q = wp.bvh_query_aabb(bvh, lowers[i], uppers[i])
+    b = int(0)
+    n = int(0)
+    total = int(0)
+    squares = int(0)
+    for _ in range(first):  # results handed out before the loop (and buffered ones it must give back)
+        if wp.bvh_query_next(q, b):
+            n += 1
+            total += b
+            if b % 2 == 0:
+                squares += b * b
+    for c in q:
+        n += 1
+        total += c
+        if c % 2 == 0:
+            squares += c * c
+    out[i] = wp.vec3i(n, total, squares)
+
+
+def test_an_accumulating_loop_takes_the_pair_pass_and_matches_brute_force(monkeypatch):
+    from jwarp.builtins.bvh_pairs import PER_STEP
+    from jwarp.compiler import pair_loop
+    from jwarp.runtime.kernel import forget_compiled
+
+    taken = []
+    real = pair_loop.lower_pairs
+
+    def spy(lw, node, *args, **kwargs):
+        done = real(lw, node, *args, **kwargs)
+        taken.append(done)
+        return done
+
+    monkeypatch.setattr(pair_loop, "lower_pairs", spy)
+    forget_compiled()  # (the kernel is lowered again here, whatever ran before)
+    lo, hi = _boxes(9, size=0.9)
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3))
+    qlo, qhi, expected = _queries(lo, hi)
+    sizes = np.array([len(h) for h in expected])
+    assert sizes.max() > PER_STEP + BUFFER and (sizes == 0).any()  # several steps for some lanes, none for others
+    want = np.array([[len(h), sum(h), sum(c * c for c in h if c % 2 == 0)] for h in expected])
+    for first in (0, 3, BUFFER + 1):  # results handed out before the loop: the pass starts after them
+        out = wp.zeros(len(expected), dtype=wp.vec3i)
+        wp.launch(accumulate, dim=len(expected), inputs=[bvh.id, wp.array(qlo, dtype=wp.vec3),
+                                                         wp.array(qhi, dtype=wp.vec3), first, out])
+        np.testing.assert_array_equal(out.numpy(), want, err_msg=f"first={first}")
+    assert taken == [True]
