@@ -270,9 +270,13 @@ def collect(call: Call, q: dict, need: Any, mesh_kind: bool, size: int) -> tuple
             ok = take
             if mesh_kind:  # (a bvh query of a mesh's BVH tests the faces' boxes only)
                 ok = ok & jnp.where(s["kind"] == SPHERE, _sphere_triangle(view, s, prim), True)
-            slot = ok[:, None] & (lax.broadcasted_iota(jnp.int32, (1, size), 1) == s["fill"][:, None])
+            # a scatter of one element per accepting lane (the others' index is out of range): a
+            # select over the whole buffer rewrote it at every step
+            slot = jnp.where(ok, s["fill"], size)
+            rows = lax.iota(jnp.int32, slot.shape[0])
             more = s["fill"] + ok.astype(jnp.int32)
-            return dict(s, fill=more, buf=jnp.where(slot, s["node"][:, None], s["buf"])), ok & (more >= size)
+            buf = s["buf"].at[rows, slot].set(s["node"], mode="drop", unique_indices=True)
+            return dict(s, fill=more, buf=buf), ok & (more >= size)
 
         state = {k: q[k] for k in _FIELDS[1:10]}
         state.update(buf=buf, fill=fill, end=subtree(tree, q["root"])[1])
