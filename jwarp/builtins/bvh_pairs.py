@@ -41,6 +41,7 @@ class BvhPlan:
     links: list  # per object the query may select: its tree's ``(nodes, 2)`` links (a leaf's
     # primitive is column 1) and the lanes that select it (None: all)
     start: dict  # node each lane resumes from, and whether it may have results left
+    kind: int | None  # the query's kind when known at compile time
     max_chunk = 1 << 14
     """Slots per group of the pair pass: result counts vary widely between lanes (a box query's
     176 against a mean of 9 in Warp's mesh-intersection example), and a group of lanes runs as
@@ -55,7 +56,7 @@ class BvhPlan:
         buffer, then its number of results), the buffer's primitives ``(n * PER_STEP,)`` and the
         next state."""
         q = dict(self.fields, node=state["node"])
-        node, fill, buf = bq.collect(self.call, q, state["live"], self.mesh_kind, PER_STEP)
+        node, fill, buf = bq.collect(self.call, q, state["live"], self.mesh_kind, PER_STEP, self.kind)
         fill = jnp.where(state["live"], fill, 0)
         n = fill.shape[0]
         rows = jnp.stack([lax.iota(jnp.int32, n) * PER_STEP, fill], axis=1)
@@ -80,7 +81,7 @@ def pair_plan(ctx: Any, query: Any, active: Any) -> BvhPlan:
     q = {k: jnp.broadcast_to(to_device_leaf(leaf), ctx.grid).reshape(n) for k, leaf in zip(names, leaves_of(query))}
     q = bq.rewind(q, active)
     links = [(tree.links, selected) for tree, _, selected in bq.trees(call, q["owner"], mesh_kind)]
-    return BvhPlan(call, q, mesh_kind, links, {"node": q["node"], "live": active})
+    return BvhPlan(call, q, mesh_kind, links, {"node": q["node"], "live": active}, bq.static_kind(query))
 
 
 bq.BvhQuery._jwarp_query_pairs_ = pair_plan

@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from jwarp.builtins import triangle_math as tm
@@ -42,7 +43,7 @@ from jwarp.builtins.lane_pool import gather_rows
 from jwarp.builtins.common import Call, Value
 from jwarp.builtins.mesh_common import MeshView, active, check_vec3, full, vec3_leaves, write_back
 from jwarp.compiler.registry import builtin
-from jwarp.compiler.values import leaves_of, value_from_leaves
+from jwarp.compiler.values import is_const, leaves_of, value_from_leaves
 from jwarp.errors import WarpCodegenError
 from jwarp.lang import scalars
 from jwarp.lang.struct import StructType
@@ -93,7 +94,8 @@ def _start(call: Call, qtype: StructType, owner: Value, kind: int, a: tuple, b: 
     r = jnp.maximum(full(call, radius, jnp.float32), 0.0)
     top = jnp.full(shape, -1, jnp.int32) if root is None else full(call, root.data, jnp.int32)
     empty = jnp.full(shape, BUFFER, jnp.int32)
-    fields = [full(call, owner.data, jnp.uint64), jnp.full(shape, kind, jnp.int32), *a, *b, r * r,
+    # the kind stays a compile-time constant where it can, so walks test that kind of shape only
+    fields = [full(call, owner.data, jnp.uint64), np.int32(kind), *a, *b, r * r,
               jnp.maximum(top, 0), jnp.full(shape, -1, jnp.int32), top, empty, empty,
               *(jnp.zeros(shape, jnp.int32) for _ in range(BUFFER))]
     return value_from_leaves(qtype, fields)
@@ -175,18 +177,36 @@ def mesh_get_bvh(call: Call, id: Value) -> Value:
 
 
 def _node_test(q: dict, kind: Any, lower: tuple, upper: tuple, max_dist: Any) -> Any:
-    """Whether each lane's query overlaps a box (Warp's per-kind node tests)."""
+    """Whether each lane's query overlaps a box (Warp's per-kind node tests). ``kind``: the lanes'
+    kinds, or one kind as a Python int (only its test is computed)."""
     a, b = (q["ax"], q["ay"], q["az"]), (q["bx"], q["by"], q["bz"])
-    box = tm.boxes_overlap(a, b, lower, upper)
-    sphere = tm.distance_to_box_sq(a, lower, upper) <= q["radius_sq"]
-    direction = tuple(1.0 / x for x in b)
-    ray_hit, ray_t = tm.ray_box_entry(a, direction, b, lower, upper, jnp.zeros_like(box))
-    ray = ray_hit & ~(ray_t >= max_dist)
-    r = jnp.sqrt(q["radius_sq"])
-    cap_hit, cap_t = tm.ray_box_entry(a, direction, b, tm.sub(lower, (r, r, r)), tm.add(upper, (r, r, r)),
-                                      jnp.ones_like(box))
-    capsule = cap_hit & ~(cap_t > max_dist)
-    return jnp.where(kind == AABB, box, jnp.where(kind == SPHERE, sphere, jnp.where(kind == RAY, ray, capsule)))
+
+    def box() -> Any:
+        return tm.boxes_overlap(a, b, lower, upper)
+
+    def sphere() -> Any:
+        return tm.distance_to_box_sq(a, lower, upper) <= q["radius_sq"]
+
+    def ray() -> Any:
+        hit, t = tm.ray_box_entry(a, tuple(1.0 / x for x in b), b, lower, upper, jnp.zeros(lower[0].shape, bool))
+        return hit & ~(t >= max_dist)
+
+    def capsule() -> Any:
+        r = jnp.sqrt(q["radius_sq"])
+        hit, t = tm.ray_box_entry(a, tuple(1.0 / x for x in b), b, tm.sub(lower, (r, r, r)), tm.add(upper, (r, r, r)),
+                                  jnp.ones(lower[0].shape, bool))
+        return hit & ~(t > max_dist)
+
+    tests = {AABB: box, SPHERE: sphere, RAY: ray, CAPSULE: capsule}
+    if isinstance(kind, int):
+        return tests[kind]()
+    return jnp.where(kind == AABB, box(), jnp.where(kind == SPHERE, sphere(), jnp.where(kind == RAY, ray(), capsule())))
+
+
+def static_kind(query: Value) -> int | None:
+    """The query's kind when it is known at compile time (a query used where it was started)."""
+    kind = leaves_of(query)[1]
+    return int(kind) if is_const(kind) else None
 
 
 def _sphere_triangle(view: MeshView, q: dict, prim: Any) -> Any:
@@ -255,20 +275,21 @@ def trees(call: Call, owner: Any, mesh_kind: bool) -> list:
     return out
 
 
-def collect(call: Call, q: dict, need: Any, mesh_kind: bool, size: int) -> tuple:
+def collect(call: Call, q: dict, need: Any, mesh_kind: bool, size: int, kind: int | None = None) -> tuple:
     """Walk the lanes ``need`` of the query fields ``q`` on from their nodes, collecting up to ``size``
-    results each. Returns (node to resume from, results collected, ``(lanes, size)`` leaf nodes)."""
+    results each (``kind``: the query's kind where it is known at compile time). Returns (node to
+    resume from, results collected, ``(lanes, size)`` leaf nodes)."""
     node, fill = q["node"], jnp.zeros_like(q["node"])
     buf = jnp.zeros((*q["node"].shape, size), jnp.int32)
     for tree, view, selected in trees(call, q["owner"], mesh_kind):
         run = need if selected is None else need & selected
 
         def enter(s: dict, lower: tuple, upper: tuple) -> Any:
-            return _node_test(s, s["kind"], lower, upper, jnp.float32(jnp.inf))
+            return _node_test(s, s["kind"] if kind is None else kind, lower, upper, jnp.float32(jnp.inf))
 
         def leaf(s: dict, prim: Any, take: Any, view: Any = view) -> tuple:
             ok = take
-            if mesh_kind:  # (a bvh query of a mesh's BVH tests the faces' boxes only)
+            if mesh_kind and kind in (None, SPHERE):  # (a bvh query of a mesh's BVH tests boxes only)
                 ok = ok & jnp.where(s["kind"] == SPHERE, _sphere_triangle(view, s, prim), True)
             # a scatter of one element per accepting lane (the others' index is out of range): a
             # select over the whole buffer rewrote it at every step
@@ -278,7 +299,7 @@ def collect(call: Call, q: dict, need: Any, mesh_kind: bool, size: int) -> tuple
             buf = s["buf"].at[rows, slot].set(s["node"], mode="drop", unique_indices=True)
             return dict(s, fill=more, buf=buf), ok & (more >= size)
 
-        state = {k: q[k] for k in _FIELDS[1:10]}
+        state = {k: q[k] for k in _FIELDS[1 if kind in (None, SPHERE) else 2:10]}
         state.update(buf=buf, fill=fill, end=subtree(tree, q["root"])[1])
         s = walk(tree, state, run, enter, leaf, stop_on_accept=True)
         node, fill = jnp.where(run, s["node"], node), jnp.where(run, s["fill"], fill)
@@ -286,13 +307,13 @@ def collect(call: Call, q: dict, need: Any, mesh_kind: bool, size: int) -> tuple
     return node, fill, buf
 
 
-def _buffered_next(call: Call, q: dict, run0: Any, mesh_kind: bool) -> tuple:
+def _buffered_next(call: Call, q: dict, run0: Any, mesh_kind: bool, kind: int | None) -> tuple:
     """Hand each running lane its next collected result, walking first where the buffer is used up.
     Returns (query fields, found mask, result index)."""
     need = run0 & (q["pos"] >= q["fill"]) & (q["fill"] >= BUFFER)
 
     def refill(q: dict) -> dict:
-        node, fill, buf = collect(call, q, need, mesh_kind, BUFFER)
+        node, fill, buf = collect(call, q, need, mesh_kind, BUFFER, kind)
         q = dict(q, node=jnp.where(need, node, q["node"]), fill=jnp.where(need, fill, q["fill"]),
                  pos=jnp.where(need, 0, q["pos"]))
         for j, b in enumerate(_BUFFER_FIELDS[2:]):
@@ -332,15 +353,17 @@ def _next(call: Call, query: Value, index: Value, max_dist: Value | None, mesh_k
     if query.type is not qtype or not scalars.is_int(index.type):
         raise call.no_overload(query, index)
     names = (*_FIELDS, *_BUFFER_FIELDS)
-    q = dict(zip(names, (full(call, x) for x in leaves_of(query))))
+    leaves = leaves_of(query)
+    q = dict(zip(names, (full(call, x) for x in leaves)))
     run0 = active(call)
     if max_dist is None:
-        q, found, last = _buffered_next(call, q, run0, mesh_kind)
+        q, found, last = _buffered_next(call, q, run0, mesh_kind, static_kind(query))
     else:
         q = rewind(q, run0)
         node, last, found = advance(call, q, run0, mesh_kind, full(call, max_dist.data, jnp.float32))
         q["node"] = jnp.where(run0, node, q["node"])
     q["index"] = jnp.where(run0 & found, last, q["index"])
+    q["kind"] = leaves[1]  # unchanged (a constant stays one)
     call.assign_back(0, value_from_leaves(qtype, [q[f] for f in names]))
     write_back(call, 1, index, [last], found)
     return Value(scalars.bool_, found)
@@ -366,7 +389,7 @@ def mesh_query_aabb_next(call: Call, query: Value, index: Value) -> Value:
     return _next(call, query, index, None, mesh_kind=True)
 
 
-__all__ = ["BUFFER", "BvhQuery", "MeshQuery", "MeshQueryAABB", "advance", "collect", "rewind", "trees", "bvh_query_aabb", "bvh_query_capsule", "bvh_query_next",
+__all__ = ["BUFFER", "BvhQuery", "MeshQuery", "MeshQueryAABB", "advance", "collect", "rewind", "static_kind", "trees", "bvh_query_aabb", "bvh_query_capsule", "bvh_query_next",
            "bvh_query_ray",
            "bvh_query_sphere", "mesh_get_bvh", "mesh_query_aabb", "mesh_query_aabb_next", "mesh_query_next",
            "mesh_query_sphere"]
