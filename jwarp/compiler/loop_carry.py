@@ -5,6 +5,11 @@ A lax loop carries the locals and array planes its body writes, the kernel accum
 function's return state. They are discovered by running the body: when the body writes
 something not carried, or turns a uniform value into a per-lane one, the loop is lowered
 again with a wider carry (:class:`LoopRetry`). :func:`run_lax_loop` drives the attempts.
+
+A leaf of a carried local that is a compile-time constant when the loop starts and that the body
+leaves the same constant (a struct field the body never changes, e.g. a BVH query's kind) is not
+carried: the body and the code after the loop see the constant, so what depends on it is decided
+at compile time. A body that changes it retries with the leaf carried.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import jax.numpy as jnp
 
 from jwarp.compiler.context import initial_accumulator
-from jwarp.compiler.values import STATIC, leaves_of, to_device_leaf, value_from_leaves, zeros_value
+from jwarp.compiler.values import STATIC, is_const, leaves_of, to_device_leaf, value_from_leaves, zeros_value
 from jwarp.errors import ControlSignal, WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang.arrays import ArrayType, type_name
 from jwarp.lang.tile_types import TileType
@@ -29,8 +34,9 @@ if TYPE_CHECKING:
 class LoopRetry(ControlSignal):
     """Raised from a loop body trace when the carry must grow; the loop is lowered again."""
 
-    def __init__(self, promote=(), names=(), slots=(), accs=None, ret=None, returned=False, new=None):
+    def __init__(self, promote=(), names=(), slots=(), accs=None, ret=None, returned=False, new=None, varying=()):
         super().__init__("loop carry changed")
+        self.varying = set(varying)  # constant leaves the body changes: carried from now on
         self.new = dict(new or {})  # locals first assigned inside the body: name -> type
         self.promote = set(promote)
         self.names = set(names)
@@ -50,6 +56,8 @@ class CarrySpec:
     active: bool = False
     promote: set = field(default_factory=set)
     ignore: set = field(default_factory=set)  # names rebound by the loop itself (its target)
+    varying: set = field(default_factory=set)  # local leaves carried although constant at the start
+    consts: dict = field(default_factory=dict)  # local leaves kept constant (not carried): key -> leaf
 
 
 class Snapshot:
@@ -90,13 +98,25 @@ def _full(lw: FunctionLowerer, leaf: Any, promote: bool, tile_axes: int = 0) -> 
     return leaf
 
 
-def pack(lw: FunctionLowerer, spec: CarrySpec, snap: Snapshot) -> dict:
+def _kept_constant(spec: CarrySpec, key: str, leaf: Any) -> bool:
+    return is_const(leaf) and key not in spec.promote and key not in spec.varying
+
+
+def pack(lw: FunctionLowerer, spec: CarrySpec, snap: Snapshot, start: bool = False) -> dict:
+    """The carry of the locals, slots and states ``spec`` names, from the lowerer's current state.
+    ``start``: the loop's entry (its constant leaves are recorded in ``spec.consts`` and left out);
+    otherwise the constant leaves are left out too, and the body must have kept them (see
+    :func:`check_body`)."""
     out: dict[str, Any] = {}
     for name in sorted(spec.names):
         value = lw.env[name]
         tile_axes = len(value.type.shape + value.type.dtype_shape) if isinstance(value.type, TileType) else 0
         for j, leaf in enumerate(leaves_of(value)):
             key = f"n:{name}:{j}"
+            if start and _kept_constant(spec, key, leaf) and not tile_axes:
+                spec.consts[key] = leaf
+            if key in spec.consts:
+                continue
             out[key] = _full(lw, leaf, key in spec.promote, tile_axes)
     for s in sorted(spec.slots):
         for p, plane in enumerate(lw.ctx.slots[s].planes):
@@ -120,7 +140,8 @@ def unpack(lw: FunctionLowerer, spec: CarrySpec, carry: dict, types: dict) -> No
     for name in sorted(spec.names):
         t = types[name]
         n = len(leaves_of(zeros_value(t))) if not isinstance(t, ArrayType) else 0
-        lw.env[name] = value_from_leaves(t, [carry[f"n:{name}:{j}"] for j in range(n)])
+        keys = [f"n:{name}:{j}" for j in range(n)]
+        lw.env[name] = value_from_leaves(t, [spec.consts[k] if k in spec.consts else carry[k] for k in keys])
     for s in sorted(spec.slots):
         slot = lw.ctx.slots[s]
         slot.planes = [carry[f"s:{s}:{p}"] for p in range(len(slot.planes))]
@@ -175,13 +196,22 @@ def check_body(lw: FunctionLowerer, spec: CarrySpec, snap: Snapshot, before: dic
         retry.ret = lw.frame.ret.type
     if not spec.returned and lw.frame.returned is not snap.returned:
         retry.returned = True
+    for key, leaf in spec.consts.items():
+        name, j = key[2:].rsplit(":", 1)
+        now = lw.env.get(name)
+        if now is None or name not in spec.names:
+            continue
+        out = leaves_of(now)[int(j)]
+        if not (is_const(out) and out.dtype == leaf.dtype and bool(out == leaf)):
+            retry.varying.add(key)
     for key, out_leaf in after.items():
         in_leaf = before[key]
         if jnp.ndim(out_leaf) > jnp.ndim(in_leaf) or (jnp.ndim(out_leaf) and out_leaf.shape != in_leaf.shape):
             retry.promote.add(key)
         elif jnp.result_type(out_leaf) != jnp.result_type(in_leaf):
             raise WarpCodegenTypeError(f"Loop-carried value '{key}' changes dtype inside the loop")
-    if retry.names or retry.slots or retry.accs or retry.ret is not None or retry.returned or retry.promote or retry.new:
+    if (retry.names or retry.slots or retry.accs or retry.ret is not None or retry.returned or retry.promote
+            or retry.new or retry.varying):
         raise retry
     return {k: jnp.broadcast_to(v, before[k].shape) for k, v in after.items()}
 
@@ -215,6 +245,8 @@ def _grow(spec: CarrySpec, retry: LoopRetry) -> None:
     spec.slots |= retry.slots
     spec.accs.update(retry.accs)
     spec.promote |= retry.promote
+    spec.varying |= retry.varying
+    spec.consts.clear()  # recorded again at the next attempt's start
     if retry.ret is not None:
         spec.ret = retry.ret
     if retry.returned:
@@ -241,7 +273,7 @@ def run_lax_loop(lw: FunctionLowerer, node: ast.stmt, spec: CarrySpec, emit) -> 
     for attempt in range(16):
         types = _name_types(lw, spec)
         try:
-            init = pack(lw, spec, snap)
+            init = pack(lw, spec, snap, start=True)
 
             def step(carry: dict, body) -> dict:
                 inner = Snapshot(lw)
