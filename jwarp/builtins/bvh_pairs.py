@@ -43,10 +43,13 @@ class BvhPlan:
     start: dict  # node each lane resumes from, and whether it may have results left
     kind: int | None  # the query's kind when known at compile time
     max_chunk = 1 << 14
-    """Slots per group of the pair pass: result counts vary widely between lanes (a box query's
-    176 against a mean of 9 in Warp's mesh-intersection example), and a group of lanes runs as
-    many rounds as its busiest lane (measured there: groups of 2^16 slots 164 ms, 2^14 114 ms;
-    65,536 small box queries 301 and 317 ms)."""
+    lane_tile = 2
+    """Slots per group of the pair pass, and lanes per tile sorted together: result counts vary
+    widely between lanes (a box query's 176 against a mean of 9 in Warp's mesh-intersection
+    example), and a group of lanes runs as many rounds as its busiest lane. Measured there
+    (tri-tri tests summed over each lane's faces): groups of 2^16 slots 164 ms, 2^14 114 ms; tiles
+    of 8 lanes 57-63 ms, of 2 lanes 47 ms, single lanes 47 ms; on 65,536 small box queries (a
+    cheap body, where locality counts) tiles of 8 lanes 68-74 ms, 2 lanes 75 ms, 1 lane 99 ms."""
 
     def more(self, step: Any, state: dict) -> Any:
         return jnp.any(state["live"])

@@ -327,8 +327,10 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
     if plan is None:
         return False
     slots = SLOTS
-    # lanes per group (a plan whose lanes' counts vary widely asks for smaller groups: ``max_chunk``)
+    # lanes per group (a plan whose lanes' counts vary widely asks for smaller groups, ``max_chunk``,
+    # and sorts lanes in smaller tiles, ``lane_tile``)
     group = max(1, chunk_size(n, getattr(plan, "max_chunk", _MAX_CHUNK)) // slots)
+    tile = min(getattr(plan, "lane_tile", TILE), group)
     groups = -(-n // group)
     size = group * slots
     if ctx.thread_coords is not None:
@@ -357,18 +359,18 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             lanes = jnp.concatenate([lax.iota(jnp.int32, n), jnp.full(group - n, n, jnp.int32)])
             return {"rows": rows, "total": total, "lanes": lanes, "rounds": jnp.max(need)[None], "ids": ids}, pstate
         # a group runs as many rounds as its busiest lane needs: groups of lanes with similar counts
-        # waste fewer. Tiles of TILE consecutive lanes (often neighbours, reading nearby data) are
+        # waste fewer. Tiles of `tile` consecutive lanes (often neighbours, reading nearby data) are
         # sorted by their most rounds (a sort of all lanes costs about 3 ms at 62,500 lanes)
-        tiles = -(-n // TILE)
-        per_tile = jnp.concatenate([need, jnp.zeros(tiles * TILE - n, jnp.int32)]).reshape(tiles, TILE).max(axis=1)
+        tiles = -(-n // tile)
+        per_tile = jnp.concatenate([need, jnp.zeros(tiles * tile - n, jnp.int32)]).reshape(tiles, tile).max(axis=1)
         cap = (jnp.iinfo(jnp.int32).max - tiles) // tiles
         key = jnp.sort(jnp.minimum(per_tile, cap) * tiles + lax.iota(jnp.int32, tiles))
         order = key % tiles
-        lanes = (order[:, None] * TILE + lax.iota(jnp.int32, TILE)[None, :]).reshape(tiles * TILE)
-        pad = groups * group - tiles * TILE
+        lanes = (order[:, None] * tile + lax.iota(jnp.int32, tile)[None, :]).reshape(tiles * tile)
+        pad = groups * group - tiles * tile
         lanes = jnp.concatenate([jnp.where(lanes < n, lanes, n), jnp.full(pad, n, jnp.int32)])
-        most = jnp.concatenate([per_tile.at[order].get(mode="promise_in_bounds"), jnp.zeros(pad // TILE, jnp.int32)])
-        rounds = most.reshape(groups, group // TILE).max(axis=1)
+        most = jnp.concatenate([per_tile.at[order].get(mode="promise_in_bounds"), jnp.zeros(pad // tile, jnp.int32)])
+        rounds = most.reshape(groups, group // tile).max(axis=1)
         return {"rows": rows, "total": total, "lanes": lanes, "rounds": rounds, "ids": ids}, pstate
 
     def gather_group(t: dict, g: Any) -> dict:
