@@ -318,8 +318,13 @@ def _query_loop(lw: FunctionLowerer, node: ast.For, query: Value) -> None:
 
         names = pair_loop.accumulators(lw, node)
         key = _acc_key(_loop_key(lw, node))
-        if names is not None and pair_loop.lower_pairs(lw, node, query, names,
-                                                       lambda trips: lw.ctx.record_trip_count(key, trips)):
+        record = lambda trips: lw.ctx.record_trip_count(key, trips)  # noqa: E731
+        if names is not None and pair_loop.lower_pairs(lw, node, query, names, record):
+            return
+        from jwarp.compiler import pair_exit
+
+        exit_if = pair_exit.exit_split(lw, node) if names is None else None
+        if exit_if is not None and pair_exit.lower_first_hit(lw, node, query, exit_if, record):
             return
     lw.env[hidden] = query
     lw.env[node.target.id] = Value(scalars.int32, jnp.zeros(lw.ctx.grid, jnp.int32))

@@ -44,6 +44,7 @@ from jax import lax
 
 from jwarp.builtins.lane_pool import barrier, gather_rows
 from jwarp.compiler.loop_carry import CarrySpec, Snapshot, assigned_names, run_lax_loop
+from jwarp.compiler.operators import truth
 from jwarp.compiler.values import (STATIC, ArrayRef, Value, is_const, is_varying_leaf, leaves_of, to_device_leaf,
                                   value_from_leaves, zeros_value)
 from jwarp.errors import ControlSignal
@@ -61,6 +62,7 @@ lane, when rounds were rows of packed lanes: 8 and 16 equal, 4 slower)."""
 TILE = 8
 """Lanes ordered together (see ``lower_pairs``); divides every group size (``chunk_size // SLOTS``)."""
 _ORDERED = frozenset({"print", "printf", "breakpoint", "volume_store", "atomic_cas", "atomic_exch"})
+_FIRST = "first hit"  # the group-local key of the lanes' first hits (``exit_if``)
 
 
 class _Fallback(ControlSignal):
@@ -309,10 +311,14 @@ def _plain_leaf(leaf: Any, grid: tuple) -> bool:
     return jnp.ndim(leaf) == 0 or jnp.ndim(leaf) == len(grid)
 
 
-def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str], record) -> bool:
+def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str], record,
+                exit_if: ast.If | None = None, first_hit: str | None = None) -> bool:
     """Lower the query loop ``node`` as a pass over pairs; False when the query cannot be planned
     (the caller then lowers the masked while loop). ``record(trips)`` notes the loop's trip count
-    (the most candidates of a lane), as the while loop would."""
+    (the most candidates of a lane), as the while loop would. With ``exit_if`` (the body's last
+    statement, see :mod:`jwarp.compiler.pair_exit`) the pass runs the rest of the body and the
+    test of ``exit_if`` and stores each lane's first candidate that passes it in the int32 local
+    ``first_hit`` (-1 where none does); nothing else may change."""
     ctx = lw.ctx
     grid = tuple(ctx.grid)
     n = 1
@@ -339,6 +345,7 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
         coords = tuple(jnp.broadcast_to(t, grid).reshape(n) for t in ctx.tid)
     target = node.target.id
     scratch = (assigned_names(node.body) & set(lw.env)) - names  # vetted by accumulators()
+    body = node.body if exit_if is None else node.body[:-1]
     lane_env = dict(lw.env)  # the values before the loop: all but the accumulators stay so in it
     state: dict = {}
 
@@ -430,7 +437,8 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
 
         lw.loops.append(LoopFrame())
         try:
-            lw.exec_block(node.body)
+            lw.exec_block(body)
+            hit = None if exit_if is None else jnp.broadcast_to(truth(lw.eval(exit_if.test)), (size,)) & valid
         finally:
             lw.loops.pop()
             ctx.grid, ctx.tid, ctx.thread_coords = saved
@@ -438,6 +446,11 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             if k not in names and k != target and k not in scratch and lw.env.get(k) is not v:
                 raise _Fallback()
         local = state["local"]
+        if hit is not None:  # the lanes' first candidate passing the test (slots are in candidate order)
+            hit = hit.reshape(group, slots)
+            ids = jnp.broadcast_to(pair_env[target].data, (size,)).reshape(group, slots)
+            first = jnp.take_along_axis(ids, jnp.argmax(hit, axis=1)[:, None], axis=1)[:, 0]
+            local[_FIRST] = jnp.where((local[_FIRST] < 0) & hit.any(axis=1), first, local[_FIRST])
         for k in names:
             for j, new in enumerate(leaves_of(lw.env[k])):
                 if is_const(new) and not bool(new):
@@ -464,8 +477,16 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             t = state["table"]
             state["group"] = gr = gather_group(t, g)
             local = {key: jnp.zeros(group, carry[key].dtype) for key in sums}
-            _, carry, local = lax.while_loop(lambda c: c[0] < t["rounds"][g], one_round, (jnp.int32(0), carry, local))
+            more = lambda c: c[0] < t["rounds"][g]  # noqa: E731
+            if first_hit is not None:  # (a lane's hit from an earlier step stands; a group stops once all hit)
+                local[_FIRST] = carry[hit_key].reshape(n).at[gr["lanes"]].get(mode="fill", fill_value=0)
+                more = lambda c: (c[0] < t["rounds"][g]) & jnp.any(  # noqa: E731
+                    (c[2][_FIRST] < 0) & (c[0] * slots < gr["total"]))
+            _, carry, local = lax.while_loop(more, one_round, (jnp.int32(0), carry, local))
             carry = dict(carry)
+            if first_hit is not None:
+                flat = carry[hit_key].reshape(n).at[gr["lanes"]].set(local.pop(_FIRST), mode="drop", unique_indices=True)
+                carry[hit_key] = flat.reshape(grid)
             for key, part in local.items():  # the lanes of a group are distinct
                 flat = carry[key].reshape(n).at[gr["lanes"]].add(part, mode="drop", unique_indices=True)
                 carry[key] = flat.reshape(grid)
@@ -485,9 +506,11 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
 
     # the accumulators' leaves, carried with the launch's shape (a group adds its sums into them)
     sums = sorted(f"n:{k}:{j}" for k in names for j in range(len(leaves_of(lw.env[k]))))
+    hit_key = f"n:{first_hit}:0"
+    carried = set(names) | ({first_hit} if first_hit is not None else set())
     snap = Snapshot(lw)
     try:
-        run_lax_loop(lw, node, CarrySpec(names=set(names), promote=set(sums)), emit)
+        run_lax_loop(lw, node, CarrySpec(names=carried, promote=set(sums) | {hit_key}), emit)
     except _Fallback:
         snap.restore(lw)
         return False
