@@ -17,7 +17,8 @@ come in the loop's order), and the lanes that found one run the whole body once 
 the loop would on its last iteration: the prelude again (it is pure), then the test (true again)
 and the exit block, with stores, ``return`` and ``break`` lowered as usual.
 
-The loop qualifies when its body is a prelude and a final ``if`` without ``else`` whose block
+The ``while wp.mesh_query_next(query, index)`` form comes here through
+:mod:`jwarp.compiler.pair_while` on the same terms. The loop qualifies when its body is a prelude and a final ``if`` without ``else`` whose block
 ends in ``return`` or ``break``; the prelude and the test have no side effects
 (:func:`jwarp.compiler.pair_loop._pure`), the prelude assigns only names new to the loop that are
 not read after it, the loop target is new too, and the exit block holds no other ``break``,
@@ -48,8 +49,10 @@ if TYPE_CHECKING:
 _HIT = "__first_hit_{}_{}"
 
 
-def exit_split(lw: FunctionLowerer, node: ast.For) -> ast.If | None:
-    """The final ``if`` of a loop that qualifies (see the module docstring), or None."""
+def exit_split(lw: FunctionLowerer, node: ast.For, loop: ast.stmt | None = None) -> ast.If | None:
+    """The final ``if`` of a loop that qualifies (see the module docstring), or None. ``loop``: the
+    ``while`` loop ``node`` stands for (see :mod:`jwarp.compiler.pair_while`), whose target is a
+    variable assigned before it: only its reads elsewhere count."""
     ctx = lw.ctx
     if ctx.loop_bounds is not None or ctx.ref_memory is not None or ctx.partial_lanes is not None:
         return None
@@ -63,7 +66,8 @@ def exit_split(lw: FunctionLowerer, node: ast.For) -> ast.If | None:
         return None
     prelude = node.body[:-1]
     temps = assigned_names(prelude) | {node.target.id}
-    if temps & set(lw.env) or pair_loop._used_outside(lw.src.tree, node, temps):
+    loads = frozenset({node.target.id}) if loop is not None else frozenset()
+    if (temps - loads) & set(lw.env) or pair_loop._used_outside(lw.src.tree, loop or node, temps, loads):
         return None
 
     def lookup(name: str) -> Any:
@@ -90,6 +94,7 @@ def lower_first_hit(lw: FunctionLowerer, node: ast.For, query: Value, exit_if: a
         return False
     first = lw.env.pop(hit).data
     entry = lw.active
+    declared = lw.env.get(node.target.id)  # (a while loop's index, not read after the loop)
     lw.env[node.target.id] = Value(scalars.int32, first)
     lw.active = mask_and(entry, first >= 0)
     loop = LoopFrame()
@@ -102,6 +107,8 @@ def lower_first_hit(lw: FunctionLowerer, node: ast.For, query: Value, exit_if: a
     lw.active = mask_andnot(entry, lw.frame.returned) if returns else entry
     for name in assigned_names(node.body[:-1]) | {node.target.id}:
         lw.env.pop(name, None)  # (not read after the loop)
+    if declared is not None:
+        lw.env[node.target.id] = declared
     return True
 
 

@@ -11,7 +11,8 @@ taken only when nothing can observe the difference:
   query, and the exhausted query is never looked at);
 - ``index`` is read nowhere outside the loop (its final value, the last candidate, is never
   looked at) and not assigned in the body;
-- the body qualifies as an accumulation (:func:`jwarp.compiler.pair_loop.accumulators`).
+- the body qualifies as an accumulation (:func:`jwarp.compiler.pair_loop.accumulators`), or as a
+  search for the first hit (:mod:`jwarp.compiler.pair_exit`).
 
 Anything else keeps the masked while loop.
 """
@@ -99,7 +100,12 @@ def lower_query_while(lw: FunctionLowerer, node: ast.While, record: Callable[[An
     loop = ast.copy_location(ast.For(target=ast.Name(id=i.id, ctx=ast.Store()), iter=test, body=node.body,
                                      orelse=[], type_comment=None), node)
     names = pair_loop.accumulators(lw, loop, node)
-    return names is not None and pair_loop.lower_pairs(lw, loop, query, names, record)
+    if names is not None:
+        return pair_loop.lower_pairs(lw, loop, query, names, record)
+    from jwarp.compiler import pair_exit
+
+    exit_if = pair_exit.exit_split(lw, loop, node)
+    return exit_if is not None and pair_exit.lower_first_hit(lw, loop, query, exit_if, record)
 
 
 __all__ = ["lower_query_while"]

@@ -67,6 +67,20 @@ def first_break_ref(bvh: wp.uint64, lowers: wp.array(dtype=wp.vec3), uppers: wp.
 
 
 @wp.kernel(module="unique")
+def while_return(bvh: wp.uint64, lowers: wp.array(dtype=wp.vec3), uppers: wp.array(dtype=wp.vec3), m: int,
+                 out: wp.array(dtype=int), scratch: wp.array(dtype=int)):
+    i = wp.tid()
+    b = int(0)
+    query = wp.bvh_query_aabb(bvh, lowers[i], uppers[i])
+    while wp.bvh_query_next(query, b):
+        k = (b * 7 + i) % m
+        if k == 3:
+            out[i] = b * 10 + k
+            return
+    out[i] = -2
+
+
+@wp.kernel(module="unique")
 def near_return(grid: wp.uint64, x: wp.array(dtype=wp.vec3), r: float, out: wp.array(dtype=int),
                 scratch: wp.array(dtype=int)):
     i = wp.tid()
@@ -127,7 +141,8 @@ def _bvh_case(n: int = 600) -> tuple:
     return bvh, wp.array(c - half, dtype=wp.vec3), wp.array(c + half, dtype=wp.vec3)
 
 
-@pytest.mark.parametrize("kernel,reference", [(first_return, first_return_ref), (first_break, first_break_ref)])
+@pytest.mark.parametrize("kernel,reference", [(first_return, first_return_ref), (first_break, first_break_ref),
+                                              (while_return, first_return_ref)])
 def test_first_hit_matches_the_while_loop(monkeypatch, kernel, reference):
     from jwarp.runtime.kernel import forget_compiled
 
