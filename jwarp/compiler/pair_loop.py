@@ -27,8 +27,9 @@ value before the loop), so results agree to rounding. Anything else keeps the ma
 ``break``/``continue``/``return``, array stores, ``print``, an atomic whose result is used, a body
 variable or the loop target read after the loop, a lane variable changed by a call
 (``wp.randf(state)``), thread-local arrays, tiles, reverse-mode (bounded) lowering and Pallas
-kernels. The ``while wp.hash_grid_query_next(query, index)`` form comes here through
-:mod:`jwarp.compiler.pair_while`.
+kernels (except loops that stop at their first hit: :mod:`jwarp.compiler.pair_exit` runs them
+through :func:`lower_pairs` with ``exit_if``). The ``while wp.hash_grid_query_next(query, index)``
+form comes here through :mod:`jwarp.compiler.pair_while`.
 """
 
 from __future__ import annotations
