@@ -70,6 +70,11 @@ class BvhPlan:
         return rows, prims, {"node": node, "live": state["live"] & (fill >= PER_STEP)}
 
     @staticmethod
+    def drop(state: dict, done: Any) -> dict:
+        """The state with the lanes ``done`` walking no further (a first-hit loop's lanes that hit)."""
+        return dict(state, live=state["live"] & ~done)
+
+    @staticmethod
     def ids(position: Any, prims: Any) -> Any:
         """The primitive at ``position`` of the step's buffer."""
         return gather_rows(prims, position)

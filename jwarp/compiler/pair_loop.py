@@ -498,6 +498,8 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             t, pstate = table(k, pstate)
             state["table"] = t
             _, carry = lax.while_loop(lambda c: c[0] < groups, one_group, (jnp.int32(0), carry))
+            if first_hit is not None and hasattr(plan, "drop"):  # lanes with a hit need no more candidates
+                pstate = plan.drop(pstate, carry[hit_key].reshape(n) >= 0)
             return k + 1, carry, most + t["total"], pstate
 
         start = (jnp.int32(0), init, jnp.zeros(n, jnp.int32), plan.start)
