@@ -389,7 +389,6 @@ def mesh_query_aabb_next(call: Call, query: Value, index: Value) -> Value:
     return _next(call, query, index, None, mesh_kind=True)
 
 
-__all__ = ["BUFFER", "BvhQuery", "MeshQuery", "MeshQueryAABB", "advance", "collect", "rewind", "static_kind", "trees", "bvh_query_aabb", "bvh_query_capsule", "bvh_query_next",
-           "bvh_query_ray",
-           "bvh_query_sphere", "mesh_get_bvh", "mesh_query_aabb", "mesh_query_aabb_next", "mesh_query_next",
-           "mesh_query_sphere"]
+__all__ = ["BUFFER", "BvhQuery", "MeshQuery", "MeshQueryAABB", "advance", "collect", "rewind", "static_kind", "trees",
+           "bvh_query_aabb", "bvh_query_capsule", "bvh_query_next", "bvh_query_ray", "bvh_query_sphere",
+           "mesh_get_bvh", "mesh_query_aabb", "mesh_query_aabb_next", "mesh_query_next", "mesh_query_sphere"]

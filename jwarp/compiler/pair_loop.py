@@ -245,16 +245,33 @@ def _scratch(tree: ast.AST, loop: ast.stmt, body: list[ast.stmt], names: set[str
     return out
 
 
+def pairs_possible(lw: FunctionLowerer) -> bool:
+    """Whether the lowering context allows a pass over pairs at all (not reverse-mode bounded
+    lowering, Pallas refs, partial lanes or thread-local arrays)."""
+    ctx = lw.ctx
+    if ctx.loop_bounds is not None or ctx.ref_memory is not None or ctx.partial_lanes is not None:
+        return False
+    return not any(s.local for s in ctx.slots)
+
+
+def pure_statements(lw: FunctionLowerer, body: list[ast.stmt]) -> bool:
+    """:func:`_pure` of ``body`` with names resolved in the function being lowered."""
+    def lookup(name: str) -> Any:
+        value = lw.lookup(name)
+        if value.type is not STATIC:
+            raise LookupError(name)
+        return value.data
+
+    return _pure(body, lookup, set())
+
+
 def accumulators(lw: FunctionLowerer, node: ast.For, loop: ast.stmt | None = None) -> set[str] | None:
     """The names a query loop accumulates into, or None when it must stay a masked while loop.
 
     ``loop``: the statement the loop really is when ``node`` stands for it (a ``while`` over a
     query's ``*_next`` calls, whose target is a variable assigned before it: only reads of the
     target elsewhere count)."""
-    ctx = lw.ctx
-    if ctx.loop_bounds is not None or ctx.ref_memory is not None or ctx.partial_lanes is not None:
-        return None
-    if any(s.local for s in ctx.slots):
+    if not pairs_possible(lw):
         return None
     assigned = assigned_names(node.body)
     outer = {n for n in assigned if n in lw.env}
@@ -266,13 +283,7 @@ def accumulators(lw: FunctionLowerer, node: ast.For, loop: ast.stmt | None = Non
     if not _accumulations(node.body, outer):
         return None
 
-    def lookup(name: str) -> Any:
-        value = lw.lookup(name)
-        if value.type is not STATIC:
-            raise LookupError(name)
-        return value.data
-
-    if not _pure(node.body, lookup, set()):
+    if not pure_statements(lw, node.body):
         return None
     for name in outer:
         t = lw.env[name].type
@@ -486,7 +497,8 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             _, carry, local = lax.while_loop(more, one_round, (jnp.int32(0), carry, local))
             carry = dict(carry)
             if first_hit is not None:
-                flat = carry[hit_key].reshape(n).at[gr["lanes"]].set(local.pop(_FIRST), mode="drop", unique_indices=True)
+                flat = carry[hit_key].reshape(n).at[gr["lanes"]].set(local.pop(_FIRST), mode="drop",
+                                                                     unique_indices=True)
                 carry[hit_key] = flat.reshape(grid)
             for key, part in local.items():  # the lanes of a group are distinct
                 flat = carry[key].reshape(n).at[gr["lanes"]].add(part, mode="drop", unique_indices=True)

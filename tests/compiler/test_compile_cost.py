@@ -13,6 +13,7 @@ import jwarp as wp
 from jwarp.builtins import common
 from jwarp.compiler import kernel_compile
 from jwarp.compiler.lower import FunctionLowerer
+from tests.compiler.jaxprs import count_primitive
 
 
 def _counting(monkeypatch) -> dict:
@@ -227,20 +228,8 @@ def test_query_loop_counting_with_atomics_has_no_serial_copy(monkeypatch):
     first = wp.zeros(3, dtype=int)
     wp.launch(_first_hit, 3, inputs=[bvh.id, wp.vec3(1.0, 1.0, 1.0), wp.vec3(4.0, 4.0, 4.0), first])
     (loop,), (single,) = _count_hits._cache.values(), _first_hit._cache.values()
-    assert _count(loop.closed_jaxpr.jaxpr, "gather") == _count(single.closed_jaxpr.jaxpr, "gather") > 0
-
-
-def _count(jaxpr, primitive: str) -> int:
-    """Equations of ``primitive`` in ``jaxpr`` and the jaxprs nested in it."""
-    total = 0
-    for eqn in jaxpr.eqns:
-        total += eqn.primitive.name == primitive
-        for param in eqn.params.values():
-            for sub in param if isinstance(param, (tuple, list)) else (param,):
-                inner = getattr(sub, "jaxpr", sub)
-                if hasattr(inner, "eqns"):
-                    total += _count(inner, primitive)
-    return total
+    gathers = count_primitive(loop.closed_jaxpr.jaxpr, "gather")
+    assert gathers == count_primitive(single.closed_jaxpr.jaxpr, "gather") > 0
 
 
 @wp.func

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 import jwarp as wp
+from tests.compiler.jaxprs import compiled_program, count_primitive
 
 
 @wp.struct
@@ -63,20 +64,7 @@ def changed_later(n: int, out: wp.array(dtype=float), seen: wp.array(dtype=float
 
 def _count(kernel, primitive: str) -> int:
     """Equations of ``primitive`` in the kernel's compiled program, nested jaxprs included."""
-    compiled = next(c for c in kernel._cache.values() if hasattr(c, "closed_jaxpr"))
-
-    def count(jaxpr) -> int:
-        total = 0
-        for eqn in jaxpr.eqns:
-            total += eqn.primitive.name == primitive
-            for sub in eqn.params.values():
-                for inner in sub if isinstance(sub, (tuple, list)) else (sub,):
-                    inner = getattr(inner, "jaxpr", inner)
-                    if hasattr(inner, "eqns"):
-                        total += count(inner)
-        return total
-
-    return count(compiled.closed_jaxpr.jaxpr)
+    return count_primitive(compiled_program(kernel).closed_jaxpr.jaxpr, primitive)
 
 
 def test_an_unchanged_constant_field_stays_a_constant_in_the_body():
