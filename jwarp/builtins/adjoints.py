@@ -33,12 +33,13 @@ from jwarp.compiler.registry import BUILTINS
 from jwarp.compiler.values import Value, is_const, leaves_of, value_from_leaves
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType
+from jwarp.compiler.selects import clip, where
 
 RULES: dict[str, Callable] = {}
 
 
 def _finite(d: Any) -> Any:
-    return jnp.where(jnp.isfinite(d), d, jnp.zeros_like(d))
+    return where(jnp.isfinite(d), d, jnp.zeros_like(d))
 
 
 def _is_float_value(v: Any) -> bool:
@@ -136,11 +137,11 @@ def _one(x: Any) -> Any:
 
 def _pick_min(a: Any, b: Any) -> Any:
     """Warp's ``adj_min``: the gradient goes to ``a`` when it is the smaller non-NaN (ties: ``b``)."""
-    return jnp.where(jnp.isnan(a), False, jnp.where(jnp.isnan(b), True, a < b))
+    return where(jnp.isnan(a), False, where(jnp.isnan(b), True, a < b))
 
 
 def _pick_max(a: Any, b: Any) -> Any:
-    return jnp.where(jnp.isnan(a), False, jnp.where(jnp.isnan(b), True, a > b))
+    return where(jnp.isnan(a), False, where(jnp.isnan(b), True, a > b))
 
 
 def _clamp(x: Any, lo: Any, hi: Any, out: Any) -> tuple:
@@ -150,11 +151,11 @@ def _clamp(x: Any, lo: Any, hi: Any, out: Any) -> tuple:
     to_m = _pick_min(m, hi)
     f = jnp.asarray(1, out.dtype)
     z = jnp.asarray(0, out.dtype)
-    return (jnp.where(to_m & ~to_lo, f, z), jnp.where(to_m & to_lo, f, z), jnp.where(to_m, z, f))
+    return (where(to_m & ~to_lo, f, z), where(to_m & to_lo, f, z), where(to_m, z, f))
 
 
 def _select(cond: Any, dtype: Any) -> Any:
-    return jnp.where(cond, jnp.asarray(1, dtype), jnp.asarray(0, dtype))
+    return where(cond, jnp.asarray(1, dtype), jnp.asarray(0, dtype))
 
 
 def _install_scalar_math() -> None:
@@ -163,25 +164,25 @@ def _install_scalar_math() -> None:
     elementwise("log", lambda x, out: (1.0 / x,))
     elementwise("log2", lambda x, out: (1.0 / (x * np.log(2.0)),))
     elementwise("log10", lambda x, out: (1.0 / (x * np.log(10.0)),))
-    elementwise("acos", lambda x, out: (jnp.where(1 - x * x > 0, -lax.rsqrt(jnp.maximum(1 - x * x, 1e-30)), 0),))
-    elementwise("asin", lambda x, out: (jnp.where(1 - x * x > 0, lax.rsqrt(jnp.maximum(1 - x * x, 1e-30)), 0),))
+    elementwise("acos", lambda x, out: (where(1 - x * x > 0, -lax.rsqrt(jnp.maximum(1 - x * x, 1e-30)), 0),))
+    elementwise("asin", lambda x, out: (where(1 - x * x > 0, lax.rsqrt(jnp.maximum(1 - x * x, 1e-30)), 0),))
     # Warp's 1 / cos(x)^2 as 1 + tan(x)^2: the same to rounding (cos of a float is never 0), without
     # a second C library call per element on XLA:CPU (see trig.py)
     elementwise("tan", lambda x, out: (1.0 + out * out,))
     elementwise("atan2", lambda y, x, out: (
-        jnp.where(x * x + y * y > 0, x / (x * x + y * y), 0),
-        jnp.where(x * x + y * y > 0, -y / (x * x + y * y), 0),
+        where(x * x + y * y > 0, x / (x * x + y * y), 0),
+        where(x * x + y * y > 0, -y / (x * x + y * y), 0),
     ))
-    elementwise("abs", lambda x, out: (jnp.where(x < 0, -_one(x), _one(x)),))
+    elementwise("abs", lambda x, out: (where(x < 0, -_one(x), _one(x)),))
     elementwise("min", lambda a, b, out: (_select(_pick_min(a, b), out.dtype), _select(~_pick_min(a, b), out.dtype)))
     elementwise("max", lambda a, b, out: (_select(_pick_max(a, b), out.dtype), _select(~_pick_max(a, b), out.dtype)))
     elementwise("clamp", _clamp)
     elementwise("frac", lambda x, out: (jnp.zeros_like(x),))
     # copysign: d/dx is +1 where the sign bits of x and y agree (signed zeros by their sign bit), else -1
     elementwise("copysign", lambda x, y, out: (
-        jnp.where(jnp.signbit(x) == jnp.signbit(y), _one(x), -_one(x)), jnp.zeros_like(y)))
+        where(jnp.signbit(x) == jnp.signbit(y), _one(x), -_one(x)), jnp.zeros_like(y)))
     elementwise("mod", lambda a, b, out: (_one(a), None))
-    elementwise("pow", lambda a, b, out: (b * jnp.power(a, b - 1), jnp.where(out == 0, 0, jnp.log(a) * out)))
+    elementwise("pow", lambda a, b, out: (b * jnp.power(a, b - 1), where(out == 0, 0, jnp.log(a) * out)))
     elementwise("div", lambda a, b, out: (1.0 / b, -out / b))
     _div_by_scalar = RULES["div"]
 
@@ -199,8 +200,8 @@ def _install_scalar_math() -> None:
 def _length_rule(args: list, out: list, tangents: list) -> list:
     r = out[0]
     positive = r > 0
-    safe = jnp.where(positive, r, 1)
-    total = sum(jnp.where(positive, x / safe, 0) * dt for x, dt in zip(args[0], tangents[0]))
+    safe = where(positive, r, 1)
+    total = sum(where(positive, x / safe, 0) * dt for x, dt in zip(args[0], tangents[0]))
     return [total]
 
 
@@ -208,7 +209,7 @@ def _normalize_rule(args: list, out: list, tangents: list) -> list:
     v, t = args[0], tangents[0]
     d2 = sum(x * x for x in v)
     positive = d2 > 0
-    inv = jnp.where(positive, lax.rsqrt(jnp.where(positive, d2, 1)), 0)
+    inv = where(positive, lax.rsqrt(where(positive, d2, 1)), 0)
     proj = sum(o * dt for o, dt in zip(out, t))
     return [(dt - o * proj) * inv for o, dt in zip(out, t)]
 
@@ -263,7 +264,7 @@ def _lane_indices(call: Any, indices: list, shape: tuple) -> tuple:
     for i, n in zip(indices, shape):
         i = jnp.broadcast_to(jnp.asarray(i, jnp.int32), grid)
         keep = keep & (i >= 0) & (i < n)
-        lin = lin * n + jnp.clip(i, 0, n - 1)
+        lin = lin * n + clip(i, 0, n - 1)
     return lin.reshape(-1), keep.reshape(-1)
 
 
@@ -284,7 +285,7 @@ def _reroute_atomic(after: list, before: list, values: list, lin: Any, keep: Any
             v, tv = v.reshape(size), tv.reshape(size)
             current = flat[lin_p]
             win = keep_p & ((v == current) | (jnp.isnan(v) & jnp.isnan(current)))
-            contrib = jnp.zeros_like(flat).at[lin_p].add(jnp.where(win, tv, 0).astype(flat.dtype))
+            contrib = jnp.zeros_like(flat).at[lin_p].add(where(win, tv, 0).astype(flat.dtype))
             out.append(tb + contrib.reshape(plane.shape))
         return after_p, tuple(out)
 

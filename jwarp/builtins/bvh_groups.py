@@ -29,6 +29,7 @@ from jwarp.builtins.common import Call, Value
 from jwarp.builtins.mesh_common import full
 from jwarp.compiler.registry import builtin
 from jwarp.lang import scalars
+from jwarp.compiler.selects import clip, where
 
 
 def _group_root(call: Call, id: Value, group: Value, kinds: tuple, what: str) -> Value:
@@ -39,9 +40,9 @@ def _group_root(call: Call, id: Value, group: Value, kinds: tuple, what: str) ->
     for handle, selected in _bound(call, full(call, id.data, jnp.uint64), kinds, what):
         keys = table(call, handle, "group_keys")[0]
         roots = table(call, handle, "group_roots")[0]
-        at = jnp.clip(jnp.searchsorted(keys, wanted), 0, keys.shape[0] - 1)
-        root = jnp.where(keys[at] == wanted, roots[at], -1)
-        result = root if selected is None else jnp.where(selected, root, result)
+        at = clip(jnp.searchsorted(keys, wanted), 0, keys.shape[0] - 1)
+        root = where(keys[at] == wanted, roots[at], -1)
+        result = root if selected is None else where(selected, root, result)
     return Value(scalars.int32, result)
 
 

@@ -26,6 +26,7 @@ from jwarp.builtins import bvh_queries as bq
 from jwarp.builtins.lane_pool import gather_rows
 from jwarp.compiler.registry import Call
 from jwarp.compiler.values import leaves_of, to_device_leaf
+from jwarp.compiler.selects import where
 
 PER_STEP = 32
 """Results of a lane collected per step (one walk of the lanes per step)."""
@@ -60,13 +61,13 @@ class BvhPlan:
         next state."""
         q = dict(self.fields, node=state["node"])
         node, fill, buf = bq.collect(self.call, q, state["live"], self.mesh_kind, PER_STEP, self.kind)
-        fill = jnp.where(state["live"], fill, 0)
+        fill = where(state["live"], fill, 0)
         n = fill.shape[0]
         rows = jnp.stack([lax.iota(jnp.int32, n) * PER_STEP, fill], axis=1)
         prims = jnp.zeros(n * PER_STEP, jnp.int32)
         for links, selected in self.links:
             mine = gather_rows(links, buf.reshape(-1))[..., 1]
-            prims = mine if selected is None else jnp.where(jnp.repeat(selected, PER_STEP), mine, prims)
+            prims = mine if selected is None else where(jnp.repeat(selected, PER_STEP), mine, prims)
         return rows, prims, {"node": node, "live": state["live"] & (fill >= PER_STEP)}
 
     @staticmethod

@@ -47,6 +47,7 @@ from jwarp.compiler.values import is_const, leaves_of, value_from_leaves
 from jwarp.errors import WarpCodegenError
 from jwarp.lang import scalars
 from jwarp.lang.struct import StructType
+from jwarp.compiler.selects import clip, where
 
 AABB, SPHERE, RAY, CAPSULE = 0, 1, 2, 3
 _FIELDS = ("owner", "kind", "ax", "ay", "az", "bx", "by", "bz", "radius_sq", "node", "index", "root")
@@ -200,7 +201,7 @@ def _node_test(q: dict, kind: Any, lower: tuple, upper: tuple, max_dist: Any) ->
     tests = {AABB: box, SPHERE: sphere, RAY: ray, CAPSULE: capsule}
     if isinstance(kind, int):
         return tests[kind]()
-    return jnp.where(kind == AABB, box(), jnp.where(kind == SPHERE, sphere(), jnp.where(kind == RAY, ray(), capsule())))
+    return where(kind == AABB, box(), where(kind == SPHERE, sphere(), where(kind == RAY, ray(), capsule())))
 
 
 def static_kind(query: Value) -> int | None:
@@ -222,12 +223,12 @@ def _sphere_triangle(view: MeshView, q: dict, prim: Any) -> Any:
     lab, lac, lbc = tm.dot(ab, ab), tm.dot(ac, ac), tm.dot(bc, bc)
     use_ab = (lab >= lac) & (lab >= lbc)
     use_ac = ~use_ab & (lac >= lbc)
-    p = tuple(jnp.where(use_ab | use_ac, x, y) for x, y in zip(a, b))
-    e = tuple(jnp.where(use_ab, x, jnp.where(use_ac, y, z)) for x, y, z in zip(ab, ac, bc))
-    le = jnp.where(use_ab, lab, jnp.where(use_ac, lac, lbc))
-    t = jnp.where(le > 0, jnp.clip(tm.dot(tm.sub(center, p), e) / jnp.where(le > 0, le, 1.0), 0.0, 1.0), 0.0)
+    p = tuple(where(use_ab | use_ac, x, y) for x, y in zip(a, b))
+    e = tuple(where(use_ab, x, where(use_ac, y, z)) for x, y, z in zip(ab, ac, bc))
+    le = where(use_ab, lab, where(use_ac, lac, lbc))
+    t = where(le > 0, clip(tm.dot(tm.sub(center, p), e) / where(le > 0, le, 1.0), 0.0, 1.0), 0.0)
     seg = tm.add(p, tm.scale(e, t))
-    cp = tuple(jnp.where(degenerate, s, x) for s, x in zip(seg, cp))
+    cp = tuple(where(degenerate, s, x) for s, x in zip(seg, cp))
     d = tm.sub(cp, center)
     return tm.dot(d, d) <= q["radius_sq"]
 
@@ -248,9 +249,9 @@ def advance(call: Call, q: dict, run0: Any, mesh_kind: bool, limit: Any, need: A
         def leaf(s: dict, prim: Any, take: Any) -> tuple:
             ok = take
             if mesh_kind:
-                ok = ok & jnp.where(s["kind"] == SPHERE, _sphere_triangle(view, s, prim), True)
+                ok = ok & where(s["kind"] == SPHERE, _sphere_triangle(view, s, prim), True)
             last_one = ok & (s["need"] <= 1)
-            s = dict(s, index=jnp.where(ok, prim, s["index"]), need=s["need"] - ok.astype(jnp.int32))
+            s = dict(s, index=where(ok, prim, s["index"]), need=s["need"] - ok.astype(jnp.int32))
             return s, last_one
 
         state = {k: q[k] for k in _FIELDS if k != "owner"}
@@ -259,9 +260,9 @@ def advance(call: Call, q: dict, run0: Any, mesh_kind: bool, limit: Any, need: A
         state["need"] = jnp.ones_like(q["node"]) if need is None else need
         s = walk(tree, state, run, enter, leaf, stop_on_accept=True)
         mine = run if selected is None else selected
-        node = jnp.where(mine, s["node"], node)
-        last = jnp.where(mine, s["index"], last)
-        found = jnp.where(mine, s["found"], found)
+        node = where(mine, s["node"], node)
+        last = where(mine, s["index"], last)
+        found = where(mine, s["found"], found)
     return node, last, found
 
 
@@ -290,10 +291,10 @@ def collect(call: Call, q: dict, need: Any, mesh_kind: bool, size: int, kind: in
         def leaf(s: dict, prim: Any, take: Any, view: Any = view) -> tuple:
             ok = take
             if mesh_kind and kind in (None, SPHERE):  # (a bvh query of a mesh's BVH tests boxes only)
-                ok = ok & jnp.where(s["kind"] == SPHERE, _sphere_triangle(view, s, prim), True)
+                ok = ok & where(s["kind"] == SPHERE, _sphere_triangle(view, s, prim), True)
             # a scatter of one element per accepting lane (the others' index is out of range): a
             # select over the whole buffer rewrote it at every step
-            slot = jnp.where(ok, s["fill"], size)
+            slot = where(ok, s["fill"], size)
             rows = lax.iota(jnp.int32, slot.shape[0])
             more = s["fill"] + ok.astype(jnp.int32)
             buf = s["buf"].at[rows, slot].set(s["node"], mode="drop", unique_indices=True)
@@ -302,8 +303,8 @@ def collect(call: Call, q: dict, need: Any, mesh_kind: bool, size: int, kind: in
         state = {k: q[k] for k in _FIELDS[1 if kind in (None, SPHERE) else 2:10]}
         state.update(buf=buf, fill=fill, end=subtree(tree, q["root"])[1])
         s = walk(tree, state, run, enter, leaf, stop_on_accept=True)
-        node, fill = jnp.where(run, s["node"], node), jnp.where(run, s["fill"], fill)
-        buf = jnp.where(run[..., None], s["buf"], buf)
+        node, fill = where(run, s["node"], node), where(run, s["fill"], fill)
+        buf = where(run[..., None], s["buf"], buf)
     return node, fill, buf
 
 
@@ -314,10 +315,10 @@ def _buffered_next(call: Call, q: dict, run0: Any, mesh_kind: bool, kind: int | 
 
     def refill(q: dict) -> dict:
         node, fill, buf = collect(call, q, need, mesh_kind, BUFFER, kind)
-        q = dict(q, node=jnp.where(need, node, q["node"]), fill=jnp.where(need, fill, q["fill"]),
-                 pos=jnp.where(need, 0, q["pos"]))
+        q = dict(q, node=where(need, node, q["node"]), fill=where(need, fill, q["fill"]),
+                 pos=where(need, 0, q["pos"]))
         for j, b in enumerate(_BUFFER_FIELDS[2:]):
-            q[b] = jnp.where(need, buf[..., j], q[b])
+            q[b] = where(need, buf[..., j], q[b])
         return q
 
     q = lax.cond(jnp.any(need), refill, dict, q)
@@ -326,8 +327,8 @@ def _buffered_next(call: Call, q: dict, run0: Any, mesh_kind: bool, kind: int | 
     prim = jnp.zeros_like(node)
     for tree, _, selected in trees(call, q["owner"], mesh_kind):
         mine = gather_rows(tree.links, node)[..., 1]
-        prim = mine if selected is None else jnp.where(selected, mine, prim)
-    q["pos"] = jnp.where(found, q["pos"] + 1, q["pos"])
+        prim = mine if selected is None else where(selected, mine, prim)
+    q["pos"] = where(found, q["pos"] + 1, q["pos"])
     return q, found, prim
 
 
@@ -335,7 +336,7 @@ def _next_held(q: dict) -> Any:
     """The leaf node of each lane's next buffered result (``buf[pos]``)."""
     node = q["buf0"]
     for j, b in enumerate(_BUFFER_FIELDS[3:], start=1):
-        node = jnp.where(q["pos"] == j, q[b], node)
+        node = where(q["pos"] == j, q[b], node)
     return node
 
 
@@ -344,8 +345,8 @@ def rewind(q: dict, run0: Any) -> dict:
     held = run0 & (q["pos"] < q["fill"])
     node = _next_held(q)
     empty = jnp.int32(BUFFER)
-    return dict(q, node=jnp.where(held, node, q["node"]), fill=jnp.where(run0, empty, q["fill"]),
-                pos=jnp.where(run0, empty, q["pos"]))
+    return dict(q, node=where(held, node, q["node"]), fill=where(run0, empty, q["fill"]),
+                pos=where(run0, empty, q["pos"]))
 
 
 def _next(call: Call, query: Value, index: Value, max_dist: Value | None, mesh_kind: bool) -> Value:
@@ -361,8 +362,8 @@ def _next(call: Call, query: Value, index: Value, max_dist: Value | None, mesh_k
     else:
         q = rewind(q, run0)
         node, last, found = advance(call, q, run0, mesh_kind, full(call, max_dist.data, jnp.float32))
-        q["node"] = jnp.where(run0, node, q["node"])
-    q["index"] = jnp.where(run0 & found, last, q["index"])
+        q["node"] = where(run0, node, q["node"])
+    q["index"] = where(run0 & found, last, q["index"])
     q["kind"] = leaves[1]  # unchanged (a constant stays one)
     call.assign_back(0, value_from_leaves(qtype, [q[f] for f in names]))
     write_back(call, 1, index, [last], found)

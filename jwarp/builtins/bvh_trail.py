@@ -34,6 +34,7 @@ from jax import lax
 
 from jwarp.builtins.bvh_walk import Tree, gather_rows
 from jwarp.builtins.lane_pool import barrier, pooled_loop
+from jwarp.compiler.selects import where
 
 # columns of a row: 12 for two child boxes (or up to 12 of leaf data), then the leaf flag and the
 # primitive index (bit pattern of an int32); padded to 16 floats (one 64-byte cache line)
@@ -105,10 +106,10 @@ def node_rows(tree: Tree, count: int, leaf_data: Callable[[Any], Any]) -> Any:
     empty = jnp.asarray([jnp.inf] * 3 + [-jnp.inf] * 3, jnp.float32)
     kids = jnp.asarray(kids)
     boxes = gather_rows(tree.bounds, jnp.maximum(kids, 0))  # (slots, 2, 6)
-    boxes = jnp.where((kids >= 0)[..., None], boxes, empty).reshape(slots, 12)
+    boxes = where((kids >= 0)[..., None], boxes, empty).reshape(slots, 12)
     data = leaf_data(jnp.maximum(prim, 0))
     data = jnp.stack(list(data) + [jnp.zeros_like(data[0])] * (12 - len(data)), axis=1)
-    body = jnp.where(leaf[:, None], data, boxes)
+    body = where(leaf[:, None], data, boxes)
     flag = leaf.astype(jnp.float32)[:, None]
     bits = lax.bitcast_convert_type(jnp.maximum(prim, 0), jnp.float32)[:, None]
     pad = jnp.zeros((slots, _WIDTH - 14), jnp.float32)
@@ -150,9 +151,9 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
         cols = tuple(row[:, k] for k in range(12))
         if update is not None:  # the leaf's new state fields, kept where the lane is not at a leaf
             new = update(s, prim, cols)
-            value = {k: jnp.where(is_leaf, v, s[k]) for k, v in new.items()}
+            value = {k: where(is_leaf, v, s[k]) for k, v in new.items()}
         else:
-            value = jnp.where(is_leaf, candidate(s, prim, cols), jnp.inf)
+            value = where(is_leaf, candidate(s, prim, cols), jnp.inf)
         (hl, kl), (hr, kr) = enter(s, cols[0:3], cols[3:6]), enter(s, cols[6:9], cols[9:12])
         inner = run & ~is_leaf
         code = ((inner & hl).astype(jnp.int32) | ((inner & hr).astype(jnp.int32) << 1)
@@ -164,11 +165,11 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
         candidate value (``>= 0``), else ``-1 - code``."""
         code, value = tests(s, row, enter)
         is_leaf = running(s) & _is_leaf(row)
-        return jnp.where(is_leaf, value, (-1 - code).astype(jnp.float32))
+        return where(is_leaf, value, (-1 - code).astype(jnp.float32))
 
     def split(res: Any) -> tuple:
-        code = jnp.where(res < 0, (-1.0 - res).astype(jnp.int32), 0)
-        return code, jnp.where(res < 0, jnp.inf, res)
+        code = where(res < 0, (-1.0 - res).astype(jnp.int32), 0)
+        return code, where(res < 0, jnp.inf, res)
 
     def step(s: dict, go: Any, general: Any = None) -> dict:
         row = barrier(go, gather, s["node"])
@@ -189,8 +190,8 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
         hl, hr, near_left = (code & 1) != 0, (code & 2) != 0, (code & 4) != 0
         height = node & -node  # the node's height bit; its children are node -+ height / 2
         half = jnp.right_shift(height, 1)
-        down = jnp.where(hl & (~hr | near_left), node - half, node + half)
-        trail = trail | jnp.where(hl & hr, height, 0)
+        down = where(hl & (~hr | near_left), node - half, node + half)
+        trail = trail | where(hl & hr, height, 0)
         pop = run & ~(hl | hr)
         deepest = trail & -trail  # the height bit of the nearest ancestor with a pending far child
         # that far child: the ancestor's other child, on the side of the current node's bit flipped
@@ -200,10 +201,10 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
             out.update(value)
         else:
             better = value < s[best]
-            out[best] = jnp.where(better, value, s[best])
-            out[best_prim] = jnp.where(better, node, s[best_prim])  # the leaf's slot (see walk_trail)
-        out["node"] = jnp.where(pop, far, jnp.where(hl | hr, down, node))  # far is 0 when nothing is pending
-        out["trail"] = jnp.where(pop, trail ^ deepest, trail)
+            out[best] = where(better, value, s[best])
+            out[best_prim] = where(better, node, s[best_prim])  # the leaf's slot (see walk_trail)
+        out["node"] = where(pop, far, where(hl | hr, down, node))  # far is 0 when nothing is pending
+        out["trail"] = where(pop, trail ^ deepest, trail)
         return out
 
     return running, step
@@ -289,8 +290,8 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
         names = tuple(leaf_columns or {})
         picked = gather_rows(rows[:, [_PRIM, *(leaf_columns[k] for k in names)]], slot)  # a few columns
         prim = lax.bitcast_convert_type(picked[:, 0], jnp.int32)
-        out[best_prim] = jnp.where(slot > 0, prim, initial)
-        out.update({k: jnp.where(slot > 0, picked[:, 1 + j], 0.0) for j, k in enumerate(names)})
+        out[best_prim] = where(slot > 0, prim, initial)
+        out.update({k: where(slot > 0, picked[:, 1 + j], 0.0) for j, k in enumerate(names)})
     elif leaf_columns:
         raise ValueError("walk_trail: leaf_columns needs a search with candidate")
     return {k: v.reshape(shape) for k, v in out.items()}

@@ -25,6 +25,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from jwarp.builtins.lane_pool import barrier, gather_rows, pooled_loop
+from jwarp.compiler.selects import where
 
 
 def table(call: Any, handle: Any, name: str) -> list:
@@ -110,7 +111,7 @@ def walk(tree: Tree, state: dict, active: Any, enter: Enter, leaf: Leaf, stop_on
         take = entered & is_leaf
         s2, accepted = leaf(s, prim, take) if fetch is None else leaf(s, prim, take, data)
         out = {k: s2[k] for k in _changed(s, s2)}
-        out["node"] = jnp.where(run, jnp.where(entered & ~is_leaf, s["node"] + 1, skip), s["node"])
+        out["node"] = where(run, where(entered & ~is_leaf, s["node"] + 1, skip), s["node"])
         if stop_on_accept:
             out["found"] = s["found"] | (take & accepted)
         return out
@@ -192,10 +193,10 @@ def walk_nearest(tree: Tree, state: dict, active: Any, enter: Callable[[dict, tu
         code = ((inner & hl).astype(jnp.int32) | ((inner & hr).astype(jnp.int32) << 1)
                 | ((kl <= kr).astype(jnp.int32) << 2))
         value = candidate(s, prim) if fetch is None else candidate(s, prim, data)
-        return code, jnp.where(run & is_leaf, value, jnp.inf)
+        return code, where(run & is_leaf, value, jnp.inf)
 
     def push(stack: Any, sp: Any, both: Any, far: Any) -> Any:
-        slot = jnp.where(both, sp, depth)
+        slot = where(both, sp, depth)
         return stack.at[jnp.arange(sp.shape[0]), slot].set(far, mode="drop")
 
     def step(s: dict, go: Any) -> dict:
@@ -207,15 +208,15 @@ def walk_nearest(tree: Tree, state: dict, active: Any, enter: Callable[[dict, tu
         better = value < s[best]
         left = node + 1
         both = hl & hr
-        nearer = jnp.where(hl & (~hr | near_left), left, right)
-        farther = jnp.where(near_left, right, left)
+        nearer = where(hl & (~hr | near_left), left, right)
+        farther = where(near_left, right, left)
         pop = run & ~(hl | hr)
         empty = sp == 0
         s = dict(s)
-        s[best] = jnp.where(better, value, s[best])
-        s[best_prim] = jnp.where(better, link[..., 1], s[best_prim])
+        s[best] = where(better, value, s[best])
+        s[best_prim] = where(better, link[..., 1], s[best_prim])
         s["stack"] = barrier(go, push, stack, sp, both, farther)
-        s["node"] = jnp.where(pop, jnp.where(empty, -1, top), jnp.where(hl | hr, nearer, node))
+        s["node"] = where(pop, where(empty, -1, top), where(hl | hr, nearer, node))
         s["sp"] = sp + both.astype(jnp.int32) - (pop & ~empty).astype(jnp.int32)
         return s
 
@@ -231,7 +232,7 @@ def subtree(tree: Tree, root: Any) -> tuple[Any, Any]:
     root = jnp.asarray(root, jnp.int32)
     whole = root < 0
     end = gather_rows(tree.links, jnp.maximum(root, 0))[..., 0]
-    return jnp.where(whole, 0, root), jnp.where(whole, tree.count, end)
+    return where(whole, 0, root), where(whole, tree.count, end)
 
 
 def descend(tree: Tree, state: dict, nearer: Callable[[dict, tuple, tuple, tuple, tuple], Any]) -> Any:
@@ -250,7 +251,7 @@ def descend(tree: Tree, state: dict, nearer: Callable[[dict, tuple, tuple, tuple
         lrow, rrow = gather_rows(tree.bounds, left), gather_rows(tree.bounds, right)
         box = lambda r: ((r[..., 0], r[..., 1], r[..., 2]), (r[..., 3], r[..., 4], r[..., 5]))  # noqa: E731
         pick_left = nearer(state, *box(lrow), *box(rrow))
-        return jnp.where(go, jnp.where(pick_left, left, right), node)
+        return where(go, where(pick_left, left, right), node)
 
     return lax.while_loop(lambda n: jnp.any(internal(n)), body, node0)
 

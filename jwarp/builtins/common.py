@@ -15,6 +15,7 @@ from jwarp.compiler.values import STATIC, Value, const, is_const, leaves_of, val
 from jwarp.errors import WarpCodegenError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, type_name
+from jwarp.compiler import selects
 
 # -- type predicates --------------------------------------------------------------------------------
 
@@ -186,7 +187,7 @@ def _quotient(a: Any, b: Any, kind: str, via_float: bool) -> Any:
         q = a.astype(jnp.float64) / b.astype(jnp.float64)
         q = jnp.floor(q) if kind == "floor" else jnp.trunc(q)
         if a.dtype == jnp.int32:  # INT_MIN / -1 wraps to INT_MIN (as lax.div)
-            q = jnp.where(q >= 2.0**31, -(2.0**31), q)
+            q = selects.where(q >= 2.0**31, -(2.0**31), q)
         # narrow types: the quotient of the operands promoted to int32, then narrowed (C's wrapping)
         wide = a.dtype if a.dtype.itemsize == 4 else jnp.dtype(jnp.int32)
         q = q.astype(wide)
@@ -206,8 +207,8 @@ def int_div(a, b, via_float: bool = False):
         q = abs(int(a)) // abs(int(b))
         return np.asarray(q if (a >= 0) == (b >= 0) else -q).astype(a.dtype)[()]
     zero = b == 0
-    q = _quotient(a, jnp.where(zero, jnp.ones_like(b), b), "div", via_float)
-    return jnp.where(zero, jnp.zeros_like(q), q)
+    q = _quotient(a, selects.where(zero, jnp.ones_like(b), b), "div", via_float)
+    return selects.where(zero, jnp.zeros_like(q), q)
 
 
 def int_floordiv(a, b, via_float: bool = False):
@@ -217,8 +218,8 @@ def int_floordiv(a, b, via_float: bool = False):
             return a.dtype.type(0)
         return np.asarray(int(a) // int(b)).astype(a.dtype)[()]
     zero = b == 0
-    q = _quotient(a, jnp.where(zero, jnp.ones_like(b), b), "floor", via_float)
-    return jnp.where(zero, jnp.zeros_like(q), q)
+    q = _quotient(a, selects.where(zero, jnp.ones_like(b), b), "floor", via_float)
+    return selects.where(zero, jnp.zeros_like(q), q)
 
 
 def int_mod(a, b, via_float: bool = False):
@@ -230,8 +231,8 @@ def int_mod(a, b, via_float: bool = False):
         r = abs(int(a)) % abs(int(b))
         return np.asarray(r if a >= 0 else -r).astype(a.dtype)[()]
     zero = b == 0
-    r = _quotient(a, jnp.where(zero, jnp.ones_like(b), b), "rem", via_float)
-    return jnp.where(zero, jnp.zeros_like(r), r)
+    r = _quotient(a, selects.where(zero, jnp.ones_like(b), b), "rem", via_float)
+    return selects.where(zero, jnp.zeros_like(r), r)
 
 
 def xla_target(call: Call) -> bool:
@@ -255,7 +256,7 @@ def where(c, a, b):
     m = xp(c, a, b)
     if m is np:
         return a if bool(c) else b
-    return jnp.where(c, a, b)
+    return selects.where(c, a, b)
 
 
 def jnp_unary(fn: Callable) -> Callable:

@@ -44,6 +44,7 @@ from jwarp.builtins.quaternion import cross3, float_scalar_of
 from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import leaves_of, value_from_leaves
 from jwarp.lang import scalars
+from jwarp.compiler.selects import where
 
 Leaves = list
 
@@ -69,12 +70,12 @@ def _dot(a: Sequence, b: Sequence) -> Any:
 def _clamp01(x: Any) -> Any:
     """``clamp(x, 0, 1)`` whose derivative reaches ``x`` on the closed interval (Warp's adj_clamp)."""
     zero, one = jnp.zeros_like(x), jnp.ones_like(x)
-    return jnp.where(x < zero, zero, jnp.where(x > one, one, x))
+    return where(x < zero, zero, where(x > one, one, x))
 
 
 def _safe(den: Any, usable: Any) -> Any:
     """``den`` where it is used, 1 elsewhere (inactive lanes must not make inf/NaN derivatives)."""
-    return jnp.where(usable, den, jnp.ones_like(den))
+    return where(usable, den, jnp.ones_like(den))
 
 
 def _two_product(a: Any, b: Any) -> tuple[Any, Any]:
@@ -118,17 +119,17 @@ def edge_edge_parameters(p1: Leaves, q1: Leaves, p2: Leaves, q2: Leaves, epsilon
     denom = _diff_product(a, e, b, b)
     positive = denom > zero
     stable = positive & (denom > PARALLEL_GRADIENT_TOLERANCE * a * e)
-    s_free = jnp.where(positive, _clamp01(_diff_product(b, f, c_, e) / _safe(denom, positive)), zero)
-    s_init = jnp.where(stable, s_free, jax.lax.stop_gradient(s_free))
+    s_free = where(positive, _clamp01(_diff_product(b, f, c_, e) / _safe(denom, positive)), zero)
+    s_init = where(stable, s_free, jax.lax.stop_gradient(s_free))
     t_init = (b * s_init + f) / e_ok
     s_at_t0 = _clamp01(-c_ / a_ok)  # also the answer when edge 2 is a point
     s_at_t1 = _clamp01((b - c_) / a_ok)
 
-    s_general = jnp.where(t_init < zero, s_at_t0, jnp.where(t_init > one, s_at_t1, s_init))
-    t_general = jnp.where(t_init < zero, zero, jnp.where(t_init > one, one, t_init))
+    s_general = where(t_init < zero, s_at_t0, where(t_init > one, s_at_t1, s_init))
+    t_general = where(t_init < zero, zero, where(t_init > one, one, t_init))
 
-    s = jnp.where(point1, zero, jnp.where(point2, s_at_t0, s_general))
-    t = jnp.where(point1, jnp.where(point2, zero, _clamp01(f / e_ok)), jnp.where(point2, zero, t_general))
+    s = where(point1, zero, where(point2, s_at_t0, s_general))
+    t = where(point1, where(point2, zero, _clamp01(f / e_ok)), where(point2, zero, t_general))
     return s, t
 
 
@@ -161,7 +162,7 @@ def _snap(d: Any) -> Any:
     lim = np.asarray(COPLANAR_EPSILON, d.dtype)
     if float(lim) >= COPLANAR_EPSILON:
         lim = np.nextafter(lim, np.asarray(0, d.dtype))
-    return jnp.where(jnp.abs(d) <= lim, jnp.zeros_like(d), d)
+    return where(jnp.abs(d) <= lim, jnp.zeros_like(d), d)
 
 
 def _plane_distances(tri: Sequence[Leaves], others: Sequence[Leaves]) -> tuple[Leaves, Leaves]:
@@ -175,7 +176,7 @@ def _select(conds: Sequence[Any], options: Sequence[Sequence[Any]]) -> list[Any]
     """The first option whose condition holds (the last option is the default), per lane."""
     out = list(options[-1])
     for cond, option in zip(reversed(conds), reversed(options[:-1])):
-        out = [jnp.where(cond, x, y) for x, y in zip(option, out)]
+        out = [where(cond, x, y) for x, y in zip(option, out)]
     return out
 
 
@@ -198,14 +199,14 @@ def _projection_axes(n: Leaves) -> tuple[Any, Any]:
     """The two axes kept when projecting along the dominant component of ``n`` (Möller's choice)."""
     a0, a1, a2 = (jnp.abs(x) for x in n)
     x_max = (a0 > a1) & (a0 > a2)
-    z_max = jnp.where(a0 > a1, ~(a0 > a2), a2 > a1)
-    i0 = jnp.where(x_max, 1, 0)
-    i1 = jnp.where(x_max | ~z_max, 2, 1)
+    z_max = where(a0 > a1, ~(a0 > a2), a2 > a1)
+    i0 = where(x_max, 1, 0)
+    i1 = where(x_max | ~z_max, 2, 1)
     return i0, i1
 
 
 def _pick(p: Leaves, axis: Any) -> Any:
-    return jnp.where(axis == 0, p[0], jnp.where(axis == 1, p[1], p[2]))
+    return where(axis == 0, p[0], where(axis == 1, p[1], p[2]))
 
 
 def _edges_cross(v0: Sequence, v1: Sequence, u0: Sequence, u1: Sequence) -> Any:
@@ -254,8 +255,8 @@ def triangles_intersect(v: Sequence[Leaves], u: Sequence[Leaves]) -> Any:
     v_apart = (dv[0] * dv[1] > zero) & (dv[0] * dv[2] > zero)
 
     line = [jnp.abs(x) for x in cross3(n1, n2)]
-    axis = jnp.where(line[1] > line[0], 1, 0)
-    axis = jnp.where(line[2] > jnp.maximum(line[0], line[1]), 2, axis)
+    axis = where(line[1] > line[0], 1, 0)
+    axis = where(line[2] > jnp.maximum(line[0], line[1]), 2, axis)
     (a, b, c_, x0, x1), v_flat = _interval([_pick(p, axis) for p in v], dv)
     (d, e, f, y0, y1), u_flat = _interval([_pick(p, axis) for p in u], du)
     xx, yy = x0 * x1, y0 * y1
@@ -265,7 +266,7 @@ def triangles_intersect(v: Sequence[Leaves], u: Sequence[Leaves]) -> Any:
     lo1, hi1 = jnp.minimum(lo1, hi1), jnp.maximum(lo1, hi1)
     lo2, hi2 = jnp.minimum(lo2, hi2), jnp.maximum(lo2, hi2)
     overlap = ~((hi1 < lo2) | (hi2 < lo1))
-    hit = jnp.where(v_flat | u_flat, _coplanar_overlap(n1, v, u), overlap)
+    hit = where(v_flat | u_flat, _coplanar_overlap(n1, v, u), overlap)
     return ~u_apart & ~v_apart & hit
 
 
@@ -279,4 +280,4 @@ def intersect_tri_tri(call: Call, v0: Value, v1: Value, v2: Value, u0: Value, u1
     dtype = np.dtype(np.float32 if t is scalars.float32 else np.float64)
     pts = [[jax.lax.stop_gradient(x) for x in _lanes(v, dtype)] for v in args]
     hit = triangles_intersect(pts[:3], pts[3:])
-    return Value(scalars.int32, jnp.where(hit, 1, 0).astype(np.int32))
+    return Value(scalars.int32, where(hit, 1, 0).astype(np.int32))

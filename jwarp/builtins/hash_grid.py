@@ -30,6 +30,7 @@ from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import leaves_of, to_device_leaf, value_from_leaves
 from jwarp.lang import composites, scalars
 from jwarp.lang.struct import StructType
+from jwarp.compiler.selects import clip, where
 
 _INT_MAX = 2**31 - 1
 _INT_MIN = -(2**31)
@@ -75,9 +76,9 @@ def cell_coord(v: Any) -> Any:
     c = jnp.floor(v)
     top = jnp.asarray(2147483646.0 if c.dtype == jnp.float64 else 2147483648.0, c.dtype)
     low = jnp.asarray(-2147483648.0, c.dtype)
-    inside = jnp.clip(c, low, top - 1).astype(jnp.int32)
-    return jnp.where(c >= top, jnp.int32(_INT_MAX - 1),
-                     jnp.where(c >= low, inside, jnp.where(c < low, jnp.int32(_INT_MIN), jnp.int32(0))))
+    inside = clip(c, low, top - 1).astype(jnp.int32)
+    return where(c >= top, jnp.int32(_INT_MAX - 1),
+                     where(c >= low, inside, where(c < low, jnp.int32(_INT_MIN), jnp.int32(0))))
 
 
 def cell_index(x: Any, y: Any, z: Any, dims: tuple) -> Any:
@@ -89,7 +90,7 @@ def cell_index(x: Any, y: Any, z: Any, dims: tuple) -> Any:
 def _query_end(start: Any, end: Any, dim: int) -> Any:
     """At most ``dim`` cells per axis (a wider query would visit cells twice)."""
     wide = end.astype(jnp.int64) - start.astype(jnp.int64) >= dim
-    return jnp.where(wide, start + jnp.int32(dim - 1), end)
+    return where(wide, start + jnp.int32(dim - 1), end)
 
 
 def _grid(call: Call, shape_of: Any) -> Any:
@@ -107,7 +108,7 @@ def _cell_range(call: Call, handle: handles.BoundHandle, cell: Any, mask: Any, g
     key = jnp.asarray(group).astype(jnp.uint32)
     lo = _bisect(call, handle, starts, ends, key, mask, upper=False)
     hi = _bisect(call, handle, lo, ends, key, mask, upper=True)
-    return jnp.where(filtered, lo, starts), jnp.where(filtered, hi, ends)
+    return where(filtered, lo, starts), where(filtered, hi, ends)
 
 
 def _bisect(call: Call, handle: handles.BoundHandle, lo: Any, hi: Any, key: Any, mask: Any, upper: bool) -> Any:
@@ -116,11 +117,11 @@ def _bisect(call: Call, handle: handles.BoundHandle, lo: Any, hi: Any, key: Any,
     for _ in range(max(capacity, 1).bit_length() + 1):
         open_ = lo < hi
         mid = lo + (hi - lo) // 2
-        slot = jnp.clip(mid, 0, capacity - 1)
+        slot = clip(mid, 0, capacity - 1)
         g = handles.load(call, handle, "point_groups", [Value(scalars.int32, slot)], mask)[0].astype(jnp.uint32)
         go_right = (g <= key) if upper else (g < key)
-        lo = jnp.where(open_ & go_right, mid + 1, lo)
-        hi = jnp.where(open_ & ~go_right, mid, hi)
+        lo = where(open_ & go_right, mid + 1, lo)
+        hi = where(open_ & ~go_right, mid, hi)
     return lo
 
 
@@ -169,20 +170,20 @@ def _advance(call: Call, handle: handles.BoundHandle, state: dict, active: Any) 
         step = needs_step(s)
         x = s["x"] + 1
         wrap_x = x > s["x_end"]
-        x = jnp.where(wrap_x, s["x_start"], x)
-        y = jnp.where(wrap_x, s["y"] + 1, s["y"])
+        x = where(wrap_x, s["x_start"], x)
+        y = where(wrap_x, s["y"] + 1, s["y"])
         wrap_y = y > s["y_end"]
-        y = jnp.where(wrap_y, s["y_start"], y)
-        z = jnp.where(wrap_y, s["z"] + 1, s["z"])
+        y = where(wrap_y, s["y_start"], y)
+        z = where(wrap_y, s["z"] + 1, s["z"])
         done = z > s["z_end"]
         begin, end = _cell_range(call, handle, cell_index(x, y, z, dims), step & ~done, s["group"],
                                  s["filter_by_group"] != 0)
         new = dict(s)
         for key, val in (("x", x), ("y", y), ("z", z)):
-            new[key] = jnp.where(step, val, s[key])
+            new[key] = where(step, val, s[key])
         new["done"] = s["done"] | (step & done)
-        new["cell_index"] = jnp.where(step & ~done, begin, s["cell_index"])
-        new["cell_end"] = jnp.where(step & ~done, end, s["cell_end"])
+        new["cell_index"] = where(step & ~done, begin, s["cell_index"])
+        new["cell_end"] = where(step & ~done, end, s["cell_end"])
         return new
 
     return lax.while_loop(cond, body, state)
@@ -215,18 +216,18 @@ def next_point(call: Call, query: Value, index: Any) -> tuple[Value, Any, Any]:
         state["done"] = ~mine if handle.fact("built") else jnp.ones(grid, bool)
         state = _advance(call, handle, state, mine)
         found = mine & ~state["done"]
-        slot = jnp.clip(state["cell_index"], 0, handle.fact("capacity") - 1)
+        slot = clip(state["cell_index"], 0, handle.fact("capacity") - 1)
         point = handles.load(call, handle, "point_ids", [Value(scalars.int32, slot)], found)[0]
-        new_index = jnp.where(found, point, index)
+        new_index = where(found, point, index)
         out = dict(fields)
         out.update({k: state[k] for k in _STEPPED})
-        out["cell_index"] = jnp.where(found, state["cell_index"] + 1, state["cell_index"])
-        out["current"] = jnp.where(found, point, fields["current"])
+        out["cell_index"] = where(found, state["cell_index"] + 1, state["cell_index"])
+        out["current"] = where(found, point, fields["current"])
         results.append(((out, new_index, found), lanes))
     out, new_index, found = results[0][0]
     for (o, i, f), lanes in results[1:]:
-        out = {k: jnp.where(lanes, o[k], out[k]) for k in out}
-        new_index, found = jnp.where(lanes, i, new_index), jnp.where(lanes, f, found)
+        out = {k: where(lanes, o[k], out[k]) for k in out}
+        new_index, found = where(lanes, i, new_index), where(lanes, f, found)
     new_query = value_from_leaves(query.type, [out[k] for k in ("grid", *_FIELDS)])
     return new_query, new_index, found
 
@@ -240,7 +241,7 @@ def hash_grid_point_id(call: Call, grid: Value, index: Value) -> Value:
         raise call.no_overload(grid, index)
     parts = []
     for handle, lanes in handles.candidates(call, grid, "hash_grid", "HashGrid"):
-        slot = jnp.clip(jnp.asarray(to_device_leaf(index.data)).astype(jnp.int32), 0, handle.fact("capacity") - 1)
+        slot = clip(jnp.asarray(to_device_leaf(index.data)).astype(jnp.int32), 0, handle.fact("capacity") - 1)
         point = handles.load(call, handle, "point_ids", [Value(scalars.int32, slot)])[0]
         if not handle.fact("built"):
             point = jnp.full_like(point, -1)

@@ -31,6 +31,7 @@ from jax import lax
 from jwarp.builtins.hash_grid import _FIELDS, QUERY_TYPES
 from jwarp.builtins.lane_pool import barrier, gather_rows
 from jwarp.compiler.values import leaves_of, to_device_leaf
+from jwarp.compiler.selects import where
 
 ROWS_PER_STEP = 9
 """Rows of the query box handled per step (a query with a radius up to one cell width has 9)."""
@@ -64,13 +65,13 @@ class QueryPlan:
         grid_row = barrier(step >= 0, self._grid_rows, t)
         head = t == 0  # the query's current row: from its current position on
         more = f["rows_left"] > 0  # else only the current cell's points (Warp visits the first cell)
-        ca = jnp.where(head, f["x_mod"], f["xs_mod"])
+        ca = where(head, f["x_mod"], f["xs_mod"])
         cb = f["xe_mod"]
-        lo = jnp.where(head, f["cell_index"], gather_rows(self.starts, grid_row * dx + ca))
-        hi = jnp.where(head & ~more, f["cell_end"], gather_rows(self.ends, grid_row * dx + cb))
+        lo = where(head, f["cell_index"], gather_rows(self.starts, grid_row * dx + ca))
+        hi = where(head & ~more, f["cell_end"], gather_rows(self.ends, grid_row * dx + cb))
         rows = gather_rows(self.grid_rows, grid_row.reshape(-1)).reshape(*grid_row.shape, 2)
-        wrapped = jnp.where((ca > cb) & more, rows[..., 1], 0)  # the row continues in its second copy
-        count = jnp.where(head | (t < f["rows_left"]), jnp.maximum(hi + wrapped - lo, 0), 0)
+        wrapped = where((ca > cb) & more, rows[..., 1], 0)  # the row continues in its second copy
+        count = where(head | (t < f["rows_left"]), jnp.maximum(hi + wrapped - lo, 0), 0)
         return jnp.concatenate([lo + rows[..., 0], count], axis=1), self.doubled, state
 
     def _grid_rows(self, t: Any) -> Any:
@@ -88,7 +89,7 @@ class QueryPlan:
 
 def _wrap_once(v: Any, d: int) -> Any:
     """``v mod d`` for ``0 <= v < 2 d``."""
-    return jnp.where(v >= d, v - d, v)
+    return where(v >= d, v - d, v)
 
 
 def _divmod(a: Any, b: Any) -> tuple[Any, Any]:
@@ -100,7 +101,7 @@ def _divmod(a: Any, b: Any) -> tuple[Any, Any]:
     inv = 1.0 / b.astype(ftype)
     q = jnp.floor(a.astype(ftype) * inv).astype(jnp.int32)
     r = a - q * b
-    q = jnp.where(r < 0, q - 1, jnp.where(r >= b, q + 1, q))
+    q = where(r < 0, q - 1, where(r >= b, q + 1, q))
     return q, a - q * b
 
 
@@ -117,12 +118,12 @@ def doubled_order(point_ids: Any, grid_rows: Any, n: int) -> Any:
     ``[2 first, 2 first + 2 size)``, twice. ``HashGrid.build`` computes it with the grid."""
     first, size = grid_rows[:, 0], grid_rows[:, 1]
     ids = lax.iota(jnp.int32, grid_rows.shape[0])
-    at = jnp.where(size > 0, 2 * first, 2 * n)
+    at = where(size > 0, 2 * first, 2 * n)
     marks = jnp.zeros(2 * n, jnp.int32).at[at].max(ids, mode="drop")
     row = lax.associative_scan(jnp.maximum, marks)  # the grid row of each doubled position
     start, count = first.at[row].get(mode="promise_in_bounds"), size.at[row].get(mode="promise_in_bounds")
     offset = lax.iota(jnp.int32, 2 * n) - 2 * start
-    return gather_rows(point_ids, start + jnp.where(offset >= count, offset - count, offset))
+    return gather_rows(point_ids, start + where(offset >= count, offset - count, offset))
 
 
 def pair_plan(ctx: Any, query: Any, active: Any) -> QueryPlan | None:
@@ -144,8 +145,8 @@ def pair_plan(ctx: Any, query: Any, active: Any) -> QueryPlan | None:
     grid_rows, doubled = planes("grid_rows").reshape(dy * dz, 2), planes("doubled")  # (made by the build)
     ny = f["y_end"] - f["y_start"] + 1
     rows = (f["z_end"] - f["z"]) * ny + (f["y_end"] - f["y"]) + 1
-    rows = jnp.where(active & (f["z"] <= f["z_end"]) & handle.fact("built"), jnp.maximum(rows, 0), 0)
-    cell_end = jnp.where(active, f["cell_end"], f["cell_index"]) if handle.fact("built") else f["cell_index"]
+    rows = where(active & (f["z"] <= f["z_end"]) & handle.fact("built"), jnp.maximum(rows, 0), 0)
+    cell_end = where(active, f["cell_end"], f["cell_index"]) if handle.fact("built") else f["cell_index"]
     fields = {
         "cell_index": f["cell_index"], "cell_end": cell_end, "ny": jnp.maximum(ny, 1),
         "dy0": f["y"] - f["y_start"], "rows_left": rows, "ys_mod": jnp.mod(f["y_start"], dy),

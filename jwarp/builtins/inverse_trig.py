@@ -32,6 +32,7 @@ import numpy as np
 from jax import lax
 
 from jwarp.builtins.trig import odd_small, on_cpu, vectorised
+from jwarp.compiler.selects import where
 
 _TAN_PI_8 = float(np.tan(np.pi / 8))
 # atan(w) / w - 1 = sum_k (-1)^k w^(2k) / (2k + 1), k >= 1, as a polynomial in w^2
@@ -41,28 +42,28 @@ _ATAN = tuple((-1.0) ** k / (2 * k + 1) for k in range(1, 15))
 def _atan_magnitude(u: Any) -> Any:
     """Float64 ``atan(u)`` of float64 ``u >= 0`` (``inf`` gives ``pi/2``, NaN stays NaN)."""
     inverted = u > 1.0
-    u = jnp.where(inverted, 1.0 / u, u)
+    u = where(inverted, 1.0 / u, u)
     shifted = u > _TAN_PI_8
-    w = jnp.where(shifted, (u - 1.0) / (u + 1.0), u)
+    w = where(shifted, (u - 1.0) / (u + 1.0), u)
     w2 = w * w
     acc = _ATAN[-1]
     for a in _ATAN[-2::-1]:
         acc = a + w2 * acc
-    angle = w + w * w2 * acc + jnp.where(shifted, np.pi / 4, 0.0)
-    return jnp.where(inverted, np.pi / 2 - angle, angle)
+    angle = w + w * w2 * acc + where(shifted, np.pi / 4, 0.0)
+    return where(inverted, np.pi / 2 - angle, angle)
 
 
 def _atan2_64(y: Any, x: Any) -> Any:
     """Float64 ``atan2`` of float64 ``y``, ``x`` with C's special values."""
     ay, ax = jnp.abs(y), jnp.abs(x)
     steep = ay > ax
-    ratio = jnp.where(steep, ax / ay, ay / ax)
-    ratio = jnp.where((ay == 0.0) & (ax == 0.0), 0.0, ratio)  # atan2(+-0, +-0)
-    ratio = jnp.where(jnp.isinf(ay) & jnp.isinf(ax), 1.0, ratio)  # atan2(+-inf, +-inf)
+    ratio = where(steep, ax / ay, ay / ax)
+    ratio = where((ay == 0.0) & (ax == 0.0), 0.0, ratio)  # atan2(+-0, +-0)
+    ratio = where(jnp.isinf(ay) & jnp.isinf(ax), 1.0, ratio)  # atan2(+-inf, +-inf)
     base = _atan_magnitude(ratio)
-    base = jnp.where(steep, np.pi / 2 - base, base)
-    base = jnp.where(jnp.signbit(x), np.pi - base, base)
-    return jnp.where(jnp.signbit(y), -base, base)
+    base = where(steep, np.pi / 2 - base, base)
+    base = where(jnp.signbit(x), np.pi - base, base)
+    return where(jnp.signbit(y), -base, base)
 
 
 def _f32(fn: Callable) -> Callable:
@@ -81,7 +82,7 @@ def _root_of_one_minus_square(x: Any) -> Any:
 
 @jax.custom_jvp
 def _atan_cpu(x: Any) -> Any:
-    angle = _f32(lambda x: jnp.where(jnp.signbit(x), -1.0, 1.0) * _atan_magnitude(jnp.abs(x)))(x)
+    angle = _f32(lambda x: where(jnp.signbit(x), -1.0, 1.0) * _atan_magnitude(jnp.abs(x)))(x)
     return odd_small(x, angle)
 
 
@@ -90,16 +91,16 @@ def _widened(v: Any) -> Any:
     bits = lax.bitcast_convert_type(v, jnp.int32)
     subnormal = (bits & 0x7F800000) == 0
     magnitude = (bits & 0x7FFFFF).astype(jnp.float64) * 2.0**-149
-    return jnp.where(subnormal, jnp.where(bits < 0, -magnitude, magnitude), v.astype(jnp.float64))
+    return where(subnormal, where(bits < 0, -magnitude, magnitude), v.astype(jnp.float64))
 
 
 def _narrowed(v: Any) -> Any:
     """Float64 ``v`` rounded to float32, subnormal results included (XLA:CPU's conversion flushes them)."""
     magnitude = jnp.abs(v)
     tiny = magnitude < 2.0**-126
-    bits = jnp.round(jnp.where(tiny, magnitude, 0.0) * 2.0**149).astype(jnp.int32) | jnp.where(
+    bits = jnp.round(where(tiny, magnitude, 0.0) * 2.0**149).astype(jnp.int32) | where(
         jnp.signbit(v), jnp.int32(-(2**31)), jnp.int32(0))
-    return jnp.where(tiny, lax.bitcast_convert_type(bits, jnp.float32), v.astype(jnp.float32))
+    return where(tiny, lax.bitcast_convert_type(bits, jnp.float32), v.astype(jnp.float32))
 
 
 @jax.custom_jvp
@@ -148,7 +149,7 @@ def clamp_unit(x: Any) -> Any:
     """``x`` clamped to [-1, 1] as Warp's ``asin``/``acos`` do (``fmin(fmax(-1, x), 1)``: NaN gives -1)."""
     x = jnp.asarray(x)
     # (a select, so that subnormal arguments pass unchanged: XLA:CPU's arithmetic reads them as zeros)
-    return jnp.where(jnp.abs(x) <= 1.0, x, jnp.fmin(jnp.fmax(x, -1.0), 1.0).astype(x.dtype))
+    return where(jnp.abs(x) <= 1.0, x, jnp.fmin(jnp.fmax(x, -1.0), 1.0).astype(x.dtype))
 
 
 def atan(x: Any, exact: bool = False) -> Any:

@@ -24,6 +24,7 @@ from jwarp.compiler.values import Affine, ArrayRef, TupleType, leaves_of, value_
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, dtype_leaf_shapes, resolve_annotation, type_name
 from jwarp.lang.struct import StructType
+from jwarp.compiler.selects import where
 
 
 def _static_shape(call: Call, shape: Value) -> tuple[int, ...]:
@@ -88,8 +89,8 @@ def lower_bound(call: Call, arr: Value, *args: Value) -> Value:
         element = memory.load(call.ctx, slot.planes, slot.shape, list(full), 0, call.mask)[0]
         active = lo < hi
         below = element < value.data
-        lo = jnp.where(active & below, mid + 1, lo)
-        hi = jnp.where(active & ~below, mid, hi)
+        lo = where(active & below, mid + 1, lo)
+        hi = where(active & ~below, mid, hi)
     return Value(scalars.int32, lo)
 
 

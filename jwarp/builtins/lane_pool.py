@@ -41,6 +41,7 @@ from typing import Any, Callable
 import jax
 import jax.numpy as jnp
 from jax import lax
+from jwarp.compiler.selects import clip, where
 
 Step = Callable[[dict, Any], dict]
 # The survivors of a pool move to a pool SHRINK times smaller, down to SMALLEST lanes: each size is
@@ -76,7 +77,7 @@ def barrier(go: Any, fn: Callable, *args: Any) -> Any:
 
 def gather_rows(plane: Any, index: Any) -> Any:
     """``plane[index]`` for lane indices (clamped into range); rows keep their trailing axes."""
-    index = jnp.clip(index, 0, plane.shape[0] - 1)
+    index = clip(index, 0, plane.shape[0] - 1)
     return plane.at[index].get(mode="promise_in_bounds")
 
 
@@ -184,7 +185,7 @@ def _free_ranks(flags: Any) -> Any:
     words = jnp.sum(flags.reshape(size // 32, 32).astype(jnp.uint32) << bit, axis=1, dtype=jnp.uint32)
     counts = lax.population_count(words).astype(jnp.int32)
     before = lax.associative_scan(jnp.add, counts) - counts
-    upto = jnp.where(bit == 31, jnp.uint32(0xFFFFFFFF), (jnp.uint32(2) << bit) - 1)  # bits 0..j
+    upto = where(bit == 31, jnp.uint32(0xFFFFFFFF), (jnp.uint32(2) << bit) - 1)  # bits 0..j
     within = lax.population_count(words[:, None] & upto[None, :]).astype(jnp.int32)
     return (before[:, None] + within).reshape(size)
 
@@ -193,7 +194,7 @@ def _where(take: Any, new: dict, old: dict) -> dict:
     out = {}
     for k, v in old.items():
         mask = take.reshape(take.shape + (1,) * (v.ndim - 1))
-        out[k] = jnp.where(mask, new[k], v)
+        out[k] = where(mask, new[k], v)
     return out
 
 
@@ -341,14 +342,14 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
         go = nxt >= 0
         pool = steps(pool, go)
         done = pool["__valid"] & ~running(view(pool))
-        rows = jnp.where(done, pool["__id"], n)
+        rows = where(done, pool["__id"], n)
         home = _scatter(home, rows, results_of(pool))  # in place (a barrier would copy home)
         free = done | ~pool["__valid"]
         rank = _free_ranks(free) - 1
         slot = nxt + rank
         take = free & (slot < total)
-        ids = queue[jnp.clip(slot, 0, n - 1)]
-        source = jnp.where(take, ids, pool["__id"])
+        ids = queue[clip(slot, 0, n - 1)]
+        source = where(take, ids, pool["__id"])
         # every slot's inputs gathered from its (new or current) lane: no select of the input matrix
         fresh = barrier(go, lanes_of, source)
         inputs = fresh.pop("__in", None)
@@ -382,7 +383,7 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
         if level > 0:
             pool = lax.while_loop(cond, lambda p: steps(p, jnp.sum(p["__valid"], dtype=jnp.int32) >= 0), pool)
         # write back every lane of this pool (running ones are written again by the next pool)
-        rows = jnp.where(pool["__valid"], pool["__id"], n)
+        rows = where(pool["__valid"], pool["__id"], n)
         home = _scatter(home, rows, results_of(pool))
     out = dict(state)
     out.update({k: v for k, v in home.items() if k != "__out"})

@@ -51,6 +51,7 @@ from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import TupleType, leaves_of, value_from_leaves, xp
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import type_name
+from jwarp.compiler.selects import where
 
 # -- leaf helpers ------------------------------------------------------------------------------------
 
@@ -78,7 +79,7 @@ def safe_sqrt(x: Any) -> Any:
     if xp(x) is np:
         return np.sqrt(x)
     zero = x == 0
-    return jnp.where(zero, jnp.zeros_like(x), jnp.sqrt(jnp.where(zero, jnp.ones_like(x), x)))
+    return where(zero, jnp.zeros_like(x), jnp.sqrt(where(zero, jnp.ones_like(x), x)))
 
 
 def typed(leaf: Any, value: float) -> np.generic:
@@ -243,8 +244,8 @@ def _approx_givens(a11: Any, a12: Any, a22: Any) -> tuple[Any, Any]:
     ch = 2.0 * (a11 - a22)
     sh = a12
     accurate = _FOUR_GAMMA_SQUARED * sh * sh < ch * ch
-    w = _rsqrt(jnp.where(accurate, ch * ch + sh * sh, 1.0))
-    return jnp.where(accurate, w * ch, _COS_PI_8), jnp.where(accurate, w * sh, _SIN_PI_8)
+    w = _rsqrt(where(accurate, ch * ch + sh * sh, 1.0))
+    return where(accurate, w * ch, _COS_PI_8), where(accurate, w * sh, _SIN_PI_8)
 
 
 def _conjugate(s: list, q: list, axes: tuple[int, int, int]) -> tuple[list, list]:
@@ -314,10 +315,10 @@ def _matmul3(a: list, b: list, transpose_a: bool = False) -> list:
 def _qr_givens(a1: Any, a2: Any, eps: float) -> tuple[Any, Any]:
     """Half-angle cosine/sine of the Givens rotation that zeroes ``a2`` against pivot ``a1``."""
     rho = safe_sqrt(a1 * a1 + a2 * a2)
-    sh = jnp.where(rho > eps, a2, 0.0)
+    sh = where(rho > eps, a2, 0.0)
     ch = jnp.abs(a1) + jnp.maximum(rho, eps)
     neg = a1 < 0
-    ch, sh = jnp.where(neg, sh, ch), jnp.where(neg, ch, sh)
+    ch, sh = where(neg, sh, ch), where(neg, ch, sh)
     w = _rsqrt(ch * ch + sh * sh)
     return ch * w, sh * w
 
@@ -368,10 +369,10 @@ def _sort_columns(b: list, v: list) -> tuple[list, list]:
         for m in (b, v):
             for row in range(3):
                 x, y = m[row * 3 + i], m[row * 3 + j]
-                m[row * 3 + i] = jnp.where(swap, y, x)
-                m[row * 3 + j] = jnp.where(swap, -x, y)
+                m[row * 3 + i] = where(swap, y, x)
+                m[row * 3 + j] = where(swap, -x, y)
         if swap_rho:
-            rho[i], rho[j] = jnp.where(swap, rho[j], rho[i]), jnp.where(swap, rho[i], rho[j])
+            rho[i], rho[j] = where(swap, rho[j], rho[i]), where(swap, rho[i], rho[j])
     return b, v
 
 
@@ -478,27 +479,27 @@ def _svd2_leaves(a: list) -> list:
     diff = ata11 - ata22
     disc = diff * diff + 4.0 * ata12 * ata12
     equal = disc == 0
-    root = jnp.sqrt(jnp.where(equal, 1.0, disc))
+    root = jnp.sqrt(where(equal, 1.0, disc))
     lam1 = (trace + root) * 0.5
     lam2 = (trace - root) * 0.5
     inv_s1 = _rsqrt(lam1)
     s1 = 1.0 / inv_s1
-    s2 = jnp.sqrt(jnp.where(equal, 0.0, lam2))
+    s2 = jnp.sqrt(where(equal, 0.0, lam2))
     vy = diff - root + 2.0 * ata12
     vx = diff + root - 2.0 * ata12
     len_sq = vx * vx + vy * vy
     degenerate = len_sq == 0
-    inv_len = _rsqrt(jnp.where(degenerate, 1.0, len_sq))
-    v11 = jnp.where(degenerate, _SQRT_HALF, vx * inv_len)
-    v21 = jnp.where(degenerate, _SQRT_HALF, vy * inv_len)
+    inv_len = _rsqrt(where(degenerate, 1.0, len_sq))
+    v11 = where(degenerate, _SQRT_HALF, vx * inv_len)
+    v21 = where(degenerate, _SQRT_HALF, vy * inv_len)
     u11 = (a11 * v11 + a12 * v21) * inv_s1
     u21 = (a21 * v11 + a22 * v21) * inv_s1
-    sign = jnp.where(a11 * a22 - a12 * a21 < 0, -1.0, 1.0).astype(a11.dtype)
+    sign = where(a11 * a22 - a12 * a21 < 0, -1.0, 1.0).astype(a11.dtype)
     s_eq = jnp.sqrt(0.5 * trace)
     one, zero = jnp.ones_like(a11), jnp.zeros_like(a11)
 
     def pick(general: Any, same: Any) -> Any:
-        return jnp.where(equal, same, general)
+        return where(equal, same, general)
 
     u = [pick(u11, one), pick(-u21 * sign, zero), pick(u21, zero), pick(u11 * sign, one)]
     v = [pick(v11, one), pick(-v21, zero), pick(v21, zero), pick(v11, one)]

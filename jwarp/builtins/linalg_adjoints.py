@@ -33,6 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jwarp.compiler.values import is_const
+from jwarp.compiler.selects import where
 
 Leaves = list  # row-major n x n matrix (or vector) as a list of jnp leaves
 
@@ -132,14 +133,14 @@ def eig3_adjoint(a: Leaves, outs: Leaves, cts: Leaves) -> Leaves:
     tiny = jnp.asarray(1e-6, dtype)
 
     def widened(gap: Any) -> Any:
-        gap = jnp.where((gap < 0) & (gap > -tiny), -tiny, gap)
-        return jnp.where((gap > 0) & (gap < tiny), tiny, gap)
+        gap = where((gap < 0) & (gap > -tiny), -tiny, gap)
+        return where((gap > 0) & (gap < tiny), tiny, gap)
 
     one = jnp.asarray(1, dtype)
     f = _skew_factors([one / widened(d[1] - d[0]), one / widened(d[2] - d[0]), one / widened(d[2] - d[1])])
     full = _mul(q, _mul(_add(_diag(adj_d), _cw(f, _mul(qt, adj_q))), qt))
     no_vectors = jnp.all(jnp.stack([x == 0 for x in adj_q]), axis=0)
-    return [jnp.where(no_vectors, v, g) for v, g in zip(values_only, full)]
+    return [where(no_vectors, v, g) for v, g in zip(values_only, full)]
 
 
 def svd_adjoint(a: Leaves, outs: Leaves, cts: Leaves) -> Leaves:
@@ -172,7 +173,7 @@ def _inverse3(m: Leaves) -> Leaves:
            d * h - e * g, b * g - a * h, a * e - b * d]  # fmt: skip
     det = a * cof[0] + b * cof[3] + c * cof[6]
     singular = det == 0
-    inv_det = jnp.where(singular, 0, 1 / jnp.where(singular, 1, det)).astype(det.dtype)
+    inv_det = where(singular, 0, 1 / where(singular, 1, det)).astype(det.dtype)
     return [x * inv_det for x in cof]
 
 

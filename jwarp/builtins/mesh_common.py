@@ -19,6 +19,7 @@ from jwarp.builtins import bvh_walk
 from jwarp.compiler import handles
 from jwarp.compiler.values import Value, leaves_of, to_device_leaf, value_from_leaves
 from jwarp.lang import composites, scalars
+from jwarp.compiler.selects import where
 
 
 class MeshView:
@@ -82,7 +83,7 @@ def per_mesh(call: Any, mesh_id: Value, fn: Callable[[MeshView, Any], list]) -> 
         if out is None:
             out = leaves
         else:
-            out = [jnp.where(selected, new, old) for new, old in zip(leaves, out)]
+            out = [where(selected, new, old) for new, old in zip(leaves, out)]
     return out
 
 
@@ -90,7 +91,7 @@ def write_back(call: Any, index: int, target: Value, leaves: list, keep: Any) ->
     """Assign ``leaves`` to the in-out argument ``index`` on lanes ``keep`` (others keep their value)."""
     old = [full(call, x) for x in leaves_of(target)]
     dtypes = [o.dtype for o in old]
-    new = [jnp.where(keep, n.astype(d), o) for n, o, d in zip(leaves, old, dtypes)]
+    new = [where(keep, n.astype(d), o) for n, o, d in zip(leaves, old, dtypes)]
     call.assign_back(index, value_from_leaves(target.type, new))
 
 

@@ -38,6 +38,7 @@ from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import leaves_of, value_from_leaves
 from jwarp.lang import composites, scalars
 from jwarp.lang.struct import StructType
+from jwarp.compiler.selects import clip, where
 
 
 def _struct(name: str, fields: dict) -> StructType:
@@ -73,7 +74,7 @@ def _seed(view: MeshView, point: tuple, furthest: bool = False) -> tuple[Any, An
     d = tm.sub(cp, point)
     d2 = tm.dot(d, d)
     bad = (view.face_count == 0) | (tm.is_sliver(a, b, c) if not furthest else False)
-    return face, jnp.where(bad, jnp.inf if not furthest else -jnp.inf, d2)
+    return face, where(bad, jnp.inf if not furthest else -jnp.inf, d2)
 
 
 def _seed_bound(view: MeshView, point: tuple) -> tuple[Any, Any]:
@@ -95,7 +96,7 @@ def _seed_bound(view: MeshView, point: tuple) -> tuple[Any, Any]:
     bound = tm.furthest_distance_to_box_sq(point, (row[..., 0], row[..., 1], row[..., 2]),
                                            (row[..., 3], row[..., 4], row[..., 5]))
     bad = (view.face_count == 0) | tm.is_sliver(*view.corners(face))
-    return face, jnp.where(bad, jnp.inf, bound * jnp.float32(1.0 + 1e-5))
+    return face, where(bad, jnp.inf, bound * jnp.float32(1.0 + 1e-5))
 
 
 def _corner_columns(view: MeshView):
@@ -112,8 +113,8 @@ def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthes
     shape = run.shape
     face0, d0 = _seed(view, point, furthest) if furthest else _seed_bound(view, point)
     better0 = (d0 > limit_sq) if furthest else (d0 < limit_sq)
-    state = {"node": jnp.zeros(shape, jnp.int32), "best": jnp.where(better0, d0, limit_sq),
-             "face": jnp.where(better0, face0, 0), "px": point[0], "py": point[1], "pz": point[2]}
+    state = {"node": jnp.zeros(shape, jnp.int32), "best": where(better0, d0, limit_sq),
+             "face": where(better0, face0, 0), "px": point[0], "py": point[1], "pz": point[2]}
 
     if not furthest:  # nearest box first, as Warp
         def near(s: dict, lower: tuple, upper: tuple) -> tuple:
@@ -126,7 +127,7 @@ def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthes
             u, v = tm.closest_point_to_triangle(a, b, c, point)
             cp = tm.add(tm.add(tm.scale(a, u), tm.scale(b, v)), tm.scale(c, 1.0 - u - v))
             d = tm.sub(cp, point)
-            return jnp.where(tm.is_sliver(a, b, c), jnp.inf, tm.dot(d, d))
+            return where(tm.is_sliver(a, b, c), jnp.inf, tm.dot(d, d))
 
         if bvh_trail.supported(view.face_count, bool(view.handle.fact("grouped"))):
             rows = bvh_trail.node_rows(view.tree, view.face_count, _corner_columns(view))
@@ -137,7 +138,7 @@ def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthes
                 u, v = tm.closest_point_to_triangle(a, b, c, point)
                 cp = tm.add(tm.add(tm.scale(a, u), tm.scale(b, v)), tm.scale(c, 1.0 - u - v))
                 d = tm.sub(cp, point)
-                return jnp.where(cols[9] != 0, jnp.inf, tm.dot(d, d))
+                return where(cols[9] != 0, jnp.inf, tm.dot(d, d))
 
             return bvh_trail.walk_trail(rows, view.face_count, state, run, near, tested, best="best",
                                         best_prim="face")
@@ -163,7 +164,7 @@ def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthes
         d = tm.sub(cp, point)
         d2 = tm.dot(d, d)
         better = usable & ((d2 > s["best"]) if furthest else (d2 < s["best"]))
-        s = dict(s, best=jnp.where(better, d2, s["best"]), face=jnp.where(better, prim, s["face"]))
+        s = dict(s, best=where(better, d2, s["best"]), face=where(better, prim, s["face"]))
         return s, better
 
     return walk(view.tree, state, run, enter, leaf)
@@ -188,7 +189,7 @@ def _inside_by_rays(view: MeshView, point: tuple, run: Any) -> Any:
         direction = tuple(one if k == axis else zero for k in range(3))
         s = closest_hit(view, point, direction, jnp.full(run.shape, jnp.inf, jnp.float32), run, robust=True)
         votes = votes + (s["hit"] & (s["sign"] < 0)).astype(jnp.int32)
-    return jnp.where(votes >= 2, -1.0, 1.0).astype(jnp.float32)
+    return where(votes >= 2, -1.0, 1.0).astype(jnp.float32)
 
 
 def _inside_by_parity(view: MeshView, point: tuple, run: Any, samples: Any, scale: Any) -> Any:
@@ -212,7 +213,7 @@ def _inside_by_parity(view: MeshView, point: tuple, run: Any, samples: Any, scal
         return state, votes + (odd & (i < n)).astype(jnp.int32)
 
     _, votes = lax.fori_loop(0, jnp.max(n), body, (state, votes))
-    return jnp.where(votes * 2 >= n, -1.0, 1.0).astype(jnp.float32)
+    return where(votes * 2 >= n, -1.0, 1.0).astype(jnp.float32)
 
 
 def _winding_sign(view: MeshView, point: tuple, run: Any, threshold: Any, accuracy: Any) -> Any:
@@ -221,7 +222,7 @@ def _winding_sign(view: MeshView, point: tuple, run: Any, threshold: Any, accura
     if view.handle.fact("winding_table"):
         rows = table(view.call, view.handle, "winding_rows")[0]
         winding = winding_number.winding_numbers(rows, point, run, accuracy)
-        return jnp.where(winding > threshold, -1.0, 1.0).astype(jnp.float32)
+        return where(winding > threshold, -1.0, 1.0).astype(jnp.float32)
 
     def body(f: Any, total: Any) -> Any:
         a, b, c = view.corners(jnp.full(point[0].shape, f, jnp.int32))
@@ -229,7 +230,7 @@ def _winding_sign(view: MeshView, point: tuple, run: Any, threshold: Any, accura
 
     total = lax.fori_loop(0, view.face_count, body, jnp.zeros_like(point[0]))
     winding = total * 0.07957747154
-    return jnp.where(winding > threshold, -1.0, 1.0).astype(jnp.float32)
+    return where(winding > threshold, -1.0, 1.0).astype(jnp.float32)
 
 
 def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, epsilon: Any) -> dict:
@@ -241,8 +242,8 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
     face0, d0 = _seed_bound(view, point)
     dist0 = jnp.sqrt(d0)
     seeded = dist0 < max_dist
-    state = {"node": jnp.zeros(shape, jnp.int32), "best": jnp.where(seeded, dist0, max_dist),
-             "face": jnp.where(seeded, face0, 0), "nx": zero, "ny": zero, "nz": zero,
+    state = {"node": jnp.zeros(shape, jnp.int32), "best": where(seeded, dist0, max_dist),
+             "face": where(seeded, face0, 0), "nx": zero, "ny": zero, "nz": zero,
              "px": point[0], "py": point[1], "pz": point[2]}
     pi = jnp.float32(3.14159265359)
 
@@ -251,7 +252,7 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
         return tm.distance_to_box_sq(_point_of(s), lower, upper) <= reach * reach
 
     def angle(x: tuple, y: tuple) -> Any:
-        return inverse_trig.acos(jnp.clip(tm.dot(tm.normalize(x), tm.normalize(y)), -1.0, 1.0))
+        return inverse_trig.acos(clip(tm.dot(tm.normalize(x), tm.normalize(y)), -1.0, 1.0))
 
     def vertex_angles(a: tuple, b: tuple, c: tuple) -> tuple:
         """The face's angles at ``a``, ``b``, ``c`` (Warp's vertex weights)."""
@@ -281,12 +282,12 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
         neg = lambda x: tuple(-y for y in x)  # noqa: E731
         # the angle at the vertex the point is at (one arccos: the vertex's two edges picked first)
         at_a, at_b = la < eps_sq, lb < eps_sq
-        pick = lambda x, y, z: tuple(jnp.where(at_a, p, jnp.where(at_b, q, r)) for p, q, r in zip(x, y, z))  # noqa: E731
+        pick = lambda x, y, z: tuple(where(at_a, p, where(at_b, q, r)) for p, q, r in zip(x, y, z))  # noqa: E731
         if angles is None:
             corner = angle(pick(e0, e2, neg(e1)), pick(e1, neg(e0), neg(e2)))
         else:
-            corner = jnp.where(at_a, angles[0], jnp.where(at_b, angles[1], angles[2]))
-        weight = jnp.where(at_a | at_b | (lc < eps_sq), corner, jnp.where(on_edge, pi, 2.0 * pi))
+            corner = where(at_a, angles[0], where(at_b, angles[1], angles[2]))
+        weight = where(at_a | at_b | (lc < eps_sq), corner, where(on_edge, pi, 2.0 * pi))
         unit = tm.normalize(normal)
         tie = near & (dist > s["best"] - eps)
         closer_tie = tie & (dist < s["best"])
@@ -295,9 +296,9 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
         out = dict(s)
         for k, key in enumerate(("nx", "ny", "nz")):
             contrib = weight * unit[k]
-            out[key] = jnp.where(tie, s[key] + contrib, jnp.where(replace, contrib, s[key]))
-        out["best"] = jnp.where(update, dist, s["best"])
-        out["face"] = jnp.where(update, prim, s["face"])
+            out[key] = where(tie, s[key] + contrib, where(replace, contrib, s[key]))
+        out["best"] = where(update, dist, s["best"])
+        out["face"] = where(update, prim, s["face"])
         return out, update
 
     if bvh_trail.supported(view.face_count, bool(view.handle.fact("grouped"))):  # Warp's order: nearer child first
@@ -316,7 +317,7 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
             """A face's corners and vertex angles (computed once per face, not at every lane step)."""
             a, b, c = view.corners(prim)
             at_a, at_b, at_c = vertex_angles(a, b, c)
-            return [*a, *b, *c, jnp.where(tm.is_sliver(a, b, c), -1.0, at_a), at_b, at_c]
+            return [*a, *b, *c, where(tm.is_sliver(a, b, c), -1.0, at_a), at_b, at_c]
 
         rows = bvh_trail.node_rows(view.tree, view.face_count, leaf_data)
         state.pop("node")
@@ -358,7 +359,7 @@ def _point_query(call: Call, mesh: Value, point: Value, limit: Value, kind: str,
             w = 1.0 - u - v
             cp = tm.add(tm.add(tm.scale(a, stop(u)), tm.scale(b, stop(v))), tm.scale(c, stop(w)))
             side = tm.dot((s["nx"], s["ny"], s["nz"]), tm.sub(pt, cp))
-            sign = jnp.where(side > 0, 1.0, -1.0).astype(jnp.float32)
+            sign = where(side > 0, 1.0, -1.0).astype(jnp.float32)
         elif kind == "rays" or (kind == "winding" and not view.handle.fact("winding")):
             sign = _inside_by_rays(view, pt, found)
         elif kind == "winding":
@@ -375,8 +376,8 @@ def _finish(call: Call, leaves: list, outs: list, out_index: int) -> Value:
     found, sign, face, u, v = leaves
     if not outs:
         zero = jnp.zeros_like(u)
-        fields = [found, jnp.where(found, sign, zero), jnp.where(found, face, 0), jnp.where(found, u, zero),
-                  jnp.where(found, v, zero)]
+        fields = [found, where(found, sign, zero), where(found, face, 0), where(found, u, zero),
+                  where(found, v, zero)]
         return value_from_leaves(MeshQueryPoint, fields)
     values = [sign, face, u, v][-len(outs):]
     for k, (target, leaf) in enumerate(zip(outs, values)):

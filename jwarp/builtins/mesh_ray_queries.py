@@ -35,6 +35,7 @@ from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import leaves_of, value_from_leaves
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType
+from jwarp.compiler.selects import clip, where
 
 MeshQueryRay = _struct("MeshQueryRay", {"result": scalars.bool_, "sign": scalars.float32, "face": scalars.int32,
                                         "t": scalars.float32, "u": scalars.float32, "v": scalars.float32,
@@ -48,7 +49,7 @@ MeshStruct = _struct("Mesh", {"points": ArrayType(composites.vec3), "velocities"
 
 def _safe_rcp(direction: tuple) -> tuple:
     tiny = jnp.float32(1.0e-20)
-    return tuple(1.0 / jnp.where(d == 0, tiny, d) for d in direction)
+    return tuple(1.0 / where(d == 0, tiny, d) for d in direction)
 
 
 RAY_POOL = 16384
@@ -106,7 +107,7 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
 
     def candidate(s: dict, prim: Any, corners: tuple) -> Any:
         hit, t, _, _, _ = _hit(s, *corners)
-        return _after_ties(jnp.where(hit & (t >= 0), t, jnp.inf), *corners)
+        return _after_ties(where(hit & (t >= 0), t, jnp.inf), *corners)
 
     if root is None and bvh_trail.supported(view.face_count, bool(view.handle.fact("grouped"))):
         def leaf_data(prim: Any) -> list:  # the corners, then 1.0 for a sliver (see _after_ties)
@@ -115,8 +116,8 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
 
         def tested(s: dict, prim: Any, cols: tuple) -> Any:
             hit, t, _, _, _ = _hit(s, cols[0:3], cols[3:6], cols[6:9])
-            t = jnp.where(hit & (t >= 0), t, jnp.inf)
-            return jnp.where(cols[9] > 0, jnp.nextafter(t, jnp.inf), t)
+            t = where(hit & (t >= 0), t, jnp.inf)
+            return where(cols[9] > 0, jnp.nextafter(t, jnp.inf), t)
 
         def enter_fast(s: dict, lower: tuple, upper: tuple) -> tuple:
             start_, _, rcp_ = _ray_of(s)
@@ -153,8 +154,8 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
     hit = run & found
     _, _, _, _, sign = _hit(s, *corners)
     sliver = s.pop("sliver") > 0 if "sliver" in s else tm.is_sliver(*corners)
-    t = jnp.where(found & sliver, jnp.nextafter(s["t"], -jnp.inf), s["t"])  # (see _after_ties)
-    return dict(s, t=t, hit=hit, sign=jnp.where(hit, sign, jnp.ones_like(sign)))
+    t = where(found & sliver, jnp.nextafter(s["t"], -jnp.inf), s["t"])  # (see _after_ties)
+    return dict(s, t=t, hit=hit, sign=where(hit, sign, jnp.ones_like(sign)))
 
 
 def _after_ties(t: Any, a: tuple, b: tuple, c: tuple) -> Any:
@@ -162,7 +163,7 @@ def _after_ties(t: Any, a: tuple, b: tuple, c: tuple) -> Any:
     through their shared edge) the proper face wins whatever order the walk visits them in: a sliver's
     barycentric derivatives are ill-conditioned (on Warp's torus asset a hit on one gave the hit point
     a gradient of 20.6 where Warp's, on the proper face, is 0). :func:`closest_hit` takes the float back."""
-    return jnp.where(tm.is_sliver(a, b, c), jnp.nextafter(t, jnp.inf), t)
+    return where(tm.is_sliver(a, b, c), jnp.nextafter(t, jnp.inf), t)
 
 
 @jax.custom_jvp
@@ -214,8 +215,8 @@ def mesh_query_ray(call: Call, mesh: Value, start: Value, dir: Value, max_t: Val
     found, sign, face, t, u, v, *normal = per_mesh(call, mesh, query)
     if not outs:
         zero = jnp.zeros_like(t)
-        keep = [jnp.where(found, x, zero) for x in (sign, t, u, v, *normal)]
-        fields = [found, keep[0], jnp.where(found, face, 0), keep[1], keep[2], keep[3], *keep[4:]]
+        keep = [where(found, x, zero) for x in (sign, t, u, v, *normal)]
+        fields = [found, keep[0], where(found, face, 0), keep[1], keep[2], keep[3], *keep[4:]]
         return value_from_leaves(MeshQueryRay, fields)
     for k, (target, leaves) in enumerate(zip(outs, ([t], [u], [v], [sign], normal, [face]))):
         write_back(call, 4 + k, target, list(leaves), found)
@@ -397,7 +398,7 @@ def _vertex(call: Call, mesh: Value, index: Value, table: str) -> Value:
     def read(view: MeshView, selected: Any) -> list:
         if table == "velocities" and not view.handle.fact("velocities"):
             return [jnp.zeros(i.shape, jnp.float32)] * 3
-        rows = (view.points if table == "points" else view.velocities()).at[jnp.clip(i, 0, None)].get(
+        rows = (view.points if table == "points" else view.velocities()).at[clip(i, 0, None)].get(
             mode="clip")
         return [rows[..., k] for k in range(3)]
 

@@ -36,6 +36,7 @@ from jwarp.builtins.random import F32, I32, U32, VEC2, VEC3, VEC4, draw, draws, 
 from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import is_const, leaves_of, value_from_leaves
 from jwarp.lang import scalars
+from jwarp.compiler.selects import where
 
 _PRIMES = (np.uint32(73856093), np.uint32(19349663), np.uint32(53471161), np.uint32(10000019))
 _RESEED_2 = np.uint32(10019689)
@@ -67,8 +68,8 @@ def _random_gradient(state: Any, corner: list) -> list:
         total = total + fmul(x, x)
     length = jnp.sqrt(total)
     positive = length > np.float32(0.0)
-    safe = jnp.where(positive, length, _ONE)
-    return [jnp.where(positive, x / safe, np.float32(0.0)) for x in v]
+    safe = where(positive, length, _ONE)
+    return [where(positive, x / safe, np.float32(0.0)) for x in v]
 
 
 def _dot(d: list, g: list) -> Any:
@@ -93,7 +94,7 @@ def _smootherstep_hessian(t: Any) -> Any:
 def _crem(a: Any, b: Any) -> Any:
     """C ``a % b`` on int32 (0 where ``b == 0``)."""
     zero = b == 0
-    return jnp.where(zero, np.int32(0), jnp.fmod(a, jnp.where(zero, np.int32(1), b)))
+    return where(zero, np.int32(0), jnp.fmod(a, where(zero, np.int32(1), b)))
 
 
 def _lattice(coords: list, periods: list | None) -> tuple[list, list, list]:
@@ -126,9 +127,9 @@ def _corners(state: Any, d: list, lo: list, hi: list) -> tuple[Any, list]:
     """
     index = lax.iota(jnp.int32, 1 << len(d))  # an iota, not a captured constant (Pallas kernels refuse those)
     bits = [((index >> k) & 1) == 1 for k in range(len(d))]
-    corner = [jnp.where(b, jnp.asarray(h)[..., None], jnp.asarray(l)[..., None]) for b, l, h in zip(bits, lo, hi)]
+    corner = [where(b, jnp.asarray(h)[..., None], jnp.asarray(l)[..., None]) for b, l, h in zip(bits, lo, hi)]
     g = _random_gradient(jnp.asarray(state)[..., None], corner)
-    disp = [jnp.where(b, (x - _ONE)[..., None], jnp.asarray(x)[..., None]) for b, x in zip(bits, d)]
+    disp = [where(b, (x - _ONE)[..., None], jnp.asarray(x)[..., None]) for b, x in zip(bits, d)]
     return _dot(disp, g), g
 
 
@@ -325,7 +326,7 @@ def _curl_eval(state, octaves, lacunarity, gain, coords, want_jacobian: bool, n_
         grads, j_oct, s_next = _octave(s, coords, freq, amp, want_jacobian, pow2_fields)
 
         def keep(new, old):
-            return new if live is None else jnp.where(live, new, old)
+            return new if live is None else where(live, new, old)
 
         sums = [[keep(total + fmul(amp, g), total) for total, g in zip(row, grad)] for row, grad in zip(sums, grads)]
         if want_jacobian:

@@ -58,8 +58,8 @@ def _atan2_finite(y: Any, x: Any, exact: bool) -> Any:
     """``arctan2`` whose derivative at ``(0, 0)`` is 0 instead of NaN (the value is unchanged)."""
     y, x = jnp.broadcast_arrays(y, x)
     origin = (x == 0) & (y == 0)
-    safe = inverse_trig.atan2(y, jnp.where(origin, jnp.ones_like(x), x), exact)
-    return jnp.where(origin, lax.stop_gradient(inverse_trig.atan2(y, x, exact)), safe)
+    safe = inverse_trig.atan2(y, where(origin, jnp.ones_like(x), x), exact)
+    return where(origin, lax.stop_gradient(inverse_trig.atan2(y, x, exact)), safe)
 
 
 def atan2(y: Any, x: Any, exact: bool) -> Any:

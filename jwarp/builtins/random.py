@@ -39,6 +39,7 @@ from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import leaves_of, value_from_leaves
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType
+from jwarp.compiler.selects import clip, where
 
 F32 = jnp.float32
 U32 = jnp.uint32
@@ -88,7 +89,7 @@ def expf(x: Any) -> Any:
 
 def acosf(x: Any) -> Any:
     """Warp's ``acos``: the argument is clamped to [-1, 1]."""
-    return _via_f64(jnp.arccos, jnp.clip(jnp.asarray(x, F32), -1.0, 1.0))
+    return _via_f64(jnp.arccos, clip(jnp.asarray(x, F32), -1.0, 1.0))
 
 
 def cosf(x: Any) -> Any:
@@ -226,8 +227,8 @@ def _integer_draw(call: Call, args: tuple, kwargs: dict, bound: type, out: type)
         result = s
     else:
         span = to_u32(high.data) - to_u32(low.data)
-        safe = jnp.where(span == 0, np.uint32(1), span)
-        result = jnp.where(span == 0, np.uint32(0), s % safe) + to_u32(low.data)
+        safe = where(span == 0, np.uint32(1), span)
+        result = where(span == 0, np.uint32(0), s % safe) + to_u32(low.data)
     return Value(out, result if out is scalars.uint32 else lax.bitcast_convert_type(result, I32))
 
 
@@ -379,7 +380,7 @@ _MAX_POISSON_ROUNDS = 1 << 16  # Warp loops forever on pathological input; jwarp
 def _loggam(x: Any) -> Any:
     """Warp's ``random_loggam`` (SPECFUN log-gamma) in float32, for x >= 1."""
     below7 = x < np.float32(7.0)
-    n = jnp.where(below7, (np.float32(7.0) - x).astype(U32), np.uint32(0))
+    n = where(below7, (np.float32(7.0) - x).astype(U32), np.uint32(0))
     x0 = x + n.astype(F32)
     inv = np.float32(1.0) / x0
     x2 = inv * inv
@@ -389,9 +390,9 @@ def _loggam(x: Any) -> Any:
     gl = ((gl0 / x0 + _HALF_LOG_2PI) + fmul(x0 - np.float32(0.5), logf(x0))) - x0
     for k in range(1, 7):
         take = below7 & (np.uint32(k) <= n)
-        gl = jnp.where(take, gl - logf(x0 - np.float32(1.0)), gl)
-        x0 = jnp.where(take, x0 - np.float32(1.0), x0)
-    return jnp.where((x == np.float32(1.0)) | (x == np.float32(2.0)), np.float32(0.0), gl)
+        gl = where(take, gl - logf(x0 - np.float32(1.0)), gl)
+        x0 = where(take, x0 - np.float32(1.0), x0)
+    return where((x == np.float32(1.0)) | (x == np.float32(2.0)), np.float32(0.0), gl)
 
 
 def poisson_leaf(state: Any, lam: Any, mask: Any = None) -> tuple[Any, Any]:
@@ -440,11 +441,11 @@ def poisson_leaf(state: Any, lam: Any, mask: Any = None) -> tuple[Any, Any]:
         ptrs_stop = big & (quick | (~skip & (lhs <= rhs)))
         live = ~done
         stop = live & (mult_stop | ptrs_stop)
-        value = jnp.where(small, count, kk.astype(U32))
-        result = jnp.where(stop, value, result)
-        count = jnp.where(live & small & more, count + np.uint32(1), count)
-        prod = jnp.where(live & small, prod_next, prod)
-        s = jnp.where(live, jnp.where(small, s1, s2), s)
+        value = where(small, count, kk.astype(U32))
+        result = where(stop, value, result)
+        count = where(live & small & more, count + np.uint32(1), count)
+        prod = where(live & small, prod_next, prod)
+        s = where(live, where(small, s1, s2), s)
         return s, count, prod, result, done | stop, rounds + 1
 
     s, _, _, result, _, _ = lax.while_loop(cond, body, init)

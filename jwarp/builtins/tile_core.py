@@ -27,6 +27,7 @@ from jwarp.lang.arrays import ArrayType, type_name
 from jwarp.lang.arrays import resolve_dtype
 from jwarp.lang.struct import StructType
 from jwarp.lang.tile_types import TileType, is_tile_struct, is_tile_type
+from jwarp.compiler.selects import where
 
 
 def require_tile(call: Call, v: Value, what: str = "a") -> None:
@@ -221,7 +222,7 @@ def _tile(call: Call, x: Value, preserve_type: Value | None = None) -> Value:
     planes = [_lane_values(ctx, leaf) for leaf in leaves_of(x)]
     if call.mask is not None:  # threads that are not running (a partial last block) contribute zeros
         active = tiles.lane_mask(ctx, call.mask)
-        planes = [jnp.where(active, p, jnp.zeros((), p.dtype)) for p in planes]
+        planes = [where(active, p, jnp.zeros((), p.dtype)) for p in planes]
     if scalars.is_scalar_type(x.type) or is_tile_struct(x.type) or (keep and composites.is_composite(x.type)):
         return tiles.from_elements(ctx, value_from_leaves(x.type, planes), (bd,))
     if not composites.is_composite(x.type):

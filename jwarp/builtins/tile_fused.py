@@ -26,6 +26,7 @@ from jwarp.errors import WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import type_name
 from jwarp.lang.tile_types import is_tile_struct
+from jwarp.compiler.selects import clip, where
 
 
 def _same_tiles(call: Call, a: Value, b: Value, what: str = "b") -> None:
@@ -115,7 +116,7 @@ def tile_from_thread(call: Call, shape: Value, value: Value, thread_idx: Value |
     for leaf in leaves_of(value):
         per_lane = _lane_values(ctx, leaf)  # (*block_grid, block_dim)
         lanes = jnp.broadcast_to(lane, per_lane.shape[:-1])[..., None]
-        picked = jnp.take_along_axis(per_lane, jnp.clip(lanes, 0, per_lane.shape[-1] - 1), axis=-1)[..., 0]
+        picked = jnp.take_along_axis(per_lane, clip(lanes, 0, per_lane.shape[-1] - 1), axis=-1)[..., 0]
         leaves.append(picked.reshape(picked.shape + (1,) * len(dims)))
     element = value_from_leaves(value.type, leaves)
     return tiles.from_elements(ctx, element, dims, tiles.static_storage(storage))
@@ -198,14 +199,14 @@ def tile_element_update(call: Call, op: Value, a: Value, value: Value, *idx: Val
     combine, identity = _COMBINE[name], _IDENTITY[name]
     grid = tiles.block_grid(ctx)
     bd = ok.shape[-1]
-    target = jnp.where(ok, jnp.broadcast_to(tiles.to_lanes(ctx, jnp.asarray(flat, jnp.int32)), grid + (bd,)), -1)
+    target = where(ok, jnp.broadcast_to(tiles.to_lanes(ctx, jnp.asarray(flat, jnp.int32)), grid + (bd,)), -1)
     match = target[..., None] == jnp.arange(t.size, dtype=jnp.int32)  # (*grid, bd, size)
     planes = []
     for old, new in zip(leaves_of(tiles.elements(ctx, plain)), leaves_of(value)):
         old = jnp.broadcast_to(old, grid + t.shape).reshape(grid + (t.size,))
         lanes = jnp.broadcast_to(tiles.to_lanes(ctx, new), grid + (bd,)).astype(old.dtype)
         fill = jnp.asarray(identity).astype(old.dtype)
-        terms = jnp.where(match, lanes[..., None], fill)
+        terms = where(match, lanes[..., None], fill)
         total = lax_reduce(terms, fill, combine)
         planes.append(combine(old, total).reshape(grid + t.shape))
     return tiles.from_elements(ctx, value_from_leaves(t.dtype, planes), t.shape, t.storage)

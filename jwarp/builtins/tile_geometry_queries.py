@@ -33,6 +33,7 @@ from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import leaves_of, value_from_leaves
 from jwarp.lang import scalars
 from jwarp.lang.struct import StructType
+from jwarp.compiler.selects import where
 
 _EXTRA = ("skip", "valid")
 
@@ -98,12 +99,12 @@ def _next(call: Call, query: Value, max_dist: Value | None = None) -> Value:
     run0 = active(call) & (q["valid"] != 0)
     node, last, found = bq.advance(call, q, run0, mesh_kind, limit, need=q["skip"] + 1)
     _, block = _lane_in_block(call)
-    q["node"] = jnp.where(run0, node, q["node"])
-    q["index"] = jnp.where(run0 & found, last, q["index"])
-    q["skip"] = jnp.where(run0, block - 1, q["skip"])
-    q["valid"] = jnp.where(run0, found.astype(jnp.int32), q["valid"])
+    q["node"] = where(run0, node, q["node"])
+    q["index"] = where(run0 & found, last, q["index"])
+    q["skip"] = where(run0, block - 1, q["skip"])
+    q["valid"] = where(run0, found.astype(jnp.int32), q["valid"])
     call.assign_back(0, value_from_leaves(query.type, [q[f] for f in _FIELDS]))
-    result = jnp.where(run0 & found, last, -1).astype(jnp.int32)
+    result = where(run0 & found, last, -1).astype(jnp.int32)
     return tile.impl(call, Value(scalars.int32, result))
 
 

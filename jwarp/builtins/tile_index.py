@@ -30,6 +30,7 @@ from jwarp.compiler.values import TupleType, is_const, leaves_of, value_from_lea
 from jwarp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 from jwarp.lang import scalars
 from jwarp.lang.arrays import type_name
+from jwarp.compiler.selects import where
 
 
 @builtin("_slice", group="Code Generation", kernel_only=False)
@@ -93,7 +94,7 @@ def _int_index(ctx: Any, v: Value, extent: int, axis: int, wrap: bool = True, pe
         x = x.reshape((1,) * (len(ctx.grid) - x.ndim) + x.shape)
     else:
         x = tiles.lead_leaf(ctx, v.data).astype(jnp.int32)
-    return jnp.where(x < 0, x + extent, x) if wrap else x
+    return where(x < 0, x + extent, x) if wrap else x
 
 
 def _ramp(extent: int, axis: int, ndim: int) -> Any:
@@ -155,7 +156,7 @@ def resolve(ctx: Any, tile: Value, items: list[Value], wrap: bool = True, per_la
         else:
             v, extent, out_axis = info
             idx = v.data.astype(jnp.int32)  # (*lead, L)
-            idx = jnp.where(idx < 0, idx + extent, idx)
+            idx = where(idx < 0, idx + extent, idx)
             n = len(ctx.grid)
             shape = idx.shape[:n] + tuple(idx.shape[n] if a == out_axis else 1 for a in range(k))
             per_axis.append(idx.reshape(shape))

@@ -22,6 +22,7 @@ from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import type_name
 from jwarp.lang.struct import StructType
 from jwarp.lang.tile_types import ACCUMULATED_SCALARS, is_tile_type, struct_planes
+from jwarp.compiler.selects import where
 
 
 @builtin("tile_transpose", group="Tile Primitives", kernel_only=True)
@@ -137,7 +138,7 @@ def tile_matmul(call: Call, a: Value, b: Value, out: Value | None = None, alpha:
         new = product + _scale(call, out.data, beta_v)
     else:  # beta == 0 overwrites out without reading it (NaN or inf there stay out of the result)
         zero = (jnp.asarray(beta_v) == 0).reshape(jnp.shape(beta_v) + (1, 1))
-        new = product + jnp.where(zero, jnp.zeros((), out.data.dtype), _scale(call, out.data, beta_v))
+        new = product + where(zero, jnp.zeros((), out.data.dtype), _scale(call, out.data, beta_v))
     new = jnp.broadcast_to(new, jnp.broadcast_shapes(new.shape, out.data.shape))
     result = tiles.make_tile(call.ctx, out.type.dtype, out.type.shape, new, out.type.storage)
     call.assign_back(2, result, "out")

@@ -24,6 +24,7 @@ from jwarp.compiler.registry import builtin
 from jwarp.errors import WarpCodegenTypeError
 from jwarp.lang import scalars
 from jwarp.lang.arrays import type_name
+from jwarp.compiler.selects import where
 
 
 def _states(call: Call, shape: tuple[int, ...], rng: Value) -> jnp.ndarray:
@@ -41,7 +42,7 @@ def _states(call: Call, shape: tuple[int, ...], rng: Value) -> jnp.ndarray:
     state = pcg(state)  # the initial step of every thread's stream
     for k in range(int(steps.max()) + 1):  # draw k of each thread: the elements it reaches at step >= k
         drawn = pcg(state)
-        state = jnp.where(jnp.asarray(steps >= k), drawn, state) if k else drawn
+        state = where(jnp.asarray(steps >= k), drawn, state) if k else drawn
     return state.reshape(state.shape[:-1] + tuple(shape))
 
 
@@ -68,8 +69,8 @@ def tile_randi(call: Call, shape: Value, rng: Value, min: Value | None = None, m
     if bounds is not None:
         low, high = (to_u32(b).reshape(b.shape + (1,) * len(dims)) for b in bounds)
         span = high - low
-        safe = jnp.where(span == 0, np.uint32(1), span)
-        s = jnp.where(span == 0, np.uint32(0), s % safe) + low
+        safe = where(span == 0, np.uint32(1), span)
+        s = where(span == 0, np.uint32(0), s % safe) + low
     return tiles.make_tile(call.ctx, scalars.int32, dims, lax.bitcast_convert_type(s, I32),
                            tiles.static_storage(storage))
 

@@ -28,6 +28,7 @@ from jwarp.lang.arrays import type_name
 from jwarp.lang.struct import StructType
 from jwarp.lang.tile_types import ACCUMULATED_SCALARS, struct_planes
 from jwarp.lang import composites, scalars
+from jwarp.compiler.selects import where
 
 
 def _axis(call: Call, a: Value, axis: Value | None) -> int | None:
@@ -90,7 +91,7 @@ def _reduce_planes(call: Call, a: Value, axis: int | None, reducer, kind: str | 
             planes.append(first.reshape(lead + shape))
             continue
         if active is not None:
-            x = jnp.where(active, x, identity(kind, x.dtype))
+            x = where(active, x, identity(kind, x.dtype))
         planes.append(reducer(x, axes).reshape(lead + shape))
     return tiles.from_elements(ctx, value_from_leaves(element.type, planes), shape, a.type.storage)
 
@@ -147,7 +148,7 @@ def _arg(call: Call, a: Value, axis: Value | None, pick) -> Value:
     x = a.data
     active = owned(call, a)
     if active is not None:  # elements of threads that are not running never win
-        x = jnp.where(active, x, identity("min" if pick is lax.argmin else "max", x.dtype))
+        x = where(active, x, identity("min" if pick is lax.argmin else "max", x.dtype))
     lead = x.shape[:n]
     if k is None:  # flat (row-major) index of the first extremum
         flat = x.reshape(lead + (-1,))
@@ -232,7 +233,7 @@ def _tree_reduce(call: Call, op: Value, a: Value, axis: int | None) -> Value:
             lv = jnp.take(valid, jnp.arange(half), axis=ax)
             rv = jnp.take(valid, jnp.arange(half, 2 * half), axis=ax)
             lc, rc = lv.reshape(lv.shape + comps), rv.reshape(rv.shape + comps)
-            combined = jnp.where(lc & rc, combined, jnp.where(lc, left, right))
+            combined = where(lc & rc, combined, where(lc, left, right))
             halves = lv | rv
         if m % 2:
             rest = jnp.take(data, jnp.arange(2 * half, m), axis=ax)
@@ -245,7 +246,7 @@ def _tree_reduce(call: Call, op: Value, a: Value, axis: int | None) -> Value:
             valid = halves
     if valid is not None:
         empty = ~valid
-        data = jnp.where(empty.reshape(empty.shape + comps), jnp.zeros((), data.dtype), data)
+        data = where(empty.reshape(empty.shape + comps), jnp.zeros((), data.dtype), data)
         if axis is not None:
             running = tiles.block_mask(ctx, call.mask)
             running = True if running is None else tiles.expand_mask(running, empty.ndim)

@@ -25,6 +25,7 @@ from jwarp.errors import WarpCodegenError
 from jwarp.compiler.registry import builtin
 from jwarp.lang import scalars
 from jwarp.lang.arrays import type_name
+from jwarp.compiler.selects import where
 
 _SCAN_DTYPES = (scalars.float32, scalars.int32, scalars.uint32)
 _SORT_KEY_DTYPES = (scalars.float32, scalars.int32, scalars.uint32, scalars.int64, scalars.uint64)
@@ -54,7 +55,7 @@ def _scan(call: Call, a: Value, scan, kind: str) -> Value:
     data = a.data
     active = owned(call, a)
     if active is not None:
-        data = jnp.where(active, data, identity(kind, data.dtype))
+        data = where(active, data, identity(kind, data.dtype))
     flat = data.reshape(data.shape[:n] + (a.type.size,))
     return _unflat(call, a, scan(flat, n).astype(flat.dtype))
 

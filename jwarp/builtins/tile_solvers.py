@@ -29,6 +29,7 @@ from jwarp.compiler.registry import builtin
 from jwarp.errors import WarpCodegenError
 from jwarp.lang import scalars
 from jwarp.lang.arrays import type_name
+from jwarp.compiler.selects import where
 
 FILL_MODES = ("lower", "upper")
 
@@ -127,7 +128,7 @@ def cholesky_lower(a: jnp.ndarray) -> jnp.ndarray:
     def column(j, factor):
         col = a[..., :, j] - jnp.einsum("...ik,...k->...i", factor, factor[..., j, :], precision="highest")
         pivot = jnp.sqrt(jnp.take(col, j, axis=-1))[..., None]
-        new = jnp.where(rows > j, col / pivot, jnp.where(rows == j, pivot, jnp.zeros_like(col)))
+        new = where(rows > j, col / pivot, where(rows == j, pivot, jnp.zeros_like(col)))
         return factor.at[..., :, j].set(new)
 
     return jax.lax.fori_loop(0, size, column, jnp.zeros_like(a))
@@ -216,5 +217,5 @@ def tile_diag_add(call: Call, a: Value, d: Value) -> Value:
     n = _batch(call)
     eye = jnp.eye(size, dtype=bool).reshape((1,) * n + (size, size) + (1,) * (a.data.ndim - n - 2))
     row_values = jnp.expand_dims(d.data, n + 1)  # (..., N, 1, *dtype): element [i, j] reads d[i]
-    new = jnp.where(eye, a.data + row_values, a.data)
+    new = where(eye, a.data + row_values, a.data)
     return _without_adjoint(tiles.make_tile(call.ctx, a.type.dtype, a.type.shape, new, a.type.storage))

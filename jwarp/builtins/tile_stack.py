@@ -30,6 +30,7 @@ from jwarp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValu
 from jwarp.lang import scalars
 from jwarp.lang.arrays import resolve_dtype, type_name
 from jwarp.lang.tile_types import TileStackType
+from jwarp.compiler.selects import clip, where
 
 
 def _capacity(value: Any) -> int:
@@ -147,7 +148,7 @@ def tile_stack_push(call: Call, s: Value, value: Value, has_value: Value) -> Val
     rank = jnp.cumsum(offered, axis=-1) - offered
     slot = count[..., None] + rank.astype(jnp.int32)
     ok = offered & (slot < t.capacity)
-    target = jnp.where(ok, slot, t.capacity)  # past the end: dropped
+    target = where(ok, slot, t.capacity)  # past the end: dropped
     lead = tuple(jnp.expand_dims(i, -1) for i in jnp.indices(grid, sparse=True))
     new_planes = []
     for plane, leaf in zip(planes, leaves_of(value)):
@@ -155,7 +156,7 @@ def tile_stack_push(call: Call, s: Value, value: Value, has_value: Value) -> Val
         new_planes.append(plane.at[lead + (target,)].set(lanes, mode="drop"))
     new_count = jnp.minimum(count + jnp.sum(offered, axis=-1, dtype=jnp.int32), t.capacity)
     _store(call, s, new_planes, new_count)
-    return Value(scalars.int32, _from_lanes(ctx, jnp.where(ok, slot, -1).astype(jnp.int32)))
+    return Value(scalars.int32, _from_lanes(ctx, where(ok, slot, -1).astype(jnp.int32)))
 
 
 @builtin("tile_stack_pop", group="Tile Primitives", kernel_only=True)
@@ -171,15 +172,15 @@ def tile_stack_pop(call: Call, s: Value) -> Value:
     rank = (jnp.cumsum(active, axis=-1) - active).astype(jnp.int32)
     slot = count[..., None] - 1 - rank
     ok = active & (slot >= 0)
-    index = jnp.clip(slot, 0, t.capacity - 1)
+    index = clip(slot, 0, t.capacity - 1)
     out = []
     for plane in planes:
         picked = jnp.take_along_axis(plane, index, axis=-1)
-        out.append(_from_lanes(ctx, jnp.where(ok, picked, jnp.zeros((), plane.dtype))))
+        out.append(_from_lanes(ctx, where(ok, picked, jnp.zeros((), plane.dtype))))
     popped = jnp.minimum(count, jnp.sum(active, axis=-1, dtype=jnp.int32))
     _store(call, s, planes, count - popped)
     element = value_from_leaves(t.dtype, out)
-    slot_value = Value(scalars.int32, _from_lanes(ctx, jnp.where(ok, slot, -1).astype(jnp.int32)))
+    slot_value = Value(scalars.int32, _from_lanes(ctx, where(ok, slot, -1).astype(jnp.int32)))
     return Value(TupleType((t.dtype, scalars.int32)), (element, slot_value))
 
 
@@ -201,7 +202,7 @@ def tile_stack_clear(call: Call, s: Value) -> None:
     planes, count, grid = _state(call, s)
     bd = ctx.block_dim if tiles.lane_axis(ctx) is not None else 1
     reached = jnp.any(_active(call, jnp.zeros(grid + (bd,), bool)), axis=-1)
-    _store(call, s, planes, jnp.where(reached, 0, count))
+    _store(call, s, planes, where(reached, 0, count))
     return None
 
 

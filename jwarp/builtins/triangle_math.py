@@ -27,6 +27,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from jwarp.builtins import inverse_trig
+from jwarp.compiler.selects import where
 
 
 Vec = tuple
@@ -58,8 +59,8 @@ def length(a: Vec) -> Any:
 
 def normalize(a: Vec) -> Vec:
     n = length(a)
-    safe = jnp.where(n > 0, n, jnp.ones_like(n))
-    return tuple(jnp.where(n > 0, x / safe, jnp.zeros_like(x)) for x in a)
+    safe = where(n > 0, n, jnp.ones_like(n))
+    return tuple(where(n > 0, x / safe, jnp.zeros_like(x)) for x in a)
 
 
 def closest_point_to_triangle(a: Vec, b: Vec, c: Vec, p: Vec) -> tuple[Any, Any]:
@@ -89,17 +90,17 @@ def closest_point_to_triangle(a: Vec, b: Vec, c: Vec, p: Vec) -> tuple[Any, Any]
     inside = ~(in_a | in_b | on_ab | in_c | on_ac | on_bc)
 
     # each lane divides once: its branch's quotient (the same operands as Warp's, so the same value)
-    num = jnp.where(take_ab, d1, jnp.where(take_ac, d2, jnp.where(take_bc, d4 - d3, one)))
-    den = jnp.where(take_ab, d1 - d3, jnp.where(take_ac, d2 - d6, jnp.where(
-        take_bc, (d4 - d3) + (d5 - d6), jnp.where(inside, va + vb + vc, one))))
+    num = where(take_ab, d1, where(take_ac, d2, where(take_bc, d4 - d3, one)))
+    den = where(take_ab, d1 - d3, where(take_ac, d2 - d6, where(
+        take_bc, (d4 - d3) + (d5 - d6), where(inside, va + vb + vc, one))))
     quotient = num / den
     v_ab = w_ac = w_bc = denom = quotient
     v_in, w_in = vb * denom, vc * denom
 
-    v = jnp.where(in_a, zero, jnp.where(in_b, one, jnp.where(take_ab, v_ab, jnp.where(
-        in_c, zero, jnp.where(take_ac, zero, jnp.where(take_bc, one - w_bc, v_in))))))
-    w = jnp.where(in_a | in_b | take_ab, zero, jnp.where(in_c, one, jnp.where(
-        take_ac, w_ac, jnp.where(take_bc, w_bc, w_in))))
+    v = where(in_a, zero, where(in_b, one, where(take_ab, v_ab, where(
+        in_c, zero, where(take_ac, zero, where(take_bc, one - w_bc, v_in))))))
+    w = where(in_a | in_b | take_ab, zero, where(in_c, one, where(
+        take_ac, w_ac, where(take_bc, w_bc, w_in))))
     return one - v - w, v
 
 
@@ -109,7 +110,7 @@ def furthest_point_to_triangle(a: Vec, b: Vec, c: Vec, p: Vec) -> tuple[Any, Any
     pick_a = (da > db) & (da > dc)
     pick_b = ~pick_a & (db > dc)
     one, zero = jnp.ones_like(da), jnp.zeros_like(da)
-    return jnp.where(pick_a, one, zero), jnp.where(pick_b, one, zero)
+    return where(pick_a, one, zero), where(pick_b, one, zero)
 
 
 def is_sliver(a: Vec, b: Vec, c: Vec) -> Any:
@@ -117,7 +118,7 @@ def is_sliver(a: Vec, b: Vec, c: Vec) -> Any:
     e0, e1, e2 = sub(b, a), sub(c, a), sub(c, b)
     n = cross(e0, e1)
     total = dot(e0, e0) + dot(e1, e1) + dot(e2, e2)
-    return length(n) / jnp.where(total > 0, total, jnp.ones_like(total)) < 1e-6
+    return length(n) / where(total > 0, total, jnp.ones_like(total)) < 1e-6
 
 
 def distance_to_box_sq(p: Vec, lower: Vec, upper: Vec) -> Any:
@@ -140,22 +141,22 @@ def boxes_overlap(a_lower: Vec, a_upper: Vec, b_lower: Vec, b_upper: Vec) -> Any
 
 def fmin(a: Any, b: Any) -> Any:
     """Warp's float ``min`` on the host (C ``fmin``: the other operand when one is NaN)."""
-    return jnp.where(a <= b, a, jnp.where(b == b, b, a))
+    return where(a <= b, a, where(b == b, b, a))
 
 
 def fmax(a: Any, b: Any) -> Any:
     """Warp's float ``max`` on the host (C ``fmax``: the other operand when one is NaN)."""
-    return jnp.where(a >= b, a, jnp.where(b == b, b, a))
+    return where(a >= b, a, where(b == b, b, a))
 
 
 def _min_plain(a: Any, b: Any) -> Any:
     """:func:`fmin` where neither operand is NaN (one compare and select, a single vector min)."""
-    return jnp.where(a < b, a, b)
+    return where(a < b, a, b)
 
 
 def _max_plain(a: Any, b: Any) -> Any:
     """:func:`fmax` where neither operand is NaN."""
-    return jnp.where(a > b, a, b)
+    return where(a > b, a, b)
 
 
 def ray_box_entry(start: Vec, direction: Vec, rcp: Vec, lower: Vec, upper: Vec, robust: Any) -> tuple[Any, Any]:
@@ -171,13 +172,13 @@ def ray_box_entry(start: Vec, direction: Vec, rcp: Vec, lower: Vec, upper: Vec, 
     for k, (lo, hi) in enumerate(slabs):
         zero = direction[k] == 0
         slab = ~((start[k] < lower[k]) | (start[k] > upper[k]))
-        ok = jnp.where(zero, slab, True)
+        ok = where(zero, slab, True)
         inside = ok if inside is None else inside & ok
-        r_min = jnp.where(zero, r_min, fmax(lo, r_min))
-        r_max = jnp.where(zero, r_max, fmin(hi, r_max))
+        r_min = where(zero, r_min, fmax(lo, r_min))
+        r_max = where(zero, r_max, fmin(hi, r_max))
     fast_hit = (lmax >= 0) & (lmax >= lmin)
     robust_hit = inside & (r_max >= 0) & (r_max >= r_min)
-    return jnp.where(robust, robust_hit, fast_hit), jnp.where(robust, r_min, lmin)
+    return where(robust, robust_hit, fast_hit), where(robust, r_min, lmin)
 
 
 def ray_box_entry_fast(start: Vec, rcp: Vec, lower: Vec, upper: Vec) -> tuple[Any, Any]:
@@ -207,19 +208,19 @@ def _overlap(slabs: list, lo_of: Any, hi_of: Any) -> tuple:
 
 
 def _pick(v: Vec, axis: Any) -> Any:
-    return jnp.where(axis == 0, v[0], jnp.where(axis == 1, v[1], v[2]))
+    return where(axis == 0, v[0], where(axis == 1, v[1], v[2]))
 
 
 def ray_setup(direction: Vec) -> tuple:
     """The per-ray constants of Woop's test: the axes ``(kx, ky, kz)`` (``kz`` the dominant one,
     first on ties) and the shear ``(sx, sy, sz)``; compute once per ray, test many triangles."""
     ax_, ay_, az_ = (jnp.abs(x) for x in direction)
-    kz = jnp.where(az_ > jnp.maximum(ax_, ay_), 2, jnp.where(ay_ > ax_, 1, 0)).astype(jnp.int32)
-    kx = jnp.where(kz == 2, 0, kz + 1)
-    ky = jnp.where(kx == 2, 0, kx + 1)
+    kz = where(az_ > jnp.maximum(ax_, ay_), 2, where(ay_ > ax_, 1, 0)).astype(jnp.int32)
+    kx = where(kz == 2, 0, kz + 1)
+    ky = where(kx == 2, 0, kx + 1)
     dz = _pick(direction, kz)
     flip = dz < 0
-    kx, ky = jnp.where(flip, ky, kx), jnp.where(flip, kx, ky)
+    kx, ky = where(flip, ky, kx), where(flip, kx, ky)
     return kx, ky, kz, _pick(direction, kx) / dz, _pick(direction, ky) / dz, 1.0 / dz
 
 
@@ -249,7 +250,7 @@ def intersect_ray_triangle(start: Vec, direction: Vec, a: Vec, b: Vec, c: Vec, s
     T = U * (sz * Az) + V * (sz * Bz) + W * (sz * Cz)
     behind = (T != 0) & (jnp.signbit(T) != jnp.signbit(det))
     hit = ~mixed & (det != 0) & ~behind
-    rcp = 1.0 / jnp.where(det != 0, det, jnp.ones_like(det))
+    rcp = 1.0 / where(det != 0, det, jnp.ones_like(det))
     return hit, T * rcp, U * rcp, V * rcp, det
 
 

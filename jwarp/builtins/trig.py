@@ -35,6 +35,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jwarp.compiler.selects import clip, where
 
 # |x| up to this takes Cody and Waite's reduction: k = round(x * 2/pi) stays below 2^20, far inside the
 # 2^29 for which k * _PIO2_HI is exact, and the reduction's error stays below 1e-17 absolute.
@@ -97,13 +98,13 @@ def _reduce_far(x: Any) -> tuple:
     :data:`_WORDS` and multiplied by ``m`` in 32-bit limbs, exactly."""
     u32, u64 = jnp.uint32, jnp.uint64
     bits = lax.bitcast_convert_type(jnp.abs(x), u32)
-    offset = jnp.clip(bits >> 23, u32(147), u32(254)) - u32(144)  # e + 6, in range for arguments not taken from here
+    offset = clip(bits >> 23, u32(147), u32(254)) - u32(144)  # e + 6, in range for arguments not taken from here
     word, shift = offset >> 5, offset & 31
 
     def word_at(k: int) -> Any:
         picked = u32(_WORDS[k + 3])
         for j in (2, 1, 0):
-            picked = jnp.where(word == j, u32(_WORDS[j + k]), picked)
+            picked = where(word == j, u32(_WORDS[j + k]), picked)
         return picked
 
     words = [word_at(k) for k in range(4)]
@@ -117,9 +118,9 @@ def _reduce_far(x: Any) -> tuple:
                 + (low & 0xFFFFFFFF).astype(jnp.float64) * 2.0**-94)
     quadrant = (top >> 30).astype(jnp.float64)
     upper = fraction >= 0.5
-    fraction = jnp.where(upper, fraction - 1.0, fraction)
-    quadrant = jnp.where(upper, quadrant + 1.0, quadrant)
-    sign = jnp.where(x < 0, -1.0, 1.0)
+    fraction = where(upper, fraction - 1.0, fraction)
+    quadrant = where(upper, quadrant + 1.0, quadrant)
+    sign = where(x < 0, -1.0, 1.0)
     return sign * fraction * (np.pi / 2), sign * quadrant
 
 
@@ -127,18 +128,18 @@ def _sincos_reduced(x: Any) -> tuple:
     """Float64 ``(sin x, cos x)`` of float32 ``x`` (NaN for infinities and NaN)."""
     with jax.enable_x64(True):
         near = jnp.abs(x) <= _LIMIT
-        r_near, k_near = _reduce_near(jnp.where(near, x, jnp.zeros_like(x)))
+        r_near, k_near = _reduce_near(where(near, x, jnp.zeros_like(x)))
         r_far, k_far = _reduce_far(x)
-        r = jnp.where(near, r_near, r_far)
-        k = jnp.where(near, k_near, k_far)
-        r = jnp.where(jnp.isfinite(x), r, jnp.nan)
+        r = where(near, r_near, r_far)
+        k = where(near, k_near, k_far)
+        r = where(jnp.isfinite(x), r, jnp.nan)
         r2 = r * r
         s = r + r * r2 * _horner(r2, _SIN)
         c = 1.0 + r2 * _horner(r2, _COS)
         quadrant = k - 4.0 * jnp.floor(k * 0.25)  # 0..3
         odd = (quadrant == 1.0) | (quadrant == 3.0)
-        sin = jnp.where(odd, c, s) * jnp.where(quadrant >= 2.0, -1.0, 1.0)
-        cos = jnp.where(odd, s, c) * jnp.where((quadrant == 1.0) | (quadrant == 2.0), -1.0, 1.0)
+        sin = where(odd, c, s) * where(quadrant >= 2.0, -1.0, 1.0)
+        cos = where(odd, s, c) * where((quadrant == 1.0) | (quadrant == 2.0), -1.0, 1.0)
         return sin, cos
 
 
@@ -147,7 +148,7 @@ def odd_small(x: Any, value: Any) -> Any:
     function whose slope at 0 is 1 (``sin``, ``tan``, ``atan``, ``asin``), signed zeros and subnormals
     kept (XLA:CPU's arithmetic reads subnormals as zeros; a select passes them unchanged)."""
     tiny = _TINY_64 if jnp.result_type(x) == jnp.float64 else _TINY
-    return jnp.where(jnp.abs(x) < tiny, x, value)
+    return where(jnp.abs(x) < tiny, x, value)
 
 
 def _sincos32(x: Any) -> tuple:

@@ -32,6 +32,7 @@ from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import is_const, leaves_of, value_from_leaves, xp
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import resolve_annotation, type_name
+from jwarp.compiler.selects import where
 
 # -- type predicates ---------------------------------------------------------------------------------
 
@@ -200,13 +201,13 @@ def normalize(call: Call, a: Value) -> Value:
             return value_from_leaves(a.type, [x * inv for x in leaves])
         return value_from_leaves(a.type, [x / norm for x in leaves])
     positive = d > 0
-    norm = div_sqrt(jnp.where(positive, d, one))
+    norm = div_sqrt(where(positive, d, one))
     if is_quat:
         inv = c.fdiv(one, norm)
         scaled = [c.mul(x, inv) for x in leaves]
     else:
         scaled = [c.fdiv(x, norm) for x in leaves]
-    return value_from_leaves(a.type, [jnp.where(positive, s, f) for s, f in zip(scaled, fallback)])
+    return value_from_leaves(a.type, [where(positive, s, f) for s, f in zip(scaled, fallback)])
 
 
 def _arg_extremum(call: Call, a: Value, better) -> Value:
@@ -232,8 +233,8 @@ def _arg_extremum(call: Call, a: Value, better) -> Value:
             found = found | valid
         else:
             take = better(x, value)
-        index = jnp.where(take, np.uint32(i), index)
-        value = jnp.where(take, x, value)
+        index = where(take, np.uint32(i), index)
+        value = where(take, x, value)
     return Value(scalars.uint32, index)
 
 

@@ -36,6 +36,7 @@ from jwarp.compiler.values import STATIC, is_const, leaves_of, to_device_leaf, v
 from jwarp.errors import WarpCodegenError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import type_name
+from jwarp.compiler.selects import clip, where
 
 CLOSEST, LINEAR = 0, 1
 _OFFSETS = ((0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1), (1, 0, 0), (1, 0, 1), (1, 1, 0), (1, 1, 1))
@@ -103,16 +104,16 @@ def _leaf(call: Call, h: handles.BoundHandle, ijk: list, mask: Any) -> tuple[Any
     rel = [jnp.right_shift(c, 3) - jnp.int32(o) for c, o in zip(ijk, origin)]
     inside = (rel[0] >= 0) & (rel[0] < shape[0]) & (rel[1] >= 0) & (rel[1] < shape[1]) & (rel[2] >= 0) & (
         rel[2] < shape[2])
-    idx = [Value(scalars.int32, jnp.clip(r, 0, n - 1)) for r, n in zip(rel, shape)]
+    idx = [Value(scalars.int32, clip(r, 0, n - 1)) for r, n in zip(rel, shape)]
     leaf = handles.load(call, h, "tile_map", idx, mask_and(mask, inside))[0]
-    leaf = jnp.where(inside, leaf, -1)
+    leaf = where(inside, leaf, -1)
     local = ((ijk[0] & 7) << 6) | ((ijk[1] & 7) << 3) | (ijk[2] & 7)
     return leaf, local
 
 
 def _voxel_slot(call: Call, h: handles.BoundHandle, name: str, leaf: Any, local: Any) -> Value:
     size = call.ctx.slots[h.arrays[name].data.slot].shape[0]
-    return Value(scalars.int32, jnp.clip(leaf * 512 + local, 0, size - 1))
+    return Value(scalars.int32, clip(leaf * 512 + local, 0, size - 1))
 
 
 def _value_reader(call: Call, h: handles.BoundHandle, dtype: Any, mask: Any) -> Callable:
@@ -126,11 +127,11 @@ def _value_reader(call: Call, h: handles.BoundHandle, dtype: Any, mask: Any) -> 
         if h.fact("constant"):  # tiles of one value (NanoVDB internal-node tiles): tile map entries -2 - k
             n = call.ctx.slots[h.arrays["tile_values"].data.slot].shape[0]
             tile = leaf <= -2
-            k = Value(scalars.int32, jnp.clip(-2 - leaf, 0, n - 1))
+            k = Value(scalars.int32, clip(-2 - leaf, 0, n - 1))
             consts = handles.load(call, h, "tile_values", [k], mask_and(mask, tile))
-            bg_or = [jnp.where(tile, c, b) for c, b in zip(consts, bg)]
-            return [jnp.where(found, v, b) for v, b in zip(vals, bg_or)]
-        return [jnp.where(found, v, b) for v, b in zip(vals, bg)]
+            bg_or = [where(tile, c, b) for c, b in zip(consts, bg)]
+            return [where(found, v, b) for v, b in zip(vals, bg_or)]
+        return [where(found, v, b) for v, b in zip(vals, bg)]
 
     return read
 
@@ -144,13 +145,13 @@ def _index_of(call: Call, h: handles.BoundHandle, ijk: list, mask: Any) -> Any:
                              mask_and(mask, found))[0]
     else:
         index = leaf * 512 + local
-    return jnp.where(found, index, -1)
+    return where(found, index, -1)
 
 
 def _round_away(x: Any) -> Any:
     """``roundf``: to nearest, halfway cases away from zero."""
     t = jnp.trunc(x)
-    return jnp.where(jnp.abs(x - t) >= 0.5, t + jnp.sign(x), t)
+    return where(jnp.abs(x - t) >= 0.5, t + jnp.sign(x), t)
 
 
 def _times(a: Any, b: Any, sdt: Any) -> Any:
@@ -209,7 +210,7 @@ def _sample(call: Call, read: Callable, dtype: Any, uvw: Value, mode: Value, gra
         return [zero] * width, [zero] * (3 * width)
     m = _int_leaf(call, mode)
     (cv, cg), (lv, lg) = closest(), linear()
-    pick = lambda c, l: jnp.where(m == CLOSEST, c, jnp.where(m == LINEAR, l, jnp.zeros_like(l)))  # noqa: E731
+    pick = lambda c, l: where(m == CLOSEST, c, where(m == LINEAR, l, jnp.zeros_like(l)))  # noqa: E731
     return [pick(c, l) for c, l in zip(cv, lv)], [pick(c, l) for c, l in zip(cg, lg)]
 
 

@@ -33,6 +33,7 @@ from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import leaves_of, value_from_leaves
 from jwarp.lang import scalars
 from jwarp.lang.arrays import ArrayType
+from jwarp.compiler.selects import clip, where
 
 _MAX_INDEX = 2**31 - 1
 
@@ -70,9 +71,9 @@ def _index_reader(call: Call, h: handles.BoundHandle, data: Value, background: V
     def read(ijk: list) -> list:
         index = _index_of(call, h, ijk, mask)
         found = index >= 0
-        idx = Value(scalars.int32, jnp.clip(index, 0, max(slot.shape[0] - 1, 0)))
+        idx = Value(scalars.int32, clip(index, 0, max(slot.shape[0] - 1, 0)))
         vals = memory.load(call.ctx, slot.planes, slot.shape, [idx], 0, mask_and(mask, found))
-        return [jnp.where(found, v, b) for v, b in zip(vals, bg)]
+        return [where(found, v, b) for v, b in zip(vals, bg)]
 
     return read
 

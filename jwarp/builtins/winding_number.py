@@ -34,6 +34,7 @@ from jax import lax
 
 from jwarp.builtins import triangle_math as tm
 from jwarp.builtins.lane_pool import barrier, gather_rows, pooled_loop
+from jwarp.compiler.selects import where
 
 # row columns (the table: jwarp.runtime.geometry.winding_table): centre P (3), far radius² (1),
 # S (3), N1 (9, row-major), N2 (18: i major, then the symmetric pairs (j, k) of PAIRS), the leaf
@@ -79,7 +80,7 @@ def _skip(node: Any) -> Any:
     """The pre-order successor of ``node``'s subtree in a heap (0 after the root's subtree)."""
     ones = lax.population_count(node ^ (node + 1)) - 1  # trailing one bits
     up = jnp.right_shift(node, ones)
-    return jnp.where(up == 0, 0, up + 1)
+    return where(up == 0, 0, up + 1)
 
 
 def winding_numbers(rows: Any, point: tuple, active: Any, accuracy: Any) -> Any:
@@ -102,7 +103,7 @@ def winding_numbers(rows: Any, point: tuple, active: Any, accuracy: Any) -> Any:
         corners = [tuple(row[:, 3 * v + i] for i in range(3)) for v in range(3)]
         exact = tm.solid_angle(*corners, p[:3])
         far, omega = _expansion(row, p)
-        add = jnp.where(is_leaf, exact, jnp.where(far, omega, 0.0))
+        add = where(is_leaf, exact, where(far, omega, 0.0))
         return add, is_leaf | far
 
     def step(s: dict, go: Any) -> dict:
@@ -111,13 +112,13 @@ def winding_numbers(rows: Any, point: tuple, active: Any, accuracy: Any) -> Any:
         add, done = barrier(go, tests, s, row)
         node = s["node"]
         out = dict(s)
-        out["total"] = jnp.where(run, s["total"] + add, s["total"])
-        out["node"] = jnp.where(run, jnp.where(done, _skip(node), 2 * node), node)
+        out["total"] = where(run, s["total"] + add, s["total"])
+        out["node"] = where(run, where(done, _skip(node), 2 * node), node)
         return out
 
     out = pooled_loop(flat, active.reshape(-1), running, step, width=_POOL, chunk=_CHUNK,
                       outputs=("total", "node"))
-    total = jnp.where(active.reshape(-1), out["total"], 0.0)
+    total = where(active.reshape(-1), out["total"], 0.0)
     return (total * _INV_4PI).reshape(shape)
 
 

@@ -36,6 +36,7 @@ from jwarp.compiler.values import Affine, ArrayRef, Value, is_const, xp
 from jwarp.errors import WarpCodegenError, WarpCodegenIndexError, WarpCodegenValueError
 from jwarp.lang import scalars
 from jwarp.lang.arrays import ArrayType, type_name
+from jwarp.compiler.selects import clip, where
 
 if TYPE_CHECKING:
     from jwarp.compiler.lower import FunctionLowerer
@@ -85,10 +86,10 @@ def _indexed_source(axis: tuple, n: int, index: Value) -> Value:
     if length == 0:
         return Value(_INT, np.int32(n))
     i = jnp.asarray(index.data, jnp.int32)
-    i = jnp.where(i < 0, i + length, i)  # negative indices count from the indexed extent's end
+    i = where(i < 0, i + length, i)  # negative indices count from the indexed extent's end
     in_view = (i >= 0) & (i < length)
-    src = entries[jnp.clip(i, 0, length - 1)].astype(jnp.int32)
-    return Value(_INT, jnp.where(in_view & (src >= 0) & (src < n), src, np.int32(n)))
+    src = entries[clip(i, 0, length - 1)].astype(jnp.int32)
+    return Value(_INT, where(in_view & (src >= 0) & (src < n), src, np.int32(n)))
 
 
 def _map_index(axis: tuple, n: int, index: Value) -> Value:
@@ -162,19 +163,19 @@ def _slice_bounds(lw: FunctionLowerer, node: ast.Slice, n: Any) -> tuple:
         lw.ctx.flag_site("zero_step", lw.ctx.add_site(lw.location(node)), zero)
     st = jnp.asarray(1 if st is None else st, jnp.int32)
     neg = st < 0
-    default_lo = jnp.where(neg, n - 1, 0)
-    default_hi = jnp.where(neg, -1, n)
+    default_lo = where(neg, n - 1, 0)
+    default_hi = where(neg, -1, n)
 
     def clamp(x, default):
         if x is None:
             return default
         x = jnp.asarray(x, jnp.int32)
-        x = jnp.where(x < 0, x + n, x)
-        return jnp.where(neg, jnp.clip(x, -1, n - 1), jnp.clip(x, 0, n))
+        x = where(x < 0, x + n, x)
+        return where(neg, clip(x, -1, n - 1), clip(x, 0, n))
 
     lo, hi = clamp(lo, default_lo), clamp(hi, default_hi)
-    safe = jnp.where(st == 0, 1, st)
-    length = jnp.where(neg, (lo - hi - safe - 1) // (-safe), (hi - lo + safe - 1) // safe)
+    safe = where(st == 0, 1, st)
+    length = where(neg, (lo - hi - safe - 1) // (-safe), (hi - lo + safe - 1) // safe)
     return lo, st, jnp.maximum(length, 0).astype(jnp.int32)
 
 

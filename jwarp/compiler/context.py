@@ -23,6 +23,7 @@ from jax import lax
 
 from jwarp.errors import SourceLocation
 from jwarp.lang.arrays import dtype_leaf_shapes
+from jwarp.compiler.selects import where
 
 
 @dataclass
@@ -92,7 +93,7 @@ def initial_accumulator(key: str, like: Any) -> Any:
 
 def first_site(previous: Any, current: Any) -> Any:
     """Merge two site flags: the earlier-recorded site wins."""
-    return jnp.where(previous >= 0, previous, current)
+    return where(previous >= 0, previous, current)
 
 
 @dataclass
@@ -158,7 +159,7 @@ class KernelContext:
         current = self.accumulators.get(key)
         if current is None:
             current = jnp.asarray(-1, jnp.int32)
-        self.accumulators[key] = jnp.where((current < 0) & jnp.any(bad), jnp.int32(site), current)
+        self.accumulators[key] = where((current < 0) & jnp.any(bad), jnp.int32(site), current)
 
     def record_trip_count(self, site: int, count: Any) -> None:
         if not self.record_trips:

@@ -45,6 +45,7 @@ from jwarp.compiler.values import (
 from jwarp.errors import WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang import scalars
 from jwarp.lang.arrays import ArrayType, type_name
+from jwarp.compiler.selects import where
 
 if TYPE_CHECKING:
     from jwarp.compiler.lower import FunctionLowerer
@@ -358,9 +359,9 @@ def _unrolled(lw: FunctionLowerer, node: ast.For, items: list[Value]) -> None:
 def _trip_count(start: Any, stop: Any, step: Any) -> Any:
     """Iterations of range(start, stop, step) for uniform or per-lane bounds (0 for step 0)."""
     one = jnp.asarray(1, jnp.result_type(start))
-    up = (stop - start + step - one) // jnp.where(step > 0, step, one)
-    down = (start - stop - step - one) // jnp.where(step < 0, -step, one)
-    trips = jnp.where(step > 0, up, jnp.where(step < 0, down, 0))
+    up = (stop - start + step - one) // where(step > 0, step, one)
+    down = (start - stop - step - one) // where(step < 0, -step, one)
+    trips = where(step > 0, up, where(step < 0, down, 0))
     return jnp.maximum(trips, 0).astype(jnp.int32)
 
 
@@ -430,7 +431,7 @@ def _lane_loop(lw: FunctionLowerer, node: ast.For, t: type, start, stop, step) -
     start, stop, step = (jnp.asarray(to_device_leaf(x), dtype) for x in (start, stop, step))
 
     def in_range(i):
-        return jnp.where(step > 0, i < stop, jnp.where(step < 0, i > stop, False))
+        return where(step > 0, i < stop, where(step < 0, i > stop, False))
 
     counter = f"__loop_i_{node.lineno}_{node.col_offset}"
     lw.env[counter] = Value(t, jnp.broadcast_to(start, lw.ctx.grid))

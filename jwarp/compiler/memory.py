@@ -29,6 +29,7 @@ from jax import lax
 from jwarp.compiler import packing
 from jwarp.compiler.context import KernelContext
 from jwarp.compiler.values import Value, is_const
+from jwarp.compiler.selects import clip, where
 
 Index = tuple  # ("lane", grid_axis, offset, scale) | ("uniform", leaf) | ("gather", leaf)
 
@@ -54,7 +55,7 @@ def wrap_negative(ctx: KernelContext, indices: list[Value], shape: tuple, keep_l
         if jnp.issubdtype(leaf.dtype, jnp.unsignedinteger):
             out.append(Value(index.type, leaf))
             continue
-        out.append(Value(index.type, jnp.where(leaf < 0, leaf + jnp.asarray(n, leaf.dtype), leaf)))
+        out.append(Value(index.type, where(leaf < 0, leaf + jnp.asarray(n, leaf.dtype), leaf)))
     return out
 
 
@@ -198,8 +199,8 @@ def load(ctx: KernelContext, planes: list, shape: tuple, indices: list[Value], s
     lane_axes = _fast_layout(kinds, ctx.grid)
     if lane_axes is not None:
         return zero_outside([_load_fast(ctx, p, kinds, lane_axes) for p in planes], valid)
-    full = [jnp.where(i < 0, i + n, i) for i, n in zip(_full_indices(ctx, kinds, shape), shape)]
-    full = [jnp.clip(i, 0, n - 1) for i, n in zip(full, shape)]
+    full = [where(i < 0, i + n, i) for i, n in zip(_full_indices(ctx, kinds, shape), shape)]
+    full = [clip(i, 0, n - 1) for i, n in zip(full, shape)]
     if ctx.ref_memory is None:
         # computed once: XLA would otherwise fuse the index computation into every gather that uses
         # it (diffray's four texture reads recomputed the texture coordinate four times, 19 ms each
@@ -215,7 +216,7 @@ def zero_outside(leaves: list, valid: Any) -> list:
     (None: statically in bounds)."""
     if valid is None:
         return leaves
-    return [jnp.where(valid, leaf, jnp.zeros((), jnp.asarray(leaf).dtype)) for leaf in leaves]
+    return [where(valid, leaf, jnp.zeros((), jnp.asarray(leaf).dtype)) for leaf in leaves]
 
 
 def _load_fast(ctx: KernelContext, plane: Any, kinds: list[Index], lane_axes: list[int]) -> Any:
@@ -270,7 +271,7 @@ def _scatter_indices(ctx: KernelContext, kinds: list[Index], shape: tuple, keep:
     if keep is None:
         return tuple(full)
     keep = jnp.broadcast_to(keep, ctx.grid)
-    return tuple(jnp.where(keep, i, n) for i, n in zip(full, shape))
+    return tuple(where(keep, i, n) for i, n in zip(full, shape))
 
 
 def _to_array_coords(ctx: KernelContext, x: Any, kinds: list[Index], sub_shape: tuple) -> Any:
@@ -306,7 +307,7 @@ def _store_fast(ctx: KernelContext, plane: Any, kinds: list[Index], value: Any, 
     uvalid = _uniform_valid(kinds, plane.shape)
     if uvalid is not None:
         keep = keep & uvalid
-    new_sub = jnp.where(keep, shifted, sub)
+    new_sub = where(keep, shifted, sub)
     if sub.shape == plane.shape:
         return new_sub
     if _one_component(plane, sub, starts):
@@ -349,16 +350,16 @@ def _last_active(leaf: Any, keep: Any, grid: tuple) -> tuple[Any, Any]:
     if flat.shape[0] == 0:
         return jnp.zeros((), flat.dtype), jnp.asarray(False)
     lane = jnp.arange(flat.shape[0], dtype=jnp.int32)
-    last = jnp.max(jnp.where(keep_full, lane, -1))
+    last = jnp.max(where(keep_full, lane, -1))
     return flat[jnp.maximum(last, 0)], last >= 0
 
 
 def _store_uniform(ctx: KernelContext, plane: Any, kinds: list[Index], value: Any, keep: Any) -> Any:
     """All lanes write one element: the highest active lane wins (deterministic)."""
     v, any_active = _last_active(jnp.asarray(value, plane.dtype), keep, ctx.grid)
-    idx = [jnp.clip(jnp.asarray(k[1], jnp.int32), 0, n - 1) for k, n in zip(kinds, plane.shape)]
+    idx = [clip(jnp.asarray(k[1], jnp.int32), 0, n - 1) for k, n in zip(kinds, plane.shape)]
     current = plane[tuple(idx)]
-    new = v if any_active is None else jnp.where(any_active, v, current)
+    new = v if any_active is None else where(any_active, v, current)
     return lax.dynamic_update_slice(plane, new.reshape((1,) * plane.ndim), idx)
 
 
@@ -445,17 +446,17 @@ def _masked_lanes(op: str, value: Any, keep: Any, grid: tuple) -> Any:
     v = jnp.broadcast_to(value, grid)
     if keep is None:
         return v
-    return jnp.where(jnp.broadcast_to(keep, grid), v, _identity(op, v.dtype))
+    return where(jnp.broadcast_to(keep, grid), v, _identity(op, v.dtype))
 
 
 def _atomic_uniform(ctx, op, plane, kinds, value, keep, want_old):
-    idx = [jnp.clip(jnp.asarray(k[1], jnp.int32), 0, n - 1) for k, n in zip(kinds, plane.shape)]
+    idx = [clip(jnp.asarray(k[1], jnp.int32), 0, n - 1) for k, n in zip(kinds, plane.shape)]
     current = plane[tuple(idx)]
     contrib = _masked_lanes(op, value, keep, ctx.grid)
     total = _reduce(op, contrib) if contrib.ndim else contrib
     new_value = _COMBINE[op](current, total)
     if keep is not None and jnp.ndim(keep) == 0:
-        new_value = jnp.where(keep, new_value, current)
+        new_value = where(keep, new_value, current)
     new = lax.dynamic_update_slice(plane, new_value.reshape((1,) * plane.ndim), idx)
     if not want_old:
         return new, None
@@ -498,10 +499,10 @@ def _scatter_nan_as_missing(plane: Any, idx: tuple, v: Any, op: str) -> Any:
     extreme of the numbers that arrive, a NaN value changes nothing."""
     extreme = jnp.asarray(jnp.inf if op == "min" else -jnp.inf, plane.dtype)
     empty = jnp.isnan(plane)
-    base = jnp.where(empty, extreme, plane)
-    out = packing.scatter_plane(base, idx, jnp.where(jnp.isnan(v), extreme, v), op)
+    base = where(empty, extreme, plane)
+    out = packing.scatter_plane(base, idx, where(jnp.isnan(v), extreme, v), op)
     arrived = packing.scatter_plane(jnp.zeros(plane.shape, jnp.int8), idx, (~jnp.isnan(v)).astype(jnp.int8), "max")
-    return jnp.where(empty & (arrived == 0), plane, out)
+    return where(empty & (arrived == 0), plane, out)
 
 
 def _linear(idx: tuple, shape: tuple) -> Any:
@@ -523,13 +524,13 @@ def _ordered_old(op: str, plane: Any, idx: tuple, v: Any, grid: tuple) -> Any:
     def seg(a, b):
         fa, va = a
         fb, vb = b
-        return fa | fb, jnp.where(fb, vb, combine(va, vb))
+        return fa | fb, where(fb, vb, combine(va, vb))
 
     _, inclusive = lax.associative_scan(seg, (start, v_s))
     ident = _identity("add" if op == "sub" else op, v_s.dtype)
     prev = jnp.concatenate([jnp.full((1,), ident), inclusive[:-1]])
-    exclusive = jnp.where(start, ident, prev)
-    safe = tuple(jnp.clip(i, 0, n - 1).reshape(-1)[order] for i, n in zip(idx, plane.shape))
+    exclusive = where(start, ident, prev)
+    safe = tuple(clip(i, 0, n - 1).reshape(-1)[order] for i, n in zip(idx, plane.shape))
     old_s = combine(plane[safe], exclusive)
     old = jnp.zeros_like(old_s).at[order].set(old_s)
     return old.reshape(grid)
@@ -557,14 +558,14 @@ def _scatter_rounds(plane: Any, idx: tuple, v: Any, keep: Any, update: Callable,
 
     def body(state):
         buf, pending, olds = state
-        owner = jnp.full((n_elem + 1,), lanes, jnp.int32).at[jnp.where(pending, lin, n_elem)].min(lane_id)
+        owner = jnp.full((n_elem + 1,), lanes, jnp.int32).at[where(pending, lin, n_elem)].min(lane_id)
         winner = pending & (owner[jnp.minimum(lin, n_elem)] == lane_id)
         current = buf[jnp.minimum(lin, n_elem - 1)]
         new = update(current, flat_v)
         if flat_c is not None:
-            new = jnp.where(current == flat_c, new, current)
-        buf = buf.at[jnp.where(winner, lin, n_elem)].set(new, mode="drop")
-        olds = jnp.where(winner, current, olds)
+            new = where(current == flat_c, new, current)
+        buf = buf.at[where(winner, lin, n_elem)].set(new, mode="drop")
+        olds = where(winner, current, olds)
         return buf, pending & ~winner, olds
 
     buf, _, olds = lax.while_loop(cond, body, (buf, pending, olds))

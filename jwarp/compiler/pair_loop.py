@@ -52,6 +52,7 @@ from jwarp.errors import ControlSignal
 from jwarp.lang import scalars
 from jwarp.lang.arrays import ArrayType
 from jwarp.lang.tile_types import TileType
+from jwarp.compiler.selects import where
 
 if TYPE_CHECKING:
     from jwarp.compiler.lower import FunctionLowerer
@@ -387,7 +388,7 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
         order = key % tiles
         lanes = (order[:, None] * tile + lax.iota(jnp.int32, tile)[None, :]).reshape(tiles * tile)
         pad = groups * group - tiles * tile
-        lanes = jnp.concatenate([jnp.where(lanes < n, lanes, n), jnp.full(pad, n, jnp.int32)])
+        lanes = jnp.concatenate([where(lanes < n, lanes, n), jnp.full(pad, n, jnp.int32)])
         most = jnp.concatenate([per_tile.at[order].get(mode="promise_in_bounds"), jnp.zeros(pad // tile, jnp.int32)])
         rounds = most.reshape(groups, group // tile).max(axis=1)
         return {"rows": rows, "total": total, "lanes": lanes, "rounds": rounds, "ids": ids}, pstate
@@ -398,7 +399,7 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
         lanes = lax.dynamic_slice(t["lanes"], (g * group,), (group,))
         row = jnp.minimum(lanes, n - 1)
         out = {"lanes": lanes, "rows": gather_rows(t["rows"], row),
-               "total": jnp.where(lanes < n, t["total"].at[row].get(mode="promise_in_bounds"), 0),
+               "total": where(lanes < n, t["total"].at[row].get(mode="promise_in_bounds"), 0),
                "coords": tuple(c.at[row].get(mode="promise_in_bounds") for c in coords), "env": {}}
         for k, v in lane_env.items():
             if k in names or v.type is STATIC or isinstance(v.type, ArrayType):
@@ -416,7 +417,7 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
         rest = seq
         pos = jnp.zeros_like(seq)
         for j in range(k):
-            pos = jnp.where(rest >= 0, rows[:, j:j + 1] + rest, pos)
+            pos = where(rest >= 0, rows[:, j:j + 1] + rest, pos)
             rest = rest - rows[:, k + j:k + j + 1]
         return pos
 
@@ -462,14 +463,14 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             hit = hit.reshape(group, slots)
             ids = jnp.broadcast_to(pair_env[target].data, (size,)).reshape(group, slots)
             first = jnp.take_along_axis(ids, jnp.argmax(hit, axis=1)[:, None], axis=1)[:, 0]
-            local[_FIRST] = jnp.where((local[_FIRST] < 0) & hit.any(axis=1), first, local[_FIRST])
+            local[_FIRST] = where((local[_FIRST] < 0) & hit.any(axis=1), first, local[_FIRST])
         for k in names:
             for j, new in enumerate(leaves_of(lw.env[k])):
                 if is_const(new) and not bool(new):
                     continue
                 key = f"n:{k}:{j}"
                 new = jnp.broadcast_to(new, (size,))
-                new = jnp.where(valid, new, jnp.zeros((), new.dtype)).reshape(group, slots)
+                new = where(valid, new, jnp.zeros((), new.dtype)).reshape(group, slots)
                 part = new[:, 0]
                 for s in range(1, slots):  # column by column: XLA fuses these into the body's loop
                     part = part + new[:, s]

@@ -34,6 +34,7 @@ from jwarp.compiler import memory
 from jwarp.compiler.context import KernelContext
 from jwarp.compiler.values import Value
 from jwarp.lang import scalars
+from jwarp.compiler.selects import clip, where
 
 
 class PallasIneligible(Exception):
@@ -62,7 +63,7 @@ def _linear_index(ctx: KernelContext, kinds: list, shape: tuple) -> Any:
             index = jnp.minimum(index, n - 1).astype(jnp.int32)
         else:
             index = index.astype(jnp.int32)
-            index = jnp.clip(jnp.where(index < 0, index + n, index), 0, n - 1)
+            index = clip(where(index < 0, index + n, index), 0, n - 1)
         lin = index if lin is None else lin * n + index
     return jnp.broadcast_to(lin, ctx.grid)
 
@@ -155,7 +156,7 @@ class TritonRefMemory(RefMemory):
         if compare is not None:  # a lane that does not take part swaps its value for itself: no change
             from jwarp.compiler.pallas_triton_rules import atomic_cas_lanes
 
-            return atomic_cas_lanes(plane.ref, lin, compare if keep is None else jnp.where(keep, compare, value), value)
+            return atomic_cas_lanes(plane.ref, lin, compare if keep is None else where(keep, compare, value), value)
         return plt.atomic_xchg(plane.ref, lin, value, mask=keep)
 
 
@@ -168,7 +169,7 @@ class InterpretRefMemory(RefMemory):
     name = "interpret"
 
     def _store(self, ctx, plane, lin, value, keep):
-        target = lin if keep is None else jnp.where(keep, lin, plane.size)
+        target = lin if keep is None else where(keep, lin, plane.size)
         plane.ref[...] = plane.ref[...].at[target].set(value, mode="drop")
 
     def _whole_plane(self, ctx, plane, lin):

@@ -52,6 +52,7 @@ from jax import lax
 from jax._src import core as jax_core
 from jax._src import state
 from jax._src import tree_util
+from jwarp.compiler.selects import where
 
 _registered = False
 
@@ -76,14 +77,14 @@ def _reduce_and(x: Any, *, axes: tuple, **_: Any) -> Any:
 
 
 def _round(x: Any, *, rounding_method: Any) -> Any:
-    whole = jnp.where(x < 0, jnp.ceil(x), jnp.floor(x))  # toward zero; keeps the sign of zero
+    whole = where(x < 0, jnp.ceil(x), jnp.floor(x))  # toward zero; keeps the sign of zero
     frac = jnp.abs(x - whole)  # exact: the low bits of x
-    away = whole + jnp.where(x < 0, -1.0, 1.0).astype(x.dtype)
+    away = whole + where(x < 0, -1.0, 1.0).astype(x.dtype)
     if int(rounding_method) == int(lax.RoundingMethod.TO_NEAREST_EVEN):
-        tie = jnp.where(jnp.floor(whole * 0.5) * 2 == whole, whole, away)
+        tie = where(jnp.floor(whole * 0.5) * 2 == whole, whole, away)
     else:  # AWAY_FROM_ZERO
         tie = away
-    return jnp.where(frac > 0.5, away, jnp.where(frac < 0.5, whole, tie))
+    return where(frac > 0.5, away, where(frac < 0.5, whole, tie))
 
 
 def register_rules() -> None:
@@ -262,7 +263,7 @@ def _clz_in_int32(x: Any) -> Any:
     bits = x.dtype.itemsize * 8
     if bits == 64:
         high, low = _halves(x)
-        count = jnp.where(high != 0, lax.clz(high), 32 + lax.clz(low))
+        count = where(high != 0, lax.clz(high), 32 + lax.clz(low))
     elif bits == 32:
         count = lax.clz(_as_int32(x))
     else:

@@ -25,6 +25,7 @@ from jwarp.compiler.values import ArrayRef, Value
 from jwarp.errors import WarpCodegenError
 from jwarp.lang import scalars
 from jwarp.lang.arrays import type_name
+from jwarp.compiler.selects import clip, where
 
 
 def _plan(ctx: Any, array: Value, shape: tuple[int, ...], offset: list[Value], op: str,
@@ -83,12 +84,12 @@ def _plan(ctx: Any, array: Value, shape: tuple[int, ...], offset: list[Value], o
 
 
 def _clamped(indices: list, slot_shape: tuple) -> tuple:
-    return tuple(jnp.clip(idx, 0, max(extent - 1, 0)) for idx, extent in zip(indices, slot_shape))
+    return tuple(clip(idx, 0, max(extent - 1, 0)) for idx, extent in zip(indices, slot_shape))
 
 
 def _gather_planes(slot: Any, indices: list, valid: Any) -> list:
     idx = _clamped(indices, slot.shape)
-    return [jnp.where(valid, plane[idx], jnp.zeros((), plane.dtype)) for plane in slot.planes]
+    return [where(valid, plane[idx], jnp.zeros((), plane.dtype)) for plane in slot.planes]
 
 
 def _planes_to_tile(ctx: Any, dtype: Any, shape: tuple, planes: list, storage: str) -> Value:
@@ -118,7 +119,7 @@ def _scatter_indices(ctx: Any, slot: Any, indices: list, valid: Any, mask: Any, 
         keep = keep & jnp.broadcast_to(tiles.expand_mask(mask, len(full)), full)
     out = []
     for idx, extent in zip(indices, slot.shape):
-        out.append(jnp.where(keep, jnp.broadcast_to(idx, full), extent))
+        out.append(where(keep, jnp.broadcast_to(idx, full), extent))
     return tuple(out)
 
 

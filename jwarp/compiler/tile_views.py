@@ -32,6 +32,7 @@ import jax.numpy as jnp
 from jwarp.compiler import tiles
 from jwarp.compiler.values import Value, leaves_of, value_from_leaves
 from jwarp.lang import scalars
+from jwarp.compiler.selects import clip, where
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,7 +75,7 @@ def flat_positions(shape: tuple[int, ...], per_axis: list) -> Any:
     """Row-major flat positions in a tile of ``shape`` from per-axis index arrays (clamped)."""
     flat = jnp.zeros((), jnp.int32)
     for idx, extent in zip(per_axis, shape):
-        flat = flat * extent + jnp.clip(jnp.asarray(idx, jnp.int32), 0, extent - 1)
+        flat = flat * extent + clip(jnp.asarray(idx, jnp.int32), 0, extent - 1)
     return flat
 
 
@@ -108,7 +109,7 @@ def scatter(ctx: Any, dst: Value, flat: Any, src: Value, valid: Any = None, add:
     flat = jnp.asarray(flat, jnp.int32)
     flat = flat.reshape((1,) * max(n + len(src_shape) - flat.ndim, 0) + flat.shape)
     if valid is not None:
-        flat = jnp.where(valid, flat, t.size)  # past the end: dropped
+        flat = where(valid, flat, t.size)  # past the end: dropped
     flat = jnp.broadcast_to(flat, full).reshape(grid + (-1,))
     new_el = tiles.elements(ctx, src) if tiles.is_tile_type(src.type) else src
     old_el = tiles.elements(ctx, dst)
@@ -166,7 +167,7 @@ def block_select(lw: Any, new: Value, old: Value) -> Value:
     if mask is None:
         return new
     m = tiles.expand_mask(mask, jnp.ndim(new.data))
-    return Value(new.type, jnp.where(m, new.data, old.data))
+    return Value(new.type, where(m, new.data, old.data))
 
 
 def _update_storage(lw: Any, view: TileView, name: str, change: Value, add: bool) -> None:
@@ -237,7 +238,7 @@ def scatter_lanes(ctx: Any, dst: Value, flat: Any, value: Value, ok: Any, add: b
     grid = tiles.block_grid(ctx)
     lanes = tiles.to_lanes(ctx, jnp.asarray(flat, jnp.int32))
     bd = ok.shape[-1]
-    target = jnp.where(ok, jnp.broadcast_to(lanes, grid + (bd,)), t.size)
+    target = where(ok, jnp.broadcast_to(lanes, grid + (bd,)), t.size)
     lead = tuple(jnp.expand_dims(i, -1) for i in jnp.indices(grid, sparse=True))
     planes = []
     for old, new in zip(leaves_of(tiles.elements(ctx, dst)), leaves_of(value)):

@@ -29,6 +29,7 @@ from jwarp.errors import WarpCodegenError
 from jwarp.lang.arrays import ArrayType, TupleType, type_name
 from jwarp.lang.struct import StructType
 from jwarp.lang.tile_types import TileType
+from jwarp.compiler.selects import where
 
 
 class StaticType:
@@ -204,7 +205,7 @@ def leaf_where(mask: Any, a: Any, b: Any) -> Any:
         mask = jnp.reshape(mask, jnp.shape(mask) + (1,) * extra)
     if _same_aval(mask, a, b):  # the common case, without jnp.where's nested jit (cheaper to trace)
         return lax.select(mask, a, b)
-    return jnp.where(mask, a, b)
+    return where(mask, a, b)
 
 
 def _same_aval(mask: Any, a: Any, b: Any) -> bool:

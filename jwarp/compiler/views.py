@@ -25,6 +25,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+from jwarp.compiler.selects import clip, where
 
 ViewOp = tuple  # ("index", key) | ("reshape", (new_shape, old_ndim)) | ("transpose", axes) | ("bitcast", dtype)
 #                | ("reinterpret", (src components, dst components, dst dtype, src dtype)) (byte-level)
@@ -138,9 +139,9 @@ def _index_grids(shape: tuple, indices: tuple, write: bool = False) -> tuple:
             idx = jnp.arange(shape[axis])
         elif write:
             idx = idx.astype(jnp.int32)
-            idx = jnp.where((idx < 0) | (idx >= shape[axis]), shape[axis], idx)
+            idx = where((idx < 0) | (idx >= shape[axis]), shape[axis], idx)
         else:
-            idx = jnp.clip(idx.astype(jnp.int32), 0, max(shape[axis] - 1, 0))
+            idx = clip(idx.astype(jnp.int32), 0, max(shape[axis] - 1, 0))
         grids.append(idx.reshape((1,) * axis + (-1,) + (1,) * (n - axis - 1)))
     return tuple(grids)
 
