@@ -5,7 +5,7 @@ the older elemental emitters, kernels with loops, reductions, gathers or scatter
 import numpy as np
 
 import jwarp as wp
-from jwarp.compiler.emitters import OLDER_EMITTERS, compile_options, level_options, straight_line
+from jwarp.compiler.emitters import CHEAP_PASSES, OLDER_EMITTERS, compile_options, level_options, straight_line
 
 
 @wp.kernel
@@ -82,5 +82,5 @@ def test_level_zero_takes_the_older_emitters_for_loops_too(monkeypatch):
     compiled = next(c for c in _loop_sum._cache.values()
                     if hasattr(c, "closed_jaxpr") and dict(c.signature.extra).get("opt_level") == 0)
     level = level_options(compiled.signature)
-    assert level == {"xla_backend_optimization_level": 0, **OLDER_EMITTERS}
+    assert level == {"xla_backend_optimization_level": 0, **OLDER_EMITTERS, **CHEAP_PASSES}
     assert compile_options(compiled.closed_jaxpr.jaxpr, [x.buffer], level) == level
