@@ -79,4 +79,4 @@ def pytest_xdist_auto_num_workers(config) -> int:
 @pytest.fixture(autouse=True, scope="module")
 def _release_after_module():
     yield
-    release_compiled()
+    release_if_large()
