@@ -6,12 +6,15 @@ IMPL is ``warp`` (real Warp) or ``jwarp`` (jwarp standing in for ``warp`` throug
 ``jwarp.as_warp``: the example's source runs unchanged). The example module is imported (its
 ``__main__`` block does not run), ``Example(**KWARGS)`` is built on the CPU, the methods named in
 CALLS_JSON are called in order, and every ``warp.array`` attribute of the example is saved.
+``$JWARP_EXAMPLE_OPT_LEVEL``, where set to an integer, is the ``optimization_level`` both libraries
+compile the example's kernels at (``wp.config.optimization_level``).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 
 import numpy as np
@@ -25,6 +28,9 @@ def main(impl: str, path: str, out: str, calls: list[str], kwargs: dict) -> None
     import warp as wp
 
     wp.config.quiet = True
+    level = os.environ.get("JWARP_EXAMPLE_OPT_LEVEL", "")
+    if level.isdigit():
+        wp.config.optimization_level = int(level)
     spec = importlib.util.spec_from_file_location("warp_example_under_test", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

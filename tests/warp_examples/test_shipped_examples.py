@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.differential.harness import optimization_level
+
 warp_spec = pytest.importorskip("warp")
 EXAMPLES = Path(warp_spec.__file__).parent / "examples"
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,10 +60,19 @@ CASES += [
 ]
 
 
+# Both libraries compile the examples at the differential programs' optimisation level (0: faster builds,
+# slower code; see tests/differential/harness.py), except these, whose runs outweigh their builds (measured
+# cold, CPU seconds for Warp + jwarp at Warp's default level -> level 0: SPH 24.8 -> 132.8, fluid 8.7 -> 9.4,
+# graph capture 7.3 -> 7.9; the others gain, e.g. the mesh example 10.4 -> 6.4, diffray 9.4 -> 6.4)
+RUN_BOUND = {"core/example_sph.py", "core/example_fluid.py", "core/example_graph_capture.py", "core/example_dem.py"}
+
+
 def _start(impl: str, example: str, kwargs: dict, calls: list[str], out: Path) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "tests.warp_examples.driver", impl, str(EXAMPLES / example), str(out),
            json.dumps(calls), json.dumps(kwargs)]
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    level = None if example in RUN_BOUND else optimization_level()
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               JWARP_EXAMPLE_OPT_LEVEL="" if level is None else str(level))
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
