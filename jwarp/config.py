@@ -145,10 +145,10 @@ a loop of its own, or is large (``jwarp.compiler.loop_shapes.UNROLL_BODY_LIMIT``
 optimization_level: int | None = None
 """How hard the compiler optimises kernel code, 0-3, or None for the default (Warp: clang's/NVCC's
 ``-O`` level; jwarp: XLA's ``xla_backend_optimization_level``, the LLVM passes run on the kernel's
-program, and at level 0 XLA:CPU's older emitters for every kernel). Level 0 compiles a fifth to a third
-faster and runs slower code (measured, 2-core CPU: the test suite's cold compiles 8:00 → 6:20; Warp's
-SPH example runs 4x longer in jwarp, 14x in Warp), so it suits small inputs and test suites. The module
-option ``"optimization_level"`` overrides it."""
+program, and at level 0 XLA:CPU's older emitters for every kernel and no expensive LLVM passes).
+Level 0 compiles a fifth to a third faster and runs slower code (measured, 2-core CPU: the test suite's
+cold compiles 8:00 → 6:20; Warp's SPH example runs 4x longer in jwarp, 14x in Warp), so it suits small
+inputs and test suites. The module option ``"optimization_level"`` overrides it."""
 cpu_compiler_flags: str | None = (
     "-march=native -mllvm=-inline-threshold=9000 -mllvm=-inline-cold-callsite-threshold=3000 "
     "-mllvm=-slp-recursion-max-depth=4"
