@@ -4,9 +4,11 @@ Every kernel a test module defines stays alive for the whole session (test modul
 jwarp's module registry keeps their kernels, as Warp's does), and with it every executable it compiled
 and JAX's traces of it. Over the full suite that grew the pytest process to ~6 GB, enough to make
 later tests page-cache-starved and slow on a small machine. So after each test module (and after each
-differential program, which loads a fresh module per test) the compiled programs are released: jwarp's
-per-kernel executables and JAX's in-memory caches. What is released is recompiled on demand from the
-on-disk compilation cache.
+differential program, which loads a fresh module per test), once the worker is over RSS_LIMIT_MB, the
+compiled programs are released: jwarp's per-kernel executables and JAX's in-memory caches. What is
+released is recompiled on demand from the on-disk compilation cache. (Releasing after every module
+whatever the size cost 40 s of a cold run: destroying a CPU executable costs about a tenth of compiling
+it, and the next module retraces jwarp's shared helpers.)
 """
 
 from __future__ import annotations
@@ -78,5 +80,6 @@ def pytest_xdist_auto_num_workers(config) -> int:
 
 @pytest.fixture(autouse=True, scope="module")
 def _release_after_module():
+    """After each test module: :func:`release_if_large`."""
     yield
     release_if_large()
