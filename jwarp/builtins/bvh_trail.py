@@ -27,7 +27,6 @@ from __future__ import annotations
 from functools import lru_cache, partial
 from typing import Any, Callable
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -190,7 +189,6 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
             general = needs_general(fast[1])(s) if general is None else general
             code, value = lax.cond(general, tests, partial(tests, enter=fast[0]), s, row)
         node, trail = s["node"], s["trail"]
-        prim = lax.bitcast_convert_type(row[:, _PRIM], jnp.int32)
         run = running(s)
         hl, hr, near_left = (code & 1) != 0, (code & 2) != 0, (code & 4) != 0
         height = node & -node  # the node's height bit; its children are node -+ height / 2

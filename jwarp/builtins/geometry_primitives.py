@@ -37,7 +37,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jwarp.builtins import common as c
 from jwarp.builtins.common import Call, Value
 from jwarp.builtins.linalg import safe_sqrt, sum_products
 from jwarp.builtins.quaternion import cross3, float_scalar_of

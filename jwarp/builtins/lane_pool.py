@@ -34,7 +34,6 @@ Example:
 
 from __future__ import annotations
 
-from functools import partial
 from collections.abc import Mapping
 from typing import Any, Callable
 

@@ -35,8 +35,8 @@ from jwarp.builtins.common import Call, Value
 from jwarp.builtins.mesh_common import (MeshView, active, check_vec3, full, per_mesh, stop, vec3_leaves,
                                         write_back)
 from jwarp.compiler.registry import builtin
-from jwarp.compiler.values import leaves_of, value_from_leaves
-from jwarp.lang import composites, scalars
+from jwarp.compiler.values import value_from_leaves
+from jwarp.lang import scalars
 from jwarp.lang.struct import StructType
 from jwarp.compiler.selects import clip, where
 

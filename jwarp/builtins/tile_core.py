@@ -15,12 +15,11 @@ import typing
 from typing import Any
 
 import jax.numpy as jnp
-import numpy as np
 
 from jwarp.builtins.common import STATIC, Call, Value
 from jwarp.compiler import tile_memory, tiles
 from jwarp.compiler.registry import BUILTINS, Builtin, builtin
-from jwarp.compiler.values import is_const, leaves_of, value_from_leaves
+from jwarp.compiler.values import leaves_of, value_from_leaves
 from jwarp.errors import WarpCodegenError, WarpCodegenTypeError
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, type_name
