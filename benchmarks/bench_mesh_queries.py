@@ -3,14 +3,15 @@
 
 - ``anyhit``, ``count``: ``mesh_query_ray_anyhit`` / ``mesh_query_ray_count_intersections`` of the
   ray-cast workload's camera rays (``side * side`` of them);
-- ``closest``, ``sign_normal``: ``mesh_query_point_no_sign`` / ``mesh_query_point_sign_normal`` of
-  ``points`` random points in a box around the sphere (``max_dist`` 1);
+- ``closest``, ``sign_normal``, ``winding``: ``mesh_query_point_no_sign`` / ``mesh_query_point_sign_normal`` /
+  ``mesh_query_point_sign_winding_number`` of ``points`` random points in a box around the sphere
+  (``max_dist`` 1);
 - ``aabb``: a ``for face in wp.mesh_query_aabb(...)`` loop over the faces whose boxes overlap a box
   of half-width 0.05 around each of the ``points`` (counts and sums of face indices).
 
 Usage::
 
-    PYTHONPATH=. taskset -c 0 python benchmarks/bench_mesh_queries.py [side=512] [points=65536] [repeats=3] [kinds]
+    PYTHONPATH=. taskset -c 0 python benchmarks/bench_mesh_queries.py [side=512] [points=65536] [repeats=3] [kinds, comma-separated]
 
 prints, per kind, the median CPU milliseconds of each library (runs alternate) and their ratio, and
 checks that both computed the same results (faces may differ at ties; distances and signs are compared).
@@ -24,7 +25,7 @@ import time
 
 import numpy as np
 
-KINDS = ("anyhit", "count", "closest", "sign_normal", "aabb")
+KINDS = ("anyhit", "count", "closest", "sign_normal", "winding", "aabb")
 
 
 def programs(wp, verts: np.ndarray, tris: np.ndarray, side: int, points: np.ndarray) -> dict:
@@ -65,6 +66,15 @@ def programs(wp, verts: np.ndarray, tris: np.ndarray, side: int, points: np.ndar
         out[tid] = d
 
     @wp.kernel(module="unique")
+    def winding(mesh: wp.uint64, pts: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+        tid = wp.tid()
+        q = wp.mesh_query_point_sign_winding_number(mesh, pts[tid], 1.0)
+        d = float(-2.0)
+        if q.result:
+            d = q.sign * wp.length(wp.mesh_eval_position(mesh, q.face, q.u, q.v) - pts[tid])
+        out[tid] = d
+
+    @wp.kernel(module="unique")
     def aabb(mesh: wp.uint64, pts: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec2i)):
         tid = wp.tid()
         h = wp.vec3(0.05, 0.05, 0.05)
@@ -76,14 +86,17 @@ def programs(wp, verts: np.ndarray, tris: np.ndarray, side: int, points: np.ndar
         out[tid] = wp.vec2i(n, total)
 
     mesh = wp.Mesh(points=wp.array(verts, dtype=wp.vec3), indices=wp.array(tris, dtype=int))
+    wound = wp.Mesh(points=wp.array(verts, dtype=wp.vec3), indices=wp.array(tris, dtype=int),
+                    support_winding_number=True)
     pts = wp.array(points, dtype=wp.vec3)
     rays = side * side
     outs = {"anyhit": wp.zeros(rays, dtype=int), "count": wp.zeros(rays, dtype=int),
             "closest": wp.zeros(len(points), dtype=float), "sign_normal": wp.zeros(len(points), dtype=float),
-            "aabb": wp.zeros(len(points), dtype=wp.vec2i)}
+            "winding": wp.zeros(len(points), dtype=float), "aabb": wp.zeros(len(points), dtype=wp.vec2i)}
     launches = {"anyhit": (anyhit, rays, [mesh.id, side]), "count": (count, rays, [mesh.id, side]),
                 "closest": (closest, len(points), [mesh.id, pts]),
-                "sign_normal": (sign_normal, len(points), [mesh.id, pts]), "aabb": (aabb, len(points), [mesh.id, pts])}
+                "sign_normal": (sign_normal, len(points), [mesh.id, pts]),
+                "winding": (winding, len(points), [wound.id, pts]), "aabb": (aabb, len(points), [mesh.id, pts])}
 
     def make(kind: str):
         kernel, dim, args = launches[kind]
@@ -94,7 +107,7 @@ def programs(wp, verts: np.ndarray, tris: np.ndarray, side: int, points: np.ndar
         return step, lambda: outs[kind].numpy()
 
     programs_ = {k: make(k) for k in KINDS}
-    programs_["_keep"] = (mesh, pts)  # keep the mesh alive
+    programs_["_keep"] = (mesh, wound, pts)  # keep the mesh alive
     return programs_
 
 
