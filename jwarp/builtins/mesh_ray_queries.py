@@ -56,7 +56,13 @@ RAY_POOL = 16384
 """Rays walked at once (the lane pool of :func:`jwarp.builtins.bvh_trail.walk_trail`). Ray walks have
 similar lengths, and a wider pool pays each step's fixed costs over more lanes: 1M camera rays onto
 a 16k-triangle sphere, 2-core CPU, alternating runs: 200-207 ms with 4096, 165-180 ms with 16384
-(Warp 198-200 ms). Point queries keep 4096: their walks vary more, and 16384 made them 2-9x slower."""
+(Warp 198-200 ms). Point queries walk in pools of 256 (``bvh_trail._POOL``): their walks vary more."""
+COUNT_POOL = 1024
+"""Rays walked at once by ``mesh_query_ray_count_intersections``: a count visits every entered leaf,
+so its walks vary more than a first hit's. CPU ms on the 16k-triangle sphere (one core,
+``benchmarks/bench_mesh_queries.py <side> 1024 3 count``), 4,096 / 65,536 / 1M camera rays:
+8.9 / 45.5 / 388 with 16384 lanes, 10.4 / 29.2 / 383 with 4096, 7.3 / 27.9 / 371 with 1024,
+4.2 / 28.9 / 411 with 256 (Warp 2.8 / 28.5 / 345)."""
 
 _RAY_KEYS = ("ox", "oy", "oz", "dx", "dy", "dz", "rx", "ry", "rz")
 _SETUP_KEYS = ("kx", "ky", "kz", "shx", "shy", "shz")
@@ -252,7 +258,7 @@ def _trail_count(view: MeshView, state: dict, run: Any) -> Any:
     rows = bvh_trail.node_rows(view.tree, view.face_count, lambda prim: [x for c in view.corners(prim) for x in c])
     lean = {k: v for k, v in state.items() if k not in ("node", "end", "rx", "ry", "rz") + _SETUP_KEYS}
     return bvh_trail.walk_trail(rows, view.face_count, lean, run, enter, None, best="count", best_prim=None,
-                                fast=(enter_fast, "general"), derive=derive, update=counted, pool=RAY_POOL)["count"]
+                                fast=(enter_fast, "general"), derive=derive, update=counted, pool=COUNT_POOL)["count"]
 
 
 def count_hits(view: MeshView, start: tuple, direction: tuple, run: Any, root: Any = None) -> Any:
