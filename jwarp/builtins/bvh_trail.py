@@ -32,19 +32,17 @@ import numpy as np
 from jax import lax
 
 from jwarp.builtins.bvh_walk import Tree, gather_rows
-from jwarp.builtins.lane_pool import barrier, pooled_loop
+from jwarp.builtins.lane_pool import UNEVEN_WIDTH, barrier, pooled_loop
 from jwarp.compiler.selects import where
 
 # columns of a row: 12 for two child boxes (or up to 12 of leaf data), then the leaf flag and the
 # primitive index (bit pattern of an int32); padded to 16 floats (one 64-byte cache line)
 _WIDTH = 16
 _FLAG, _PRIM = 12, 13
-# lanes walked at once (a launch of at most this many runs as one lockstep loop; see
-# :func:`jwarp.builtins.lane_pool.pooled_loop`). Point queries' trip counts are heavy-tailed, so the
-# default pool is small; coherent rays pass a wide one. `mesh_query_point_sign_normal` on the
-# 16k-triangle sphere, 4,096 / 65,536 queries (one core): 1240 / 980 ms with 4096 lanes (then 256),
-# 125 / 737 ms with 256, 92 / 832 ms with 128; Warp 19 / 288 ms.
-_POOL = 256
+# lanes walked at once by default (point queries; coherent rays pass a wider pool).
+# `mesh_query_point_sign_normal` on the 16k-triangle sphere, 4,096 / 65,536 queries (one core):
+# 1240 / 980 ms with 4096 lanes (then 256), 125 / 737 ms with 256, 92 / 832 ms with 128; Warp 19 / 288 ms.
+_POOL = UNEVEN_WIDTH
 _CHUNK = 8
 MAX_LEVELS = 30
 

@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from jwarp.builtins.lane_pool import barrier, gather_rows, pooled_loop
+from jwarp.builtins.lane_pool import UNEVEN_WIDTH, barrier, gather_rows, pooled_loop
 from jwarp.compiler.selects import where
 
 
@@ -54,11 +54,9 @@ Leaf = Callable[..., tuple]
 Fetch = Callable[[Any], Any]
 
 # lanes run in a refilled pool (see :mod:`jwarp.builtins.lane_pool`): this many at once, stepped
-# this many times between refills. Walks' trip counts are heavy-tailed, and a launch of at most this
-# many lanes runs as one lockstep loop (each step costs every lane until the slowest is done), so the
-# pool is small: 4,096 `mesh_query_aabb` loops on a 16k-triangle sphere took 17.3 ms with 4096 lanes,
-# 6.3 ms with 256 (Warp: 0.8 ms); 65,536 queries 92 ms either way.
-_WIDTH = 256
+# this many times between refills. 4,096 `mesh_query_aabb` loops on a 16k-triangle sphere took 17.3 ms
+# with 4096 lanes, 6.3 ms with 256 (Warp: 0.8 ms); 65,536 queries 92 ms either way.
+_WIDTH = UNEVEN_WIDTH
 _CHUNK = 4
 
 

@@ -50,6 +50,12 @@ Step = Callable[[dict, Any], dict]
 # 4096 -> 512 -> 64 491-559 ms but a fifth longer to compile; ray casts the same either way.
 SMALLEST = 256
 SHRINK = 16
+# The pool width of walks whose trip counts vary widely (BVH point, box and winding-number walks).
+# A launch of at most ``width`` lanes runs as one lockstep loop, in which every step costs every lane
+# until the slowest is done, so a wide pool makes such launches pay their longest walk on every lane:
+# 4,096 `mesh_query_point_sign_normal` queries took 1,240 ms in a pool of 4096 lanes and 125 ms in
+# refilled pools of 256 (figures per walk beside each use; docs/performance.md, twenty-fourth session).
+UNEVEN_WIDTH = 256
 # outputs travel between the pool and the launch lanes packed as one row per lane when there are at
 # least this many (fewer refill scatters); fewer stay separate arrays (no launch-sized packing pass)
 _PACKED_OUTPUTS = 4
@@ -391,4 +397,4 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
     return out
 
 
-__all__ = ["barrier", "gather_rows", "pooled_loop"]
+__all__ = ["UNEVEN_WIDTH", "barrier", "gather_rows", "pooled_loop"]

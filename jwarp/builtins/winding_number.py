@@ -33,7 +33,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from jwarp.builtins import triangle_math as tm
-from jwarp.builtins.lane_pool import barrier, gather_rows, pooled_loop
+from jwarp.builtins.lane_pool import UNEVEN_WIDTH, barrier, gather_rows, pooled_loop
 from jwarp.compiler.selects import where
 
 # row columns (the table: jwarp.runtime.geometry.winding_table): centre P (3), far radius² (1),
@@ -44,11 +44,11 @@ FLAG = 34
 WIDTH = 36
 PAIRS = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
 _INV_4PI = 0.07957747154
-# lanes walked at once (see :mod:`jwarp.builtins.lane_pool`): small, since how many nodes a point
-# opens varies widely. `mesh_query_point_sign_winding_number` on the 16k-triangle sphere (with its
+# lanes walked at once (see :mod:`jwarp.builtins.lane_pool`): how many nodes a point opens varies
+# widely. `mesh_query_point_sign_winding_number` on the 16k-triangle sphere (with its
 # closest-point walk), 1,024 / 4,096 / 65,536 queries: 45 / 167 / 873 ms with 4096 lanes, 30 / 112 /
 # 803 ms with 256 (Warp 8 / 29 / 420 ms; benchmarks/bench_mesh_queries.py, one core)
-_POOL = 256
+_POOL = UNEVEN_WIDTH
 _CHUNK = 8
 
 
