@@ -109,9 +109,11 @@ def node_rows(tree: Tree, count: int, leaf_data: Callable[[Any], Any]) -> Any:
     kids = jnp.asarray(kids)
     boxes = gather_rows(tree.bounds, jnp.maximum(kids, 0))  # (slots, 2, 6)
     boxes = where((kids >= 0)[..., None], boxes, empty).reshape(slots, 12)
-    data = leaf_data(jnp.maximum(prim, 0))
+    # the leaf data once per primitive (fewer than the slots: a tree of 12,200 faces has 32,768),
+    # then a row gather into the leaves' slots
+    data = leaf_data(lax.iota(jnp.int32, count))
     data = jnp.stack(list(data) + [jnp.zeros_like(data[0])] * (12 - len(data)), axis=1)
-    body = where(leaf[:, None], data, boxes)
+    body = where(leaf[:, None], gather_rows(data, prim), boxes)
     flag = leaf.astype(jnp.float32)[:, None]
     bits = lax.bitcast_convert_type(jnp.maximum(prim, 0), jnp.float32)[:, None]
     pad = jnp.zeros((slots, _WIDTH - 14), jnp.float32)
