@@ -150,14 +150,22 @@ def mul(a, b):
 _HALF_FLOATS = (np.dtype(np.float16), jnp.dtype(jnp.bfloat16))
 
 
-def fdiv(a, b):
-    """Float quotient. Half-precision values divide in float32 and round once, as Warp's half
-    arithmetic does (XLA turns ``x / c`` by a launch-uniform ``c`` into ``x * (1/c)``, which in
-    float16 is often one unit off)."""
+def fdiv(a, b, via_float: bool = False):
+    """Float quotient, rounded once as IEEE division (Warp's). XLA turns ``x / c`` by a
+    launch-uniform ``c`` into ``x * (1/c)``, which is often one unit off: half-precision values
+    divide in float32, and (``via_float``: lowered through XLA, not Pallas; CPU programs) float32
+    lanes divided by a uniform value in float64, each rounded once to the narrower type (the
+    product with the wider reciprocal lies too close to the exact quotient to round otherwise)."""
     m = xp(a, b)
     if m is jnp and jnp.result_type(a, b) in _HALF_FLOATS:
         dtype = jnp.result_type(a, b)
         return (jnp.asarray(a, jnp.float32) / jnp.asarray(b, jnp.float32)).astype(dtype)
+    if (via_float and m is jnp and jnp.result_type(a, b) == jnp.float32 and jnp.ndim(a) > 0 and jnp.ndim(b) == 0
+            and jax.dtypes.canonicalize_dtype(np.float64) == np.float64):
+        def wide(a: Any, b: Any) -> Any:
+            return (a.astype(jnp.float64) / b.astype(jnp.float64)).astype(jnp.float32)
+
+        return lax.platform_dependent(jnp.asarray(a), jnp.asarray(b), cpu=wide, default=jnp.divide)
     return m.divide(a, b)
 
 
@@ -165,16 +173,19 @@ def fdiv(a, b):
 _FLOAT64_EXACT = frozenset(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32))
 
 
-def _quotient(a: Any, b: Any, kind: str, via_float: bool) -> Any:
+def _quotient(a: Any, b: Any, kind: str, via_float: bool, uniform: bool = True) -> Any:
     """``a / b`` of traced integer arrays for ``b != 0``: C's truncated quotient (``kind="div"``),
     the floor quotient (``"floor"``) or C's remainder (``"rem"``).
 
-    XLA:CPU divides integers one element at a time; for types of at most 32 bits, float64 division
-    is exact and vectorises (``tid % width`` over 2^20 lanes, one core: 0.32 against 1.75 ms). A
-    quotient that is not an integer lies at least ``1/|b|`` from one, more than half a float64
-    unit of it, so rounding never reaches the integer and truncating or flooring the rounded quotient
-    is exact. ``via_float``: the caller lowers through XLA (not Pallas); the float form is staged for
-    the CPU only (integer division stays elsewhere)."""
+    XLA:CPU divides integers one element at a time; for types of at most 32 bits a float64 quotient
+    vectorises (``tid % width`` over 2^20 lanes, one core: 0.32 against 1.75 ms). It is not always
+    exact: XLA turns a division by a launch-uniform divisor into a product with its reciprocal, and
+    ``floor(49 * (1 / 49.0))`` is 0. That product is within ``2^-21`` of ``a / b`` (``|a / b| < 2^32``,
+    two float64 roundings), so the rounded quotient is at most one off; the remainder
+    ``a - q * b``, exact in float64 (integers below 2^34), then tells which way, and one step
+    corrects it (``uniform``: the divisor was one value for every lane; a divisor per lane is
+    divided by, exactly, and needs no correction). ``via_float``: the caller lowers through XLA
+    (not Pallas); the float form is staged for the CPU only (integer division stays elsewhere)."""
     def integer(a: Any, b: Any) -> Any:
         if kind == "rem":
             return lax.rem(a, b)
@@ -183,11 +194,10 @@ def _quotient(a: Any, b: Any, kind: str, via_float: bool) -> Any:
     if not via_float or a.dtype not in _FLOAT64_EXACT or jax.dtypes.canonicalize_dtype(np.float64) != np.float64:
         return integer(a, b)
 
-    def through_float64(a: Any, b: Any) -> Any:
-        q = a.astype(jnp.float64) / b.astype(jnp.float64)
-        q = jnp.floor(q) if kind == "floor" else jnp.trunc(q)
+    def narrowed(q: Any) -> Any:
+        """The int64 quotient ``q`` as ``a``'s type (and the remainder, for ``"rem"``)."""
         if a.dtype == jnp.int32:  # INT_MIN / -1 wraps to INT_MIN (as lax.div)
-            q = selects.where(q >= 2.0**31, -(2.0**31), q)
+            q = selects.where(q >= 2**31, -(2**31), q)
         # narrow types: the quotient of the operands promoted to int32, then narrowed (C's wrapping)
         wide = a.dtype if a.dtype.itemsize == 4 else jnp.dtype(jnp.int32)
         q = q.astype(wide)
@@ -195,11 +205,35 @@ def _quotient(a: Any, b: Any, kind: str, via_float: bool) -> Any:
             q = a.astype(wide) - q * b.astype(wide)
         return q.astype(a.dtype)
 
-    return lax.platform_dependent(a, b, cpu=through_float64, default=integer)
+    def rounded(a: Any, b: Any) -> Any:
+        q = a.astype(jnp.float64) / b.astype(jnp.float64)
+        return (jnp.floor(q) if kind == "floor" else jnp.trunc(q)).astype(jnp.int64)
+
+    def through_float64_exact(a: Any, b: Any) -> Any:
+        return narrowed(rounded(a, b))
+
+    def through_float64(a: Any, b: Any) -> Any:
+        q = rounded(a, b)
+        # the exact remainder (int64: no overflow) has b's sign for a floor quotient, a's for a
+        # truncated one; past |b| (or of the wrong sign) the quotient is one off
+        a64, b64 = a.astype(jnp.int64), b.astype(jnp.int64)
+        r = a64 - q * b64
+        rs = selects.where((b64 if kind == "floor" else a64) < 0, -r, r)
+        step = 1 if kind == "floor" else selects.where((a64 < 0) != (b64 < 0), -1, 1)
+        return narrowed(selects.where(rs >= jnp.abs(b64), q + step, selects.where(rs < 0, q - step, q)))
+
+    return lax.platform_dependent(a, b, cpu=through_float64 if uniform else through_float64_exact, default=integer)
+
+
+def _uniform_divisor(a: Any, b: Any) -> bool:
+    """Whether the divisor ``b`` is one value for lanes of ``a`` (XLA then multiplies by its
+    reciprocal: see :func:`_quotient`)."""
+    return jnp.ndim(b) == 0 or jnp.size(b) == 1 or jnp.shape(b) != jnp.shape(a)
 
 
 def int_div(a, b, via_float: bool = False):
     """C integer division: truncates toward zero; x / 0 == 0 (Warp). ``via_float``: see :func:`_quotient`."""
+    uniform = _uniform_divisor(a, b)
     m, a, b = _pair(a, b)
     if m is np:
         if b == 0:
@@ -207,23 +241,25 @@ def int_div(a, b, via_float: bool = False):
         q = abs(int(a)) // abs(int(b))
         return np.asarray(q if (a >= 0) == (b >= 0) else -q).astype(a.dtype)[()]
     zero = b == 0
-    q = _quotient(a, selects.where(zero, jnp.ones_like(b), b), "div", via_float)
+    q = _quotient(a, selects.where(zero, jnp.ones_like(b), b), "div", via_float, uniform)
     return selects.where(zero, jnp.zeros_like(q), q)
 
 
 def int_floordiv(a, b, via_float: bool = False):
+    uniform = _uniform_divisor(a, b)
     m, a, b = _pair(a, b)
     if m is np:
         if b == 0:
             return a.dtype.type(0)
         return np.asarray(int(a) // int(b)).astype(a.dtype)[()]
     zero = b == 0
-    q = _quotient(a, selects.where(zero, jnp.ones_like(b), b), "floor", via_float)
+    q = _quotient(a, selects.where(zero, jnp.ones_like(b), b), "floor", via_float, uniform)
     return selects.where(zero, jnp.zeros_like(q), q)
 
 
 def int_mod(a, b, via_float: bool = False):
     """C remainder (sign of the dividend); x % 0 == 0."""
+    uniform = _uniform_divisor(a, b)
     m, a, b = _pair(a, b)
     if m is np:
         if b == 0:
@@ -231,7 +267,7 @@ def int_mod(a, b, via_float: bool = False):
         r = abs(int(a)) % abs(int(b))
         return np.asarray(r if a >= 0 else -r).astype(a.dtype)[()]
     zero = b == 0
-    r = _quotient(a, selects.where(zero, jnp.ones_like(b), b), "rem", via_float)
+    r = _quotient(a, selects.where(zero, jnp.ones_like(b), b), "rem", via_float, uniform)
     return selects.where(zero, jnp.zeros_like(r), r)
 
 

@@ -126,7 +126,7 @@ def mul(call: Call, a: Value, b: Value) -> Value:
 
 def _scalar_div(leaf_a, leaf_b, t, via_float=False):
     if scalars.is_float(t):
-        return c.fdiv(leaf_a, leaf_b)
+        return c.fdiv(leaf_a, leaf_b, via_float)
     return c.int_div(leaf_a, leaf_b, via_float)
 
 

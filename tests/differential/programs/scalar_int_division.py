@@ -1,6 +1,8 @@
 # Integer `/` (C truncation), `//` (floor) and `%` (C remainder, sign of the dividend) in kernels, for
 # every integer width and sign, with divisors from arrays and literals, extreme values, and the
 # 2-D index pattern `tid // width`, `tid % width`; integer vectors divided by a scalar and component-wise.
+# Launch-uniform divisors such as 49 (XLA multiplies by a float reciprocal there, and 49 * (1 / 49.0) < 1)
+# over every multiple of them in a range, in both signs and unsigned.
 # (Zero divisors and INT_MIN / -1 are left out: Warp's CPU build traps on them.)
 
 DIVIDENDS = [0, 1, -1, 7, -7, 13, -13, 100, -100, 2147483647, -2147483648, 2147483646, -2147483647, 1 << 24,
@@ -61,6 +63,20 @@ def grid_index(width: int, out: wp.array2d(dtype=wp.int32)):
 
 
 @wp.kernel
+def uniform_divisor(d: int, u: wp.uint32, out: wp.array2d(dtype=wp.int32), out_u: wp.array2d(dtype=wp.uint32)):
+    tid = wp.tid()
+    x = tid - 2000
+    out[tid, 0] = x / d
+    out[tid, 1] = x // d
+    out[tid, 2] = x % d
+    out[tid, 3] = x / (-d)
+    out[tid, 4] = x % (-d)
+    y = wp.uint32(tid) * wp.uint32(977)
+    out_u[tid, 0] = y / u
+    out_u[tid, 1] = y % u
+
+
+@wp.kernel
 def divide_vectors(a: wp.array(dtype=wp.vec3i), b: wp.array(dtype=wp.vec3i), s: wp.array(dtype=wp.int32),
                    out: wp.array2d(dtype=wp.vec3i)):
     i = wp.tid()
@@ -106,6 +122,14 @@ def run():
     grid = wp.zeros((1000, 4), dtype=wp.int32)
     wp.launch(grid_index, dim=1000, inputs=[37, grid])
 
+    uniform = {}
+    for d in (49, 98, 3, 1000003):
+        out_s = wp.zeros((4000, 5), dtype=wp.int32)
+        out_u = wp.zeros((4000, 2), dtype=wp.uint32)
+        wp.launch(uniform_divisor, dim=4000, inputs=[d, wp.uint32(d), out_s, out_u])
+        uniform[f"uniform_{d}"] = out_s.numpy()
+        uniform[f"uniform_u_{d}"] = out_u.numpy()
+
     va = rng.integers(-1000, 1000, (m, 3)).astype(np.int32)
     vb = rng.integers(1, 50, (m, 3)).astype(np.int32) * rng.choice([-1, 1], (m, 3)).astype(np.int32)
     vs = rng.integers(1, 20, m).astype(np.int32) * rng.choice([-1, 1], m).astype(np.int32)
@@ -113,4 +137,4 @@ def run():
     wp.launch(divide_vectors, dim=m, inputs=[wp.array(va, dtype=wp.vec3i), wp.array(vb, dtype=wp.vec3i),
                                              wp.array(vs), vec])
     return {"int32": out32.numpy(), "narrow": narrow.numpy(), "signed64": signed.numpy(),
-            "unsigned64": unsigned.numpy(), "grid": grid.numpy(), "vectors": vec.numpy()}
+            "unsigned64": unsigned.numpy(), "grid": grid.numpy(), "vectors": vec.numpy(), **uniform}

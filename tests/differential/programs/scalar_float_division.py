@@ -1,0 +1,31 @@
+# Float `/` by a launch-uniform divisor, compared bit for bit: Warp divides (IEEE, one rounding); XLA
+# turns `x / c` into `x * (1/c)`, one unit off for about a third of float32 quotients, so jwarp
+# divides float32 lanes by a uniform value in float64 and rounds once. Normal-range values only
+# (XLA:CPU flushes subnormals).
+
+@wp.kernel
+def divide_uniform(x: wp.array(dtype=wp.float32), s: wp.float32, h: wp.array(dtype=wp.float16), hs: wp.float16,
+                   out: wp.array2d(dtype=wp.float32), out_h: wp.array(dtype=wp.float16)):
+    i = wp.tid()
+    out[i, 0] = x[i] / s
+    out[i, 1] = (x[i] + 1.0) / s
+    v = wp.vec3(x[i], -x[i], 2.0 * x[i]) / s
+    out[i, 2] = v[0]
+    out[i, 3] = v[2]
+    out[i, 4] = x[i] / 3.0
+    out_h[i] = h[i] / hs
+
+
+def run():
+    rng = np.random.default_rng(11)
+    n = 4096
+    x = (rng.standard_normal(n) * np.exp(rng.uniform(-20, 20, n))).astype(np.float32)
+    h = rng.uniform(-100, 100, n).astype(np.float16)
+    results = {}
+    for s in (3.0, 7.0, 0.1, 49.0, -1e-3):
+        out = wp.zeros((n, 5), dtype=wp.float32)
+        out_h = wp.zeros(n, dtype=wp.float16)
+        wp.launch(divide_uniform, dim=n, inputs=[wp.array(x), s, wp.array(h), wp.float16(s), out, out_h])
+        results[f"f32_{s}"] = out.numpy().view(np.int32)  # bit patterns: compared exactly
+        results[f"f16_{s}"] = out_h.numpy().view(np.int16)
+    return results
