@@ -157,7 +157,7 @@ def floordiv(call: Call, a: Value, b: Value) -> Value:
     c.same_types(call, a, b)
     if scalars.is_float(a.type):
         m = xp(a.data, b.data)
-        return Value(a.type, m.floor(m.divide(a.data, b.data)))
+        return Value(a.type, m.floor(c.fdiv(a.data, b.data, c.xla_target(call))))
     return Value(a.type, c.int_floordiv(a.data, b.data, c.xla_target(call)))
 
 

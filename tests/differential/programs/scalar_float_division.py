@@ -16,16 +16,26 @@ def divide_uniform(x: wp.array(dtype=wp.float32), s: wp.float32, h: wp.array(dty
     out_h[i] = h[i] / hs
 
 
+@wp.kernel
+def floor_divide_uniform(k: wp.array(dtype=wp.float32), s: wp.float32, out: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    out[i] = k[i] // s  # multiples of s: k * (1/s) can fall just below the integer quotient
+
+
 def run():
     rng = np.random.default_rng(11)
     n = 4096
     x = (rng.standard_normal(n) * np.exp(rng.uniform(-20, 20, n))).astype(np.float32)
     h = rng.uniform(-100, 100, n).astype(np.float16)
     results = {}
-    for s in (3.0, 7.0, 0.1, 49.0, -1e-3):
+    for s in (3.0, 7.0, 0.1, 49.0, 41.0, -1e-3):
         out = wp.zeros((n, 5), dtype=wp.float32)
         out_h = wp.zeros(n, dtype=wp.float16)
+        k = (np.arange(n) % 97).astype(np.float32) * np.float32(s)
         wp.launch(divide_uniform, dim=n, inputs=[wp.array(x), s, wp.array(h), wp.float16(s), out, out_h])
         results[f"f32_{s}"] = out.numpy().view(np.int32)  # bit patterns: compared exactly
         results[f"f16_{s}"] = out_h.numpy().view(np.int16)
+        quotient = wp.zeros(n, dtype=wp.float32)
+        wp.launch(floor_divide_uniform, dim=n, inputs=[wp.array(k), s, quotient])
+        results[f"floor_{s}"] = quotient.numpy()
     return results
