@@ -32,17 +32,16 @@ import numpy as np
 from jax import lax
 
 from jwarp.builtins.bvh_walk import Tree, gather_rows
-from jwarp.builtins.lane_pool import UNEVEN_WIDTH, barrier, pooled_loop
+from jwarp.builtins.lane_pool import barrier, pooled_loop, uneven_width
 from jwarp.compiler.selects import where
 
 # columns of a row: 12 for two child boxes (or up to 12 of leaf data), then the leaf flag and the
 # primitive index (bit pattern of an int32); padded to 16 floats (one 64-byte cache line)
 _WIDTH = 16
 _FLAG, _PRIM = 12, 13
-# lanes walked at once by default (point queries; coherent rays pass a wider pool).
+# lanes walked at once by default (point queries: `lane_pool.uneven_width`; coherent rays pass a wider pool).
 # `mesh_query_point_sign_normal` on the 16k-triangle sphere, 4,096 / 65,536 queries (one core):
 # 1240 / 980 ms with 4096 lanes (then 256), 125 / 737 ms with 256, 92 / 832 ms with 128; Warp 19 / 288 ms.
-_POOL = UNEVEN_WIDTH
 _CHUNK = 8
 MAX_LEVELS = 30
 
@@ -243,7 +242,7 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
                candidate: Callable[[dict, Any, tuple], Any] | None, best: str = "t", best_prim: str | None = "face",
                fast: tuple | None = None, derive: Callable[[Any], dict] | None = None,
                update: Callable[[dict, Any, tuple], dict] | None = None, changes: tuple = (),
-               stop: str | Callable[[dict], Any] | None = None, pool: int = _POOL,
+               stop: str | Callable[[dict], Any] | None = None, pool: int | None = None,
                leaf_columns: dict | None = None) -> dict:
     """Closest-primitive search over the rows of :func:`node_rows` (see the module docstring),
     nearest child first.
@@ -262,9 +261,10 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     that keep more than the smallest candidate (or visit every entered leaf: counts); then
     ``best_prim`` may be None. ``stop``: a bool state field (or a function of the state) that ends
     a lane's walk once true (an any-hit search). ``pool``: lanes walked at once (see
-    :func:`jwarp.builtins.lane_pool.pooled_loop`). ``leaf_columns``: ``{name: column}``, leaf data
-    columns of the best primitive's row returned as ``name`` (0 where none was found; searches with
-    ``candidate`` only), read in the same gather as the primitive. Returns the final state."""
+    :func:`jwarp.builtins.lane_pool.pooled_loop`; default :func:`jwarp.builtins.lane_pool.uneven_width`).
+    ``leaf_columns``: ``{name: column}``, leaf data columns of the best primitive's row returned as
+    ``name`` (0 where none was found; searches with ``candidate`` only), read in the same gather as the
+    primitive. Returns the final state."""
     shape = active.shape
     # inputs given as scalars are the same for every lane: they stay out of the pool's lane data
     kept = (best, best_prim) + tuple(changes)
@@ -285,7 +285,8 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
         initial = flat[best_prim]
         flat[best_prim] = jnp.zeros_like(initial)
     outputs = (best,) + ((best_prim,) if best_prim is not None else ()) + tuple(changes)
-    out = pooled_loop(flat, active.reshape(-1), running, step, width=pool, chunk=_CHUNK, scratch=scratch,
+    width = uneven_width(int(active.size)) if pool is None else pool
+    out = pooled_loop(flat, active.reshape(-1), running, step, width=width, chunk=_CHUNK, scratch=scratch,
                       outputs=outputs, derive=derive, pack_inputs=True,
                       hint=None if fast is None else needs_general(fast[1], running))
     if update is None:

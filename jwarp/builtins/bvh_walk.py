@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from jwarp.builtins.lane_pool import UNEVEN_WIDTH, barrier, gather_rows, pooled_loop
+from jwarp.builtins.lane_pool import barrier, gather_rows, pooled_loop, uneven_width
 from jwarp.compiler.selects import where
 
 
@@ -53,10 +53,9 @@ Enter = Callable[[dict, tuple, tuple], Any]
 Leaf = Callable[..., tuple]
 Fetch = Callable[[Any], Any]
 
-# lanes run in a refilled pool (see :mod:`jwarp.builtins.lane_pool`): this many at once, stepped
-# this many times between refills. 4,096 `mesh_query_aabb` loops on a 16k-triangle sphere took 17.3 ms
-# with 4096 lanes, 6.3 ms with 256 (Warp: 0.8 ms); 65,536 queries 92 ms either way.
-_WIDTH = UNEVEN_WIDTH
+# lanes run in a refilled pool (see :mod:`jwarp.builtins.lane_pool`): `uneven_width` of them at once,
+# stepped _CHUNK times between refills. 4,096 `mesh_query_aabb` loops on a 16k-triangle sphere took
+# 17.3 ms with 4096 lanes, 6.3 ms with 256, 4.5 ms with 128 (Warp: 0.8 ms); 65,536 queries 92 ms either way.
 _CHUNK = 4
 
 
@@ -121,7 +120,7 @@ def walk(tree: Tree, state: dict, active: Any, enter: Enter, leaf: Leaf, stop_on
         row, link, data = barrier(go, gather, s["node"])
         return dict(s, **barrier(go, decide, s, row, link, data))
 
-    out = pooled_loop(flat, active.reshape(-1), running, step, width=_WIDTH, chunk=_CHUNK)
+    out = pooled_loop(flat, active.reshape(-1), running, step, width=uneven_width(int(active.size)), chunk=_CHUNK)
     return {k: v.reshape(shape + v.shape[1:]) for k, v in out.items()}
 
 
@@ -221,7 +220,7 @@ def walk_nearest(tree: Tree, state: dict, active: Any, enter: Callable[[dict, tu
         s["sp"] = sp + both.astype(jnp.int32) - (pop & ~empty).astype(jnp.int32)
         return s
 
-    out = pooled_loop(flat, active.reshape(-1), running, step, width=_WIDTH, chunk=_CHUNK,
+    out = pooled_loop(flat, active.reshape(-1), running, step, width=uneven_width(int(active.size)), chunk=_CHUNK,
                       scratch={"stack": ((depth,), jnp.int32), "sp": ((), jnp.int32)},
                       outputs=(best, best_prim, "node"))
     return {k: v.reshape(shape) for k, v in out.items()}

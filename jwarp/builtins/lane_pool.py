@@ -56,9 +56,28 @@ SHRINK = 16
 # 4,096 `mesh_query_point_sign_normal` queries took 1,240 ms in a pool of 4096 lanes and 125 ms in
 # refilled pools of 256 (figures per walk beside each use; docs/performance.md, twenty-fourth session).
 UNEVEN_WIDTH = 256
+# ...and narrower pools for smaller launches: about this many launch lanes per pool lane. Same sphere, one
+# core, pools of 64 / 128 / 256 (ms): 1,024 closest-point queries 14.6 / 17.8 / 20.1, sign-normal 26.0 / 23.8 /
+# 30.7; 4,096: 62.8 / 68.0 / 77.8 and 107.6 / 97.9 / 137.4; 16,384: 173 / 157 / 150 and 278 / 276 / 272.
+_LANES_PER_POOL_LANE = 32
 # outputs travel between the pool and the launch lanes packed as one row per lane when there are at
 # least this many (fewer refill scatters); fewer stay separate arrays (no launch-sized packing pass)
 _PACKED_OUTPUTS = 4
+
+
+def uneven_width(lanes: int) -> int:
+    """The pool width of a walk whose trip counts vary widely (see :data:`UNEVEN_WIDTH`) over
+    ``lanes`` launch lanes: the power of two from 64 up to ``UNEVEN_WIDTH`` nearest above
+    ``lanes / 32`` (Warp's ``example_mesh``, 1,000 sign-normal queries: 5.8 ms in pools of 256, 3.7 in 64).
+
+    Example:
+        >>> uneven_width(1000), uneven_width(4096), uneven_width(65536)
+        (64, 128, 256)
+    """
+    width = 64
+    while width < UNEVEN_WIDTH and width * _LANES_PER_POOL_LANE < lanes:
+        width *= 2
+    return width
 
 
 def barrier(go: Any, fn: Callable, *args: Any) -> Any:
@@ -397,4 +416,4 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
     return out
 
 
-__all__ = ["UNEVEN_WIDTH", "barrier", "gather_rows", "pooled_loop"]
+__all__ = ["UNEVEN_WIDTH", "barrier", "gather_rows", "pooled_loop", "uneven_width"]

@@ -56,7 +56,7 @@ RAY_POOL = 16384
 """Rays walked at once (the lane pool of :func:`jwarp.builtins.bvh_trail.walk_trail`). Ray walks have
 similar lengths, and a wider pool pays each step's fixed costs over more lanes: 1M camera rays onto
 a 16k-triangle sphere, 2-core CPU, alternating runs: 200-207 ms with 4096, 165-180 ms with 16384
-(Warp 198-200 ms). Point queries walk in pools of 256 (``bvh_trail._POOL``): their walks vary more."""
+(Warp 198-200 ms). Point queries walk in pools of 64-256 (``lane_pool.uneven_width``): their walks vary more."""
 COUNT_POOL = 1024
 """Rays walked at once by ``mesh_query_ray_count_intersections``: a count visits every entered leaf,
 so its walks vary more than a first hit's. CPU ms on the 16k-triangle sphere (one core,

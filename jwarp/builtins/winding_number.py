@@ -33,7 +33,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from jwarp.builtins import triangle_math as tm
-from jwarp.builtins.lane_pool import UNEVEN_WIDTH, barrier, gather_rows, pooled_loop
+from jwarp.builtins.lane_pool import barrier, gather_rows, pooled_loop, uneven_width
 from jwarp.compiler.selects import where
 
 # row columns (the table: jwarp.runtime.geometry.winding_table): centre P (3), far radius² (1),
@@ -44,11 +44,10 @@ FLAG = 34
 WIDTH = 36
 PAIRS = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
 _INV_4PI = 0.07957747154
-# lanes walked at once (see :mod:`jwarp.builtins.lane_pool`): how many nodes a point opens varies
+# lanes walked at once (`lane_pool.uneven_width`): how many nodes a point opens varies
 # widely. `mesh_query_point_sign_winding_number` on the 16k-triangle sphere (with its
 # closest-point walk), 1,024 / 4,096 / 65,536 queries: 45 / 167 / 873 ms with 4096 lanes, 30 / 112 /
-# 803 ms with 256 (Warp 8 / 29 / 420 ms; benchmarks/bench_mesh_queries.py, one core)
-_POOL = UNEVEN_WIDTH
+# 803 ms with 256 (Warp 8 / 29 / 420 ms; benchmarks/bench_mesh_queries.py, one core); 1,024: 21 ms with 64
 _CHUNK = 8
 
 
@@ -120,7 +119,7 @@ def winding_numbers(rows: Any, point: tuple, active: Any, accuracy: Any) -> Any:
         out["node"] = where(run, where(done, _skip(node), 2 * node), node)
         return out
 
-    out = pooled_loop(flat, active.reshape(-1), running, step, width=_POOL, chunk=_CHUNK,
+    out = pooled_loop(flat, active.reshape(-1), running, step, width=uneven_width(int(active.size)), chunk=_CHUNK,
                       outputs=("total", "node"))
     total = where(active.reshape(-1), out["total"], 0.0)
     return (total * _INV_4PI).reshape(shape)
