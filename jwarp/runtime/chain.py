@@ -16,8 +16,9 @@ fuses across kernel boundaries (a force accumulator cleared by one kernel and sc
 next never exists in memory) and the chain pays one dispatch instead of one per launch. Measured on
 the cloth benchmark (20 launches per step, 2-core CPU): 18% less CPU time per step. A chain seen for
 the first times, a chain of one kernel only (repeats of one launch gain little from fusing, and a
-long chain costs a long compile), or one whose fused program cannot be built or run, runs launch by
-launch.
+long chain costs a long compile), a chain whose set of kernels already has :data:`MAX_VARIANTS`
+fused programs (a period longer than a chain shows as ever new rotations of it), or one whose fused
+program cannot be built or run, runs launch by launch.
 
 ``wp.config.fuse_launch_chains = False`` turns chains off (every ``wp.launch`` runs at once). Like an
 asynchronous GPU launch, an error a chained launch raises (a buffer freed meanwhile) surfaces when
@@ -49,10 +50,16 @@ FUSE_AFTER = 3
 MAX_LENGTH = 32
 # Chain keys remembered (seen counts and fused programs); the table is cleared when full.
 _TABLE_LIMIT = 64
+# Fused programs built for one set of kernels. A launch sequence whose period does not fit one chain
+# (Warp's wave example: 33 launches per step, chains of 32) starts each chain one launch further into
+# the period: 32 rotations, each a new key that compiles once seen (1.7 s each, 55 s in all, and its
+# steps ran no faster fused). Past this many programs, a set's other chains run launch by launch.
+MAX_VARIANTS = 2
 # A written buffer referenced by its array, the operand list and getrefcount's argument only.
 _SOLE_OWNER_REFS = 3
 
 _table: dict = {}  # chain key -> _Fused
+_variants: dict = {}  # frozenset of the plans of a chain -> fused programs built for such chains
 
 
 class _Fused:
@@ -98,11 +105,24 @@ class Chain:
             if info is None:
                 if len(_table) >= _TABLE_LIMIT:
                     _table.clear()
+                    _variants.clear()
                 info = _table[key] = _Fused()
             info.seen += 1
-            if info.seen > FUSE_AFTER and not info.failed and self._run_fused(info):
+            if info.seen > FUSE_AFTER and not info.failed and self._within_budget(info) and self._run_fused(info):
                 return
         self._run_each()
+
+    def _within_budget(self, info: _Fused) -> bool:
+        """Whether the chain may run fused: its program exists, or its set of kernels has had fewer
+        than :data:`MAX_VARIANTS` programs built (counting this one)."""
+        if info.program is not None:
+            return True
+        kernels = frozenset(e[0] for e in self.entries)
+        built = _variants.get(kernels, 0)
+        if built >= MAX_VARIANTS:
+            return False
+        _variants[kernels] = built + 1
+        return True
 
     # -- one by one --------------------------------------------------------------------------------
     def _run_each(self) -> None:
@@ -322,6 +342,7 @@ def reset() -> None:
     with state_lock:
         deferred.flush()
         _table.clear()
+        _variants.clear()
 
 
-__all__ = ["Chain", "FUSE_AFTER", "MAX_LENGTH", "append", "has_callbacks", "pending_length", "reset"]
+__all__ = ["Chain", "FUSE_AFTER", "MAX_LENGTH", "MAX_VARIANTS", "append", "has_callbacks", "pending_length", "reset"]

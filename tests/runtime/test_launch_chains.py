@@ -277,3 +277,31 @@ def test_a_chain_of_stencils_is_materialised_between_them(monkeypatch):
         expect = (np.concatenate([expect[:1], expect[:-1]]) + expect + right) / 3
         expect = 0.5 * (expect + np.concatenate([expect[1:], expect[-1:]]))
     np.testing.assert_allclose(results[1], expect, rtol=1e-4)
+
+
+@wp.kernel
+def _scale(a: wp.array(dtype=float), s: float):
+    i = wp.tid()
+    a[i] = a[i] * s
+
+
+def test_sequence_longer_than_a_chain_builds_few_programs():
+    """33 launches per step (Warp's wave example: 16 substeps of two kernels, then one more) and no
+    synchronisation: each chain of MAX_LENGTH starts one launch further into the period, a new key
+    every step. Only MAX_VARIANTS of them compile; the results are those of launching one by one."""
+    assert chain.MAX_LENGTH == 32
+    a = wp.array(np.arange(8, dtype=np.float32))
+    b = wp.array(np.ones(8, dtype=np.float32))
+    expect_a, expect_b = a.numpy().astype(np.float64), b.numpy().astype(np.float64)
+    steps = (chain.FUSE_AFTER + 2) * chain.MAX_LENGTH
+    for _ in range(steps):
+        for _ in range(16):
+            wp.launch(_bump, dim=8, inputs=[a, 0.5])
+            wp.launch(_scale, dim=8, inputs=[b, 0.5])
+        wp.launch(_bump, dim=8, inputs=[b, 1.0])
+        expect_a += 8.0
+        expect_b = expect_b * 0.5**16 + 1.0
+    built = sum(info.program is not None for info in chain._table.values())
+    assert 0 < built <= chain.MAX_VARIANTS, built
+    np.testing.assert_allclose(a.numpy(), expect_a, rtol=1e-6)
+    np.testing.assert_allclose(b.numpy(), expect_b, rtol=1e-6)
