@@ -151,15 +151,15 @@ def cw_mul(call: Call, a: Value, b: Value) -> Value:
 @builtin("cw_div", group="Vector Math")
 def cw_div(call: Call, a: Value, b: Value) -> Value:
     """Component-wise quotient of two vectors or matrices (integers truncate; x / 0 == 0)."""
-    if scalars.is_float(c.scalar_type(a)):
-        return _componentwise(call, a, b, _quiet_fdiv)
     xla = c.xla_target(call)
+    if scalars.is_float(c.scalar_type(a)):
+        return _componentwise(call, a, b, lambda x, y: _quiet_fdiv(x, y, xla))
     return _componentwise(call, a, b, lambda x, y: c.int_div(x, y, xla))
 
 
-def _quiet_fdiv(x: Any, y: Any) -> Any:
+def _quiet_fdiv(x: Any, y: Any, via_float: bool = False) -> Any:
     with np.errstate(divide="ignore", invalid="ignore"):
-        return c.fdiv(x, y)
+        return c.fdiv(x, y, via_float)
 
 
 # -- lengths -----------------------------------------------------------------------------------------

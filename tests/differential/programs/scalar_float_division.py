@@ -1,4 +1,4 @@
-# Float `/` by a launch-uniform divisor, compared bit for bit: Warp divides (IEEE, one rounding); XLA
+# Float `/`, `//` and `wp.cw_div` by a launch-uniform divisor, compared bit for bit: Warp divides (IEEE, one rounding); XLA
 # turns `x / c` into `x * (1/c)`, one unit off for about a third of float32 quotients, so jwarp
 # divides float32 lanes by a uniform value in float64 and rounds once. Normal-range values only
 # (XLA:CPU flushes subnormals).
@@ -22,6 +22,12 @@ def floor_divide_uniform(k: wp.array(dtype=wp.float32), s: wp.float32, out: wp.a
     out[i] = k[i] // s  # multiples of s: k * (1/s) can fall just below the integer quotient
 
 
+@wp.kernel
+def cw_divide_uniform(x: wp.array(dtype=wp.float32), s: wp.float32, out: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    out[i] = wp.cw_div(wp.vec2(x[i], 1.0), wp.vec2(s, s))[0]
+
+
 def run():
     rng = np.random.default_rng(11)
     n = 4096
@@ -38,4 +44,7 @@ def run():
         quotient = wp.zeros(n, dtype=wp.float32)
         wp.launch(floor_divide_uniform, dim=n, inputs=[wp.array(k), s, quotient])
         results[f"floor_{s}"] = quotient.numpy()
+        cw = wp.zeros(n, dtype=wp.float32)
+        wp.launch(cw_divide_uniform, dim=n, inputs=[wp.array(x), s, cw])
+        results[f"cw_div_{s}"] = cw.numpy().view(np.int32)
     return results
