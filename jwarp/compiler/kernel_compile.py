@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -27,7 +26,8 @@ from jwarp.compiler.chunking import lower_chunked, run_chunk
 from jwarp.compiler.lane_vjp import lower_with_chunked_vjp
 from jwarp.compiler.context import (REPORTED_FLAGS, KernelContext, SlotState, first_site, initial_accumulator,
                                      join_planes, split_planes)
-from jwarp.compiler.emitters import compile_options, level_options
+from jwarp.compiler.emitters import OLDER_EMITTERS, compile_options, level_options
+from jwarp.compiler.ahead_programs import Tiered, compiled_first, copies_a_parameter
 from jwarp.compiler.handles import bind_handle
 from jwarp.compiler.output_interleave import INTERLEAVE_LANES, interleaved_program
 from jwarp.compiler.lower import Frame, FunctionLowerer
@@ -333,7 +333,7 @@ class _CompileOnFirstCall:
                 jitted = self._jitted
                 compile_ = lambda: compile_program(jitted, *args, jaxpr=self._jaxpr, level=self._level)  # noqa: E731
                 ahead = self._guard(compile_, args) if self._guard is not None else compile_()
-                call = self._replacement() if ahead is None else _compiled_first(ahead, self._fallback)
+                call = self._replacement() if ahead is None else compiled_first(ahead, self._fallback)
             self._call = call
         return call(*args)
 
@@ -444,7 +444,7 @@ class CompiledKernel:
             if ahead is None:  # fell back to the XLA path: its program's temporaries
                 return self.temp_bytes(operands, donate)
             if not donate:
-                self._executables[False] = _compiled_first(ahead, self._jaxpr_executable)
+                self._executables[False] = compiled_first(ahead, self._jaxpr_executable)
             self._memory[donate] = ahead.memory_analysis()
         stats = self._memory[donate]
         return int(getattr(stats, "temp_size_in_bytes", 0) or 0) if stats is not None else 0
@@ -513,38 +513,22 @@ class CompiledKernel:
         if ahead is None:  # fell back to the XLA path: its donating program
             return self.executable(donate=True, operands=operands)
         self._memory[True] = ahead.memory_analysis()
-        if _copies_a_parameter(ahead):
+        if copies_a_parameter(ahead):
             return self.executable()
-        return _compiled_first(ahead, lambda: self._jaxpr_executable(donate=True))
+        first = compiled_first(ahead, lambda: self._jaxpr_executable(donate=True))
+        if jaxpr is None or OLDER_EMITTERS.keys() & (level or {}).keys() or not compile_options(jaxpr, operands):
+            return first  # XLA's default emitters already (or level 0's older ones, chosen)
+
+        def upgrade(args: tuple) -> Callable | None:
+            better = compile_program(fn, *args, level=level)
+            return None if copies_a_parameter(better) else compiled_first(
+                better, lambda: self._jaxpr_executable(donate=True))
+
+        return Tiered(first, upgrade)
 
     def split_outputs(self, flat: list) -> tuple[dict, dict]:
         new_bases, diagnostics = jax.tree_util.tree_unflatten(self.out_tree, flat)
         return new_bases, diagnostics
-
-
-def _compiled_first(ahead: Any, fallback: Callable[[], Callable]) -> Callable:
-    """Call the ahead-of-time compiled program, or ``fallback()``'s jitted program for operands of
-    other types (the compiled program refuses them with a ``TypeError`` before running, so nothing
-    was donated)."""
-
-    def call(*args: Any) -> Any:
-        try:
-            return ahead(*args)
-        except TypeError:
-            return fallback()(*args)
-
-    return call
-
-
-def _copies_a_parameter(compiled: Any) -> bool:
-    """Whether the compiled program copies one of its entry parameters (from its optimized HLO).
-
-    Without donation no output shares a parameter's buffer, so a parameter copy in the donating
-    program is one that donation itself caused."""
-    text = compiled.as_text()
-    entry = text[text.rfind("\nENTRY ") :]
-    params = set(re.findall(r"^\s*(%\S+) = [^\n]*? parameter\(", entry, re.MULTILINE))
-    return any(name in params for name in re.findall(r" copy\((%[^),]+)\)", entry))
 
 
 def compile_kernel(source: FunctionSource, arg_names: list[str], sig: Signature, example_args: list) -> CompiledKernel:
