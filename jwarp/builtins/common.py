@@ -160,8 +160,8 @@ def fdiv(a, b, via_float: bool = False):
     if m is jnp and jnp.result_type(a, b) in _HALF_FLOATS:
         dtype = jnp.result_type(a, b)
         return (jnp.asarray(a, jnp.float32) / jnp.asarray(b, jnp.float32)).astype(dtype)
-    if (via_float and m is jnp and jnp.result_type(a, b) == jnp.float32 and jnp.ndim(a) > 0 and jnp.ndim(b) == 0
-            and jax.dtypes.canonicalize_dtype(np.float64) == np.float64):
+    if (via_float and m is jnp and jnp.result_type(a, b) == jnp.float32 and jnp.ndim(a) > 0
+            and _uniform_divisor(a, b) and jax.dtypes.canonicalize_dtype(np.float64) == np.float64):
         def wide(a: Any, b: Any) -> Any:
             return (a.astype(jnp.float64) / b.astype(jnp.float64)).astype(jnp.float32)
 
@@ -182,8 +182,7 @@ def _quotient(a: Any, b: Any, kind: str, via_float: bool, uniform: bool = True) 
     exact: XLA turns a division by a launch-uniform divisor into a product with its reciprocal, and
     ``floor(49 * (1 / 49.0))`` is 0. That product is within ``2^-21`` of ``a / b`` (``|a / b| < 2^32``,
     two float64 roundings), so the rounded quotient is at most one off; the remainder
-    ``a - q * b``, exact in float64 (integers below 2^34), then tells which way, and one step
-    corrects it (``uniform``: the divisor was one value for every lane; a divisor per lane is
+    ``a - q * b``, exact in int64, then tells which way, and one step corrects it (``uniform``: the divisor was one value for every lane; a divisor per lane is
     divided by, exactly, and needs no correction). ``via_float``: the caller lowers through XLA
     (not Pallas); the float form is staged for the CPU only (integer division stays elsewhere)."""
     def integer(a: Any, b: Any) -> Any:
