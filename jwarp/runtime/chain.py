@@ -65,12 +65,13 @@ _variants: dict = {}  # frozenset of the plans of a chain -> fused programs buil
 class _Fused:
     """What is known about one chain key: how often it ran, and its fused program once built."""
 
-    __slots__ = ("seen", "program", "failed")
+    __slots__ = ("seen", "program", "failed", "over_budget")
 
     def __init__(self) -> None:
         self.seen = 0
         self.program: Any = None
         self.failed = False
+        self.over_budget = False  # its set of kernels had MAX_VARIANTS programs: runs launch by launch
 
 
 class Chain:
@@ -117,9 +118,12 @@ class Chain:
         than :data:`MAX_VARIANTS` programs built (counting this one)."""
         if info.program is not None:
             return True
+        if info.over_budget:
+            return False
         kernels = frozenset(e[0] for e in self.entries)
         built = _variants.get(kernels, 0)
         if built >= MAX_VARIANTS:
+            info.over_budget = True  # (the table and the counts are cleared together)
             return False
         _variants[kernels] = built + 1
         return True
