@@ -460,10 +460,13 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
                 raise _Fallback()
         local = state["local"]
         if hit is not None:  # the lanes' first candidate passing the test (slots are in candidate order)
-            hit = hit.reshape(group, slots)
+            # the first passing slot as a min-reduce of slot numbers: XLA:CPU runs an argmax (a
+            # variadic reduce) fused with the body as scalar code, 5x slower on the tri-tri test
             ids = jnp.broadcast_to(pair_env[target].data, (size,)).reshape(group, slots)
-            first = jnp.take_along_axis(ids, jnp.argmax(hit, axis=1)[:, None], axis=1)[:, 0]
-            local[_FIRST] = where((local[_FIRST] < 0) & hit.any(axis=1), first, local[_FIRST])
+            column = lax.broadcasted_iota(jnp.int32, (group, slots), 1)
+            slot = jnp.min(where(hit.reshape(group, slots), column, slots), axis=1)
+            first = jnp.take_along_axis(ids, jnp.minimum(slot, slots - 1)[:, None], axis=1)[:, 0]
+            local[_FIRST] = where((local[_FIRST] < 0) & (slot < slots), first, local[_FIRST])
         for k in names:
             for j, new in enumerate(leaves_of(lw.env[k])):
                 if is_const(new) and not bool(new):

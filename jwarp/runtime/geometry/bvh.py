@@ -119,9 +119,5 @@ class Bvh:
         arrays = {"node_bounds": self._node_bounds, "node_links": self._node_links, **self._groups}
         return handles.LaunchOperands("bvh", (("nodes", self._tree.node_count),), arrays, {})
 
-    def __del__(self) -> None:
-        if getattr(self, "id", None):
-            handles.unregister(self.id)
-
 
 __all__ = ["Bvh"]

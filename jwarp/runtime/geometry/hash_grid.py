@@ -180,9 +180,5 @@ class HashGrid:
                   "point_groups": self._point_groups, "grid_rows": self._grid_rows, "doubled": self._doubled}
         return handles.LaunchOperands("hash_grid", static, arrays, {"cell_width_inv": (self.dtype, self._cell_width_inv)})
 
-    def __del__(self) -> None:
-        if self.id:
-            handles.unregister(self.id)
-
 
 __all__ = ["HashGrid"]

@@ -227,9 +227,5 @@ class Mesh:
         values = {"average_edge_length": (scalars.float32, self._average_edge_length)}
         return handles.LaunchOperands("mesh", static, arrays, values)
 
-    def __del__(self) -> None:
-        if getattr(self, "id", None):
-            handles.unregister(self.id)
-
 
 __all__ = ["Mesh", "check_constructor", "is_cubql_available"]

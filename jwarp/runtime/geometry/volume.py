@@ -544,9 +544,5 @@ class Volume:
                   "tile_values": self._tile_values}
         return handles.LaunchOperands("volume", static, arrays, values)
 
-    def __del__(self) -> None:
-        if self.id:
-            handles.unregister(self.id)
-
 
 __all__ = ["Volume"]
