@@ -351,6 +351,8 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
     group = max(1, chunk_size(n, getattr(plan, "max_chunk", _MAX_CHUNK)) // slots)
     tile = min(getattr(plan, "lane_tile", TILE), group)
     groups = -(-n // group)
+    # the lanes shared evenly between the groups (padding lanes run every round of their group)
+    group = -(-(-(-n // groups)) // tile) * tile
     size = group * slots
     if ctx.thread_coords is not None:
         coords = tuple(jnp.broadcast_to(c, grid).reshape(n) for c in ctx.thread_coords)

@@ -12,7 +12,8 @@ scalar types) only reads the arrays' current buffers, converts changed scalars (
 value) and calls the executable.
 
 Plans are made only for plain launches: array, scalar, composite and ``None`` arguments on the
-launch device, no debug diagnostics, no ``verify_fp``, nothing traced. Under an active Tape a plan
+launch device (geometry ids included: :mod:`jwarp.runtime.plan_handles`), no debug diagnostics, no
+``verify_fp``, nothing traced. Under an active Tape a plan
 runs without donating and records the launch (:meth:`Plan.run_taped`), unless the kernel has loops
 with run-time trip counts (their taped launches also measure the trip counts: full path). Anything
 else takes the full path, which also produces every error message — a plan that cannot run
@@ -28,12 +29,14 @@ import numpy as np
 
 from jwarp import config
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, ValueSpec, runtime_lanes
-from jwarp.lang import composites
+from jwarp.lang import composites, scalars
 from jwarp.runtime import chain, deferred, launch_buckets
 from jwarp.runtime.array import array
+from jwarp.runtime.array_layouts import layout_id
 from jwarp.runtime.binding import convert_value, device_constant
 from jwarp.runtime.differentiable import has_dynamic_loops
 from jwarp.runtime.execution import PreparedLaunch, concrete_array_type, new_buffers, program_of, rebind
+from jwarp.runtime.plan_handles import HandleSources
 from jwarp.runtime.tape_chain import LaunchRecord
 
 _HASHABLE_SCALARS = {float, int, bool, np.bool_, *(np.dtype(c).type for c in "bBhHiIlLqQefd")}
@@ -64,9 +67,7 @@ def layout_key(args: list) -> tuple:
     roots: list = []  # ids of the base arrays seen so far
     for v in args:
         if type(v) is array:
-            layout = v.__dict__.get("_plan_layout")
-            if layout is None:
-                layout = v._plan_layout = _layout_id(v)
+            layout = layout_id(v)
             root = id(v._base if v._base is not None else v)
             key.append((layout, roots.index(root)) if root in roots else layout)
             roots.append(root)
@@ -75,20 +76,11 @@ def layout_key(args: list) -> tuple:
     return tuple(key)
 
 
-_LAYOUTS: dict = {}
-
-
-def _layout_id(a: array) -> int:
-    """A small int standing for the array's layout (hashing it per launch would cost more)."""
-    root = a._base if a._base is not None else a
-    return _LAYOUTS.setdefault((a.dtype, a.shape, a._chain, root.shape, a.device, a.pinned), len(_LAYOUTS))
-
-
 class Plan:
     """A validated launch ready to re-dispatch (see module docstring)."""
 
     __slots__ = ("_kernel", "device", "program", "compiled", "base_pos", "values", "written", "dim", "max_blocks",
-                 "block_dim", "array_pos", "tape_ok", "_array_impl", "_chainable", "lanes", "bucket")
+                 "block_dim", "array_pos", "tape_ok", "_array_impl", "_chainable", "lanes", "bucket", "handles")
 
     @property
     def kernel(self) -> Any:
@@ -123,6 +115,17 @@ class Plan:
                 values[spec.index] = (pos, name, spec.type, cache)
             elif not isinstance(spec, NoneArraySpec):
                 raise ValueError("not plannable")
+        uint64s = tuple(pos for pos, spec in enumerate(binding.params)
+                        if isinstance(spec, ValueSpec) and _is_uint64(spec.type))
+        self.handles = HandleSources.of(binding, self.kernel, self.device,
+                                        {index: v[0] for index, v in enumerate(values) if v is not None},
+                                        {i for i, p in enumerate(base_pos) if p is not None}, uint64s)
+        if self.handles is not None:  # an object's buffers and values: read from it at each replay
+            for i in self.handles.bases:
+                base_pos[i] = -1
+            for o in self.handles.objects:
+                for _, index, _, _ in o.values:
+                    values[index] = (-1, None, None, None)
         if None in base_pos or None in values:
             raise ValueError("not plannable")
         self.array_pos = tuple(pos for pos, spec in enumerate(binding.params) if isinstance(spec, ArraySpec))
@@ -143,28 +146,42 @@ class Plan:
                 cache[key] = c
         return c
 
-    def _bases(self, args: list) -> tuple[list, list] | None:
-        """(root arrays, their current buffers), or None if a buffer is not a concrete jax array."""
+    def _bases(self, args: list) -> tuple[list, list, list | None] | None:
+        """(root arrays, their current buffers, the geometry objects' launch operands or None), or None
+        if a buffer is not a concrete jax array or an object changed (see :mod:`jwarp.runtime.plan_handles`)."""
         roots, bufs = [], []
         impl = self._array_impl
         if deferred.pending is not None:
             deferred.flush()  # (then the buffers can be read without the check of array._buffer)
-        for p in self.base_pos:
-            a = args[p]
-            root = a._base if a._base is not None else a
+        ops = None
+        if self.handles is not None:
+            ops = self.handles.operands(args)
+            if ops is None:
+                return None
+        for i, p in enumerate(self.base_pos):
+            if p < 0:
+                root = self.handles.buffer_root(ops, i)
+            else:
+                a = args[p]
+                root = a._base if a._base is not None else a
             buf = root._buf
             if type(buf) is not impl and not _concrete_tuple(buf, impl):
                 return None
             roots.append(root)
             bufs.append(buf)
-        return roots, bufs
+        return roots, bufs, ops
 
-    def _values(self, args: list) -> list:
+    def _values(self, args: list, ops: list | None = None) -> list:
         out = []
         for pos, name, t, cache in self.values:
+            if pos < 0:  # an object's value (filled below)
+                out.append(None)
+                continue
             v = args[pos]
             c = cache.get(v if v else repr(v)) if cache is not None else None
             out.append(c if c is not None else self.convert(pos, name, t, cache, v))
+        if ops is not None:
+            self.handles.fill_values(ops, out)
         if self.lanes is not None:
             out.append(self.lanes)
         return out
@@ -179,12 +196,13 @@ class Plan:
     def chainable(self) -> bool:
         """Whether this plan's launches may join a deferred launch chain (:mod:`jwarp.runtime.chain`):
         a kernel that only rewrites arrays (no host callbacks), compiled from a cached trace,
-        without 64-bit operands."""
+        without 64-bit operands or geometry objects."""
         ok = self._chainable
         if ok is None:
             compiled = self.compiled
             ok = self._chainable = bool(
                 self.written and compiled._traced_fn is not None and not self.program.x64
+                and (self.handles is None or not self.handles.objects)
                 and not chain.has_callbacks(compiled.closed_jaxpr.jaxpr)
             )
         return ok
@@ -199,6 +217,8 @@ class Plan:
         exact program, see launch_buckets.py). The caller holds ``state_lock``."""
         if self.bucket is not None and launch_buckets.recurs(self.bucket):
             return False
+        if self.handles is not None and not self.handles.objects and self.handles.operands(args) is None:
+            return False  # (a uint64 argument that named no object names one now: full path)
         if config.fuse_launch_chains and chain.append(self, args):
             return True
         return self.run_now(args, None)
@@ -209,8 +229,8 @@ class Plan:
         found = self._bases(args)
         if found is None:
             return False
-        roots, bufs = found
-        out = self._call(bufs, self._values(args) if values is None else values, True)
+        roots, bufs, ops = found
+        out = self._call(bufs, self._values(args, ops) if values is None else values, True)
         if out is None:
             return False  # the full path reports the problem (nothing was written)
         rebind(roots, self.written, out)
@@ -224,8 +244,8 @@ class Plan:
         found = self._bases(args)
         if found is None:
             return False
-        roots, bufs = found
-        values = self._values(args)
+        roots, bufs, ops = found
+        values = self._values(args, ops)
         out = self._call(bufs, values, False)
         if out is None:
             return False
@@ -241,6 +261,10 @@ class Plan:
         return True
 
 
+def _is_uint64(t: Any) -> bool:
+    return t is scalars.uint64 or (scalars.is_scalar_type(t) and issubclass(t, scalars.uint64))
+
+
 def _concrete_tuple(buf: Any, impl: type) -> bool:
     return type(buf) is tuple and all(type(b) is impl for b in buf)
 
@@ -249,8 +273,6 @@ def plannable(prepared: Any) -> bool:
     """Whether a prepared launch can be re-dispatched by a :class:`Plan`."""
     compiled = getattr(prepared, "compiled", None)
     if compiled is None or compiled.diagnostic_keys or prepared.binding.traced or prepared.kernel.is_generic:
-        return False
-    if prepared.binding.handles:  # geometry ids: the objects' buffers are looked up at every launch
         return False
     device = prepared.device
     return all(base.device is device for base in prepared.binding.bases)

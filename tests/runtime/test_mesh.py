@@ -2,6 +2,8 @@
 points/velocities setters, refit, the host BVH layout, and kernel-side errors. Query results are
 checked against Warp in tests/differential/programs/geometry_mesh_*.py."""
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -21,7 +23,10 @@ def test_mesh_ids_and_attributes():
     a, b = _mesh(), _mesh()
     assert a.id != b.id and handles.lookup(a.id) is a
     assert a.points.shape == (3,) and a.indices.size == 3 and a.velocities is None
-    wp.Mesh.__new__(wp.Mesh).__del__()  # never initialised: nothing to release
+    held = a.id
+    del a
+    gc.collect()
+    assert handles.lookup(held) is None  # the id dies with the mesh
 
 
 @pytest.mark.parametrize("make, error", [
