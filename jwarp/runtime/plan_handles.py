@@ -111,17 +111,14 @@ class HandleSources:
         for o, op in zip(self.objects, ops):
             for key, index, t, cache in o.values:
                 v = op.values[key][1]
-                try:  # (0.0 and -0.0 must not share an entry; composites are not cached)
-                    ckey = v if v else repr(v)
-                    c = cache.get(ckey)
-                except (TypeError, ValueError):
-                    ckey, c = None, None
-                if c is None:
+                held = cache.get(id(v))  # by identity (objects keep their values until they change)
+                if held is not None and held[0] is v:
+                    c = held[1]
+                else:
                     c = device_constant(convert_value(self._kernel_key, key, t, v), self._device)
-                    if ckey is not None and v == v:
-                        if len(cache) > _VALUE_LIMIT:
-                            cache.clear()
-                        cache[ckey] = c
+                    if len(cache) > _VALUE_LIMIT:
+                        cache.clear()
+                    cache[id(v)] = (v, c)  # (the value is held: its id is not reused while cached)
                 out[index] = c
 
 

@@ -139,6 +139,7 @@ class Volume:
         self._invf = inv.astype(np.float32)
         self._matd, self._invd, self._vecd = mat.astype(np.float64), inv, self._translation.astype(np.float64)
         self._voxel_size = None
+        self._launch_values = None
         self.id = handles.register(self)
 
     def _set_topology(self, tiles: np.ndarray, active_voxels: np.ndarray | None = None,
@@ -527,19 +528,21 @@ class Volume:
         """The volume's buffers for a launch that receives its id (see :mod:`jwarp.runtime.handles`)."""
         static = (("grid_type", self._grid_type), ("tile_origin", self._tile_origin), ("constant", self._constant),
                   ("leaf_count", int(self._tiles.shape[0])), ("active_count", int(self._index_count)))
-        mat33 = composites.matrix((3, 3), scalars.float32)
-        mat33d = composites.matrix((3, 3), scalars.float64)
-        vec3 = composites.vector(3, scalars.float32)
-        vec3d = composites.vector(3, scalars.float64)
-        values = {
-            "background": (self._dtype or scalars.float32, self._bg),
-            "mat": (mat33, mat33(*self._mat.reshape(-1).tolist())),
-            "inv": (mat33, mat33(*self._invf.reshape(-1).tolist())),
-            "vec": (vec3, vec3(*self._translation.tolist())),
-            "matd": (mat33d, mat33d(*self._matd.reshape(-1).tolist())),
-            "invd": (mat33d, mat33d(*self._invd.reshape(-1).tolist())),
-            "vecd": (vec3d, vec3d(*self._vecd.tolist())),
-        }
+        values = self._launch_values
+        if values is None:  # (built once: the transform and background are fixed at construction)
+            mat33 = composites.matrix((3, 3), scalars.float32)
+            mat33d = composites.matrix((3, 3), scalars.float64)
+            vec3 = composites.vector(3, scalars.float32)
+            vec3d = composites.vector(3, scalars.float64)
+            values = self._launch_values = {
+                "background": (self._dtype or scalars.float32, self._bg),
+                "mat": (mat33, mat33(*self._mat.reshape(-1).tolist())),
+                "inv": (mat33, mat33(*self._invf.reshape(-1).tolist())),
+                "vec": (vec3, vec3(*self._translation.tolist())),
+                "matd": (mat33d, mat33d(*self._matd.reshape(-1).tolist())),
+                "invd": (mat33d, mat33d(*self._invd.reshape(-1).tolist())),
+                "vecd": (vec3d, vec3d(*self._vecd.tolist())),
+            }
         arrays = {"values": self._values, "tile_map": self._tile_map, "voxel_index": self._voxel_index,
                   "tile_values": self._tile_values}
         return handles.LaunchOperands("volume", static, arrays, values)
