@@ -100,7 +100,29 @@ def any_live() -> bool:
 
 
 def unregister(handle: int) -> None:
-    _objects.pop(int(handle), None)
+    """Forget ``handle`` (objects are held weakly, so this only matters for an id released early)."""
+    objects = _objects
+    if objects is not None:  # (module globals are cleared at interpreter exit)
+        objects.pop(int(handle), None)
 
 
-__all__ = ["LaunchOperands", "any_live", "live_ids", "lookup", "register", "unregister"]
+class Registered:
+    """Base of the objects with an id (HashGrid, Mesh, Bvh, Volume): Warp's ``__del__``, safe on an
+    object whose constructor never ran (``wp.Mesh.__new__(wp.Mesh).__del__()``) and at interpreter exit.
+
+    Example:
+        >>> class Thing(Registered):
+        ...     def __init__(self):
+        ...         self.id = register(self)
+        >>> Thing.__new__(Thing).__del__()  # nothing to release
+    """
+
+    __slots__ = ()
+
+    def __del__(self, _release: Any = unregister) -> None:  # (a default survives module teardown)
+        handle = getattr(self, "id", None)
+        if handle:
+            _release(handle)
+
+
+__all__ = ["LaunchOperands", "Registered", "any_live", "live_ids", "lookup", "register", "unregister"]

@@ -25,7 +25,7 @@ from jwarp.runtime.geometry import bvh_build, bvh_refit
 from jwarp.runtime.geometry.mesh import assign_group_tables, check_constructor, group_tables, node_bounds
 
 
-class Bvh:
+class Bvh(handles.Registered):
     """A BVH over ``n`` boxes ``[lowers[i], uppers[i]]`` (Warp's ``wp.Bvh``).
 
     Args:

@@ -60,7 +60,7 @@ def _build(points: Any, inv: Any, groups: Any, dims: tuple, capacity: int) -> tu
     return point_ids, starts, ends, sorted_groups, grid_rows, doubled_order(point_ids, grid_rows, capacity)
 
 
-class HashGrid:
+class HashGrid(handles.Registered):
     """A hash grid for neighbour queries on points (Warp's ``wp.HashGrid``).
 
     Args:

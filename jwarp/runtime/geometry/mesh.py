@@ -76,7 +76,7 @@ def _vec3_array(a: Any, what: str) -> None:
         raise RuntimeError(f"Mesh {what} should be a contiguous array of type wp.vec3")
 
 
-class Mesh:
+class Mesh(handles.Registered):
     """A triangle mesh for spatial queries in kernels (Warp's ``wp.Mesh``).
 
     Args:

@@ -49,7 +49,7 @@ def _scalar(t: Any) -> Any:
     return t._wp_scalar_type_ if composites.is_composite(t) else t
 
 
-class Volume:
+class Volume(handles.Registered):
     """A sparse volume of 8×8×8 tiles (Warp's ``wp.Volume``), built from dense data or points.
 
     Attributes:
