@@ -117,7 +117,7 @@ class Plan:
                 raise ValueError("not plannable")
         uint64s = tuple(pos for pos, spec in enumerate(binding.params)
                         if isinstance(spec, ValueSpec) and _is_uint64(spec.type))
-        self.handles = HandleSources.of(binding, self.kernel, self.device,
+        self.handles = HandleSources.of(binding, self.kernel, self.device, args,
                                         {index: v[0] for index, v in enumerate(values) if v is not None},
                                         {i for i, p in enumerate(base_pos) if p is not None}, uint64s)
         if self.handles is not None:  # an object's buffers and values: read from it at each replay

@@ -2,15 +2,15 @@
 
 A launch that receives a geometry object's id (``mesh.id``, ``grid.id``) binds the object's arrays
 and values as extra operands (:mod:`jwarp.runtime.handles`). A plan (:mod:`jwarp.runtime.fastpath`)
-replays such a launch while each id argument names the same object and the object's static facts
-and array layouts are those the plan was made with; it reads the object's *current* buffers (a refit
-or a rebuild replaces them) and values (a grid's cell width) at every replay, as the full path would.
-A ``uint64`` argument that named no object when the plan was made must still name none. Anything
-else (another object, a rebuilt object of another size, an id stored in an array, an object array
-that is also an argument) goes through the full launch path.
+replays such a launch while each ``uint64`` argument names the object it named when the plan was
+made (or still none) and the objects' static facts and array layouts are those the plan was made
+with; it reads the objects' *current* buffers (a refit or a rebuild replaces them) and values (a
+grid's cell width) at every replay, as the full path would. Anything else (another object, a
+rebuilt object of another size, an id stored in an array, an object array that is also an argument)
+goes through the full launch path.
 
 Example (inside the fast path):
-    >>> sources = HandleSources.of(binding, kernel, device, value_positions, argument_bases)  # doctest: +SKIP
+    >>> sources = HandleSources.of(binding, kernel, device, args, positions, bases, uint64s)  # doctest: +SKIP
     >>> ops = sources.operands(args)  # None: the full path must bind this launch  # doctest: +SKIP
 """
 
@@ -39,33 +39,32 @@ class _Object:
 
 
 class HandleSources:
-    """The geometry objects of a planned launch and the ``uint64`` arguments that named none."""
+    """The geometry objects of a planned launch, and what each ``uint64`` argument named."""
 
-    __slots__ = ("objects", "plain_ids", "bases", "_kernel_key", "_device")
+    __slots__ = ("objects", "watched", "bases", "_kernel_key", "_device")
 
-    def __init__(self, objects: tuple, plain_ids: tuple, kernel_key: str, device: Any):
+    def __init__(self, objects: tuple, watched: tuple, kernel_key: str, device: Any):
         self.objects = objects
-        self.plain_ids = plain_ids
+        self.watched = watched  # (position, weakref to the object it named, or None) per uint64 argument
         # base index -> (object number, array key)
         self.bases = {base: (k, key) for k, o in enumerate(objects) for key, base, _ in o.arrays}
         self._kernel_key = kernel_key
         self._device = device
 
     @staticmethod
-    def of(binding: Any, kernel: Any, device: Any, value_positions: dict, argument_bases: set,
+    def of(binding: Any, kernel: Any, device: Any, args: list, value_positions: dict, argument_bases: set,
            uint64_positions: tuple) -> HandleSources | None:
-        """The sources of ``binding`` (``value_positions``: value index -> argument position of the
-        scalar arguments; ``argument_bases``: base indices the arguments provide), None when the
-        launch has no geometry ids among its arguments and none of its ``uint64`` arguments needs
-        watching. Raises ValueError when the launch cannot be planned."""
+        """The sources of ``binding`` for the launch arguments ``args`` (``value_positions``: value
+        index -> argument position of the scalar arguments; ``argument_bases``: base indices the
+        arguments provide), None when the launch has no ``uint64`` arguments. Raises ValueError when
+        the launch cannot be planned."""
         if not binding.handles and not uint64_positions:
             return None
-        objects, named = [], set()
+        objects = []
         for spec, obj in zip(binding.handles, binding.geometry):
             position = value_positions.get(spec.id_index)
             if position is None:  # an id read from an array's contents, or a struct field
                 raise ValueError("not plannable")
-            named.add(position)
             arrays = []
             for key, aspec in spec.arrays:
                 if aspec.base in argument_bases or aspec.indices:
@@ -74,21 +73,24 @@ class HandleSources:
                 arrays.append((key, aspec.base, layout_id(array)))
             values = tuple((key, vspec.index, vspec.type, {}) for key, vspec in spec.values)
             objects.append(_Object(position, weakref.ref(obj), tuple(spec.static), tuple(arrays), values))
-        plain = tuple(p for p in uint64_positions if p not in named)
-        return HandleSources(tuple(objects), plain, kernel.key, device)
+        watched = []
+        for p in uint64_positions:  # (an id given twice binds its object once, for its first argument)
+            obj = handles.lookup(args[p])
+            watched.append((p, weakref.ref(obj) if obj is not None else None))
+        return HandleSources(tuple(objects), tuple(watched), kernel.key, device)
 
     def operands(self, args: list) -> list | None:
-        """Each object's current :class:`~jwarp.runtime.handles.LaunchOperands`, or None when an id
-        argument names another object (or a plain ``uint64`` argument names one now) or an object's
-        static facts or array layouts changed."""
-        if self.plain_ids and handles.any_live():
-            for p in self.plain_ids:
-                if handles.lookup(args[p]) is not None:
-                    return None
+        """Each object's current :class:`~jwarp.runtime.handles.LaunchOperands`, or None when a
+        ``uint64`` argument names another object than it did (or names one now, or names a collected
+        one) or an object's static facts or array layouts changed."""
+        for p, ref in self.watched:
+            named = handles.lookup(args[p])
+            if named is not (ref() if ref is not None else None):
+                return None
         out = []
         for o in self.objects:
             obj = o.ref()
-            if obj is None or handles.lookup(args[o.position]) is not obj:
+            if obj is None:
                 return None
             ops = obj._launch_operands()
             if tuple(ops.static) != o.static:

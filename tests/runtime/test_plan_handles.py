@@ -103,6 +103,18 @@ def test_a_plain_uint64_that_names_an_object_later_takes_the_full_path(full_laun
     assert len(full_launches) == 1
 
 
+def test_an_id_given_twice_is_replayed(full_launches):
+    a = _mesh(2.0)
+    out = wp.zeros(1, dtype=wp.vec3)
+    for _ in range(2):
+        wp.launch(picked_point, 1, inputs=[a.id, a.id, 1, out])
+    del full_launches[:]
+    a.points.assign(TRI * 4.0)
+    wp.launch(picked_point, 1, inputs=[a.id, a.id, 1, out])
+    np.testing.assert_array_equal(out.numpy()[0], [4, 0, 0])
+    assert full_launches == []
+
+
 def test_replay_reads_a_rebuilt_grid_and_its_cell_width(full_launches):
     rng = np.random.default_rng(3)
     x = wp.array(rng.random((400, 3), dtype=np.float32), dtype=wp.vec3)
