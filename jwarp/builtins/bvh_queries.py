@@ -301,10 +301,11 @@ def collect(call: Call, q: dict, need: Any, mesh_kind: bool, size: int, kind: in
             return dict(s, fill=more, buf=buf), ok & (more >= size)
 
         state = {k: q[k] for k in _FIELDS[1 if kind in (None, SPHERE) else 2:10]}
-        state.update(buf=buf, fill=fill, end=subtree(tree, q["root"])[1])
+        # each lane walks one tree at most, and a walk leaves the lanes outside `run` as they are: the
+        # results go from one tree's walk into the next (no select over the whole buffer per tree)
+        state.update(node=node, buf=buf, fill=fill, end=subtree(tree, q["root"])[1])
         s = walk(tree, state, run, enter, leaf, stop_on_accept=True)
-        node, fill = where(run, s["node"], node), where(run, s["fill"], fill)
-        buf = where(run[..., None], s["buf"], buf)
+        node, fill, buf = s["node"], s["fill"], s["buf"]
     return node, fill, buf
 
 

@@ -169,3 +169,36 @@ def test_an_accumulating_loop_takes_the_pair_pass_and_matches_brute_force(monkey
                                                          wp.array(qhi, dtype=wp.vec3), first, out])
         np.testing.assert_array_equal(out.numpy(), want, err_msg=f"first={first}")
     assert taken == [True]
+
+
+@wp.kernel
+def accumulate_either(bvh0: wp.uint64, bvh1: wp.uint64, lowers: wp.array(dtype=wp.vec3),
+                      uppers: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec2i)):
+    i = wp.tid()
+    b = bvh0
+    if i % 3 == 1:  # the tree is chosen per lane at run time: the pass walks both trees' lanes
+        b = bvh1
+    n = int(0)
+    total = int(0)
+    for c in wp.bvh_query_aabb(b, lowers[i], uppers[i]):
+        n += 1
+        total += c
+    out[i] = wp.vec2i(n, total)
+
+
+def test_lanes_of_two_trees_match_brute_force():
+    lo0, hi0 = _boxes(9, size=0.9)
+    lo1, hi1 = _boxes(4, size=0.5)
+    lo1, hi1 = lo1[:150], hi1[:150]  # another tree size
+    qlo, qhi, _ = _queries(lo0, hi0)
+    trees = [wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3)) for lo, hi in ((lo0, hi0), (lo1, hi1))]
+    out = wp.zeros(len(qlo), dtype=wp.vec2i)
+    wp.launch(accumulate_either, dim=len(qlo), inputs=[trees[0].id, trees[1].id, wp.array(qlo, dtype=wp.vec3),
+                                                        wp.array(qhi, dtype=wp.vec3), out])
+    want = []
+    for i, (a, b) in enumerate(zip(qlo, qhi)):
+        lo, hi = (lo1, hi1) if i % 3 == 1 else (lo0, hi0)
+        hits = np.nonzero(np.all(lo <= b, axis=1) & np.all(a <= hi, axis=1))[0]
+        want.append((len(hits), int(hits.sum())))
+    assert max(n for n, _ in want) > 32  # some lanes need several steps of the pass
+    np.testing.assert_array_equal(out.numpy(), np.array(want))
