@@ -7,9 +7,10 @@ hand-written adjoint (``warp/native/*.h``) follows another convention — ties o
 wrapped once, here, after every builtin group has registered: the wrapper keeps the forward
 value and *re-routes* its derivative through a ``jax.custom_jvp`` whose rule is Warp's.
 
-Derivative factors that are not finite become 0. Inactive lanes of a branch are computed
-and then discarded by a select (``where``), so their cotangent is 0; JAX's rule would turn
-``0 * inf`` into NaN there (``if x > 0: y = wp.sqrt(x)``), Warp never evaluates them.
+Derivative factors that are not finite become 0 on the lanes that are not active at the call.
+Inactive lanes of a branch are computed and then discarded by a select (``where``), so their
+cotangent is 0; JAX's rule would turn ``0 * inf`` into NaN there (``if x > 0: y = wp.sqrt(x)``),
+where Warp never evaluates them. Active lanes keep Warp's value (``wp.sqrt`` at 0: inf).
 
 Add a rule: ``elementwise("name", partials)`` where ``partials(*arg_leaves, out)`` returns
 one derivative factor per argument (scalar arguments broadcast over composite ones), or
@@ -79,7 +80,7 @@ def override(name: str, rule: Callable, arity: int | None = None) -> None:
         arg_leaves = [list(leaves_of(a)) for a in args]
         if all(is_const(x) for x in out_leaves):
             return out
-        rerouted = reroute(RULES[name], arg_leaves, out_leaves)
+        rerouted = reroute(RULES[name], arg_leaves, out_leaves, call.mask)
         return Value(out.type, value_from_leaves(out.type, rerouted).data, out.affine)
 
     impl._jwarp_adjoint = True
@@ -88,23 +89,30 @@ def override(name: str, rule: Callable, arity: int | None = None) -> None:
     builtin.impl = impl
 
 
-def reroute(rule: Callable, arg_leaves: list[list], out_leaves: list) -> list:
-    """``out_leaves`` with the derivative given by ``rule`` instead of their own."""
+def reroute(rule: Callable, arg_leaves: list[list], out_leaves: list, mask: Any = None) -> list:
+    """``out_leaves`` with the derivative given by ``rule`` instead of their own (``mask``: the lanes
+    active at the call, None for all; passed to rules made by :func:`elementwise`)."""
     out = tuple(jnp.asarray(x) for x in out_leaves)
     args = tuple(tuple(jnp.asarray(x) for x in group) for group in arg_leaves)
+    masked = getattr(rule, "_jwarp_masked", False)
+    if not masked or mask is None or is_const(mask):  # (a constant: every lane, or none)
+        extra, active = ({"active": mask is None or bool(mask)} if masked else {}), ()
+    else:
+        extra, active = None, (jnp.asarray(mask),)
 
     @jax.custom_jvp
-    def f(out, args):
+    def f(out, args, active):
         return out
 
     @f.defjvp
     def f_jvp(primals, tangents):
-        out_p, args_p = primals
-        _, args_t = tangents
-        t_out = rule([list(g) for g in args_p], list(out_p), [list(g) for g in args_t])
+        out_p, args_p, active_p = primals
+        _, args_t, _ = tangents
+        kwargs = extra if extra is not None else {"active": active_p[0]}
+        t_out = rule([list(g) for g in args_p], list(out_p), [list(g) for g in args_t], **kwargs)
         return out_p, tuple(jnp.broadcast_to(t, o.shape).astype(o.dtype) for t, o in zip(t_out, out_p))
 
-    return list(f(out, args))
+    return list(f(out, args, active))
 
 
 def elementwise(name: str, partials: Callable) -> None:
@@ -113,7 +121,7 @@ def elementwise(name: str, partials: Callable) -> None:
 
     arity = len(inspect.signature(partials).parameters) - 1
 
-    def rule(args: list, out: list, tangents: list) -> list:
+    def rule(args: list, out: list, tangents: list, active: Any = True) -> list:
         t_out = []
         for k, o in enumerate(out):
             primals = [g[k] if len(g) == len(out) else g[0] for g in args]
@@ -123,12 +131,24 @@ def elementwise(name: str, partials: Callable) -> None:
             for d, t in zip(factors, tans):
                 if d is None:
                     continue
-                term = _finite(d) * t
+                term = _on_active(d, active) * t
                 total = term if total is None else total + term
             t_out.append(jnp.zeros_like(o) if total is None else total)
         return t_out
 
+    rule._jwarp_masked = True
     override(name, rule, arity)
+
+
+def _on_active(d: Any, active: Any) -> Any:
+    """A derivative factor as Warp's on the lanes ``active`` at the call (True: all, False: none)
+    and 0 where it is not finite on the others (see the module docstring). A factor with fewer lane
+    axes than the mask (a launch-uniform value) becomes 0 where it is not finite."""
+    if active is True:
+        return d
+    if active is False or jnp.ndim(d) < jnp.ndim(active):
+        return _finite(d)
+    return where(active, d, _finite(d))
 
 
 def _one(x: Any) -> Any:
@@ -186,14 +206,21 @@ def _install_scalar_math() -> None:
     elementwise("div", lambda a, b, out: (1.0 / b, -out / b))
     _div_by_scalar = RULES["div"]
 
-    def div_rule(args: list, out: list, tangents: list) -> list:
+    def div_rule(args: list, out: list, tangents: list, active: Any = True) -> list:
         (a, b), (ta, tb) = args, tangents
         if len(b) != 1 or len(a) == 1:
-            return _div_by_scalar(args, out, tangents)
+            return _div_by_scalar(args, out, tangents, active=active)
         # composite / scalar, Warp's adj_div: adj_b -= dot(a, adj_ret) / (b * b), adj_a += adj_ret / b
         scaled = tb[0] / (b[0] * b[0])
-        return [t / b[0] - x * scaled for x, t in zip(a, ta)]
+        terms = [t / b[0] - x * scaled for x, t in zip(a, ta)]
+        if active is True:
+            return terms
+        finite = jnp.isfinite(1.0 / b[0])
+        lanes = active is not False and jnp.ndim(b[0]) >= jnp.ndim(active)
+        keep = (active | finite) if lanes else finite  # (as _on_active: inactive lanes drop non-finite terms)
+        return [where(keep, t, jnp.zeros_like(t)) for t in terms]
 
+    div_rule._jwarp_masked = True
     override("div", div_rule, 2)
 
 

@@ -57,7 +57,9 @@ def lower_custom_grad(lw: FunctionLowerer, key: str, overload: Any, bound: dict[
     grad_source = _grad_source(overload.custom_grad, key)
     types = [a.type for a in args]
     arg_leaves = tuple(tuple(jnp.asarray(x) for x in leaves_of(a)) for a in args)
-    out_leaves = tuple(jnp.asarray(x) for x in leaves_of(ret))
+    # the forward's own derivative is cut off: the gradient is the custom one only (a zero cotangent
+    # sent back through the forward would meet Warp's inf factors, sqrt's at 0, and make NaN)
+    out_leaves = tuple(jax.lax.stop_gradient(jnp.asarray(x)) for x in leaves_of(ret))
     grid, kernel_name, ret_type = lw.ctx.grid, lw.ctx.kernel_name, ret.type
 
     @jax.custom_vjp

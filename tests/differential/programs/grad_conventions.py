@@ -1,5 +1,6 @@
 """Adjoint conventions of scalar builtins at ties and kinks (abs at 0, min/max ties, clamp at
-its bounds, frac, mod, acos/asin at +-1, atan2, pow, sqrt/log/div), compared through
+its bounds, frac, mod, acos/asin at +-1, atan2, pow, sqrt/log/div; the singular points of
+sqrt/cbrt/log/div/pow on lanes that take the branch: inf and NaN as Warp's), compared through
 ``tape.backward`` with real Warp."""
 
 
@@ -42,6 +43,29 @@ def branches(x: wp.array(dtype=float), out: wp.array(dtype=float)):
 
 
 @wp.kernel
+def singular(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    a = x[i]
+    k = i % 7
+    r = float(0.0)
+    if k == 0:
+        r = wp.sqrt(a)
+    elif k == 1:
+        r = wp.cbrt(a)
+    elif k == 2:
+        r = wp.log(a)
+    elif k == 3:
+        r = wp.log2(a)
+    elif k == 4:
+        r = wp.log10(a)
+    elif k == 5:
+        r = 1.0 / a
+    else:
+        r = wp.pow(a, 0.5)
+    out[i] = r
+
+
+@wp.kernel
 def total(v: wp.array(dtype=float), loss: wp.array(dtype=float)):
     i = wp.tid()
     wp.atomic_add(loss, 0, v[i] * float(i + 1))
@@ -74,4 +98,5 @@ def run():
         "kinks": grads(kinks, xs, ys),
         "smooth": grads(smooth, [0.3, -0.7, 1.0, 0.9, -1.0, 0.1], [0.5, 1.5, 2.0, 0.25, 3.0, 1.0]),
         "branches": grads(branches, [-1.0, 0.0, 0.25, 0.5, 0.75, 1.0, 2.0]),
+        "singular": grads(singular, [0.0] * 7 + [1.0] * 7),
     }
