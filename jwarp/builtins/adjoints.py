@@ -80,7 +80,10 @@ def override(name: str, rule: Callable, arity: int | None = None) -> None:
         arg_leaves = [list(leaves_of(a)) for a in args]
         if all(is_const(x) for x in out_leaves):
             return out
-        rerouted = reroute(RULES[name], arg_leaves, out_leaves, call.mask)
+        mask = call.mask
+        if mask is None and getattr(call.lowerer, "mask_unknown", False):
+            mask = False  # (tile element code: which lanes are active is not known here)
+        rerouted = reroute(RULES[name], arg_leaves, out_leaves, mask)
         return Value(out.type, value_from_leaves(out.type, rerouted).data, out.affine)
 
     impl._jwarp_adjoint = True
@@ -140,15 +143,24 @@ def elementwise(name: str, partials: Callable) -> None:
     override(name, rule, arity)
 
 
+def _lane_mask(active: Any, like: Any) -> Any:
+    """``active`` (the lanes active at a call: True for all, False for none, or a lane array) shaped to
+    broadcast against ``like``; False also where ``like`` has no lane axes (a launch-uniform value)."""
+    if active is True or active is False:
+        return active
+    lanes = tuple(jnp.shape(active))
+    if tuple(jnp.shape(like)[:len(lanes)]) != lanes:
+        return False
+    return jnp.reshape(active, lanes + (1,) * (jnp.ndim(like) - len(lanes)))  # (a tile's own axes follow)
+
+
 def _on_active(d: Any, active: Any) -> Any:
-    """A derivative factor as Warp's on the lanes ``active`` at the call (True: all, False: none)
-    and 0 where it is not finite on the others (see the module docstring). A factor with fewer lane
-    axes than the mask (a launch-uniform value) becomes 0 where it is not finite."""
-    if active is True:
+    """A derivative factor as Warp's on the lanes ``active`` at the call and 0 where it is not finite
+    on the others (see the module docstring; :func:`_lane_mask`)."""
+    mask = _lane_mask(active, d)
+    if mask is True:
         return d
-    if active is False or jnp.ndim(d) < jnp.ndim(active):
-        return _finite(d)
-    return where(active, d, _finite(d))
+    return _finite(d) if mask is False else where(mask, d, _finite(d))
 
 
 def _one(x: Any) -> Any:
@@ -213,11 +225,11 @@ def _install_scalar_math() -> None:
         # composite / scalar, Warp's adj_div: adj_b -= dot(a, adj_ret) / (b * b), adj_a += adj_ret / b
         scaled = tb[0] / (b[0] * b[0])
         terms = [t / b[0] - x * scaled for x, t in zip(a, ta)]
-        if active is True:
+        mask = _lane_mask(active, b[0])
+        if mask is True:
             return terms
-        finite = jnp.isfinite(1.0 / b[0])
-        lanes = active is not False and jnp.ndim(b[0]) >= jnp.ndim(active)
-        keep = (active | finite) if lanes else finite  # (as _on_active: inactive lanes drop non-finite terms)
+        finite = jnp.isfinite(1.0 / b[0])  # (as _on_active: only inactive lanes drop non-finite terms)
+        keep = finite if mask is False else (mask | finite)
         return [where(keep, t, jnp.zeros_like(t)) for t in terms]
 
     div_rule._jwarp_masked = True

@@ -334,15 +334,16 @@ def as_lanes(ctx: Any, shape: tuple[int, ...], fn: Callable[[], Any]) -> Any:
 def without_mask(lw: Any, fn: Callable[[], Any]) -> Any:
     """Run ``fn`` with no active-lane mask: tile element code is block-uniform, and lane masks
     (one axis per grid axis) do not broadcast against element planes. Masks apply when the
-    result is assigned."""
-    saved = lw.active if lw is not None else None
-    if lw is not None:
-        lw.active = None
+    result is assigned. ``lw.mask_unknown`` says so meanwhile (no mask here does not mean that every
+    lane is active: builtin adjoints then treat every lane as possibly inactive)."""
+    if lw is None:
+        return fn()
+    saved = (lw.active, getattr(lw, "mask_unknown", False))
+    lw.active, lw.mask_unknown = None, True
     try:
         return fn()
     finally:
-        if lw is not None:
-            lw.active = saved
+        lw.active, lw.mask_unknown = saved
 
 
 def expand_mask(mask: Any, ndim: int) -> Any:
