@@ -98,10 +98,9 @@ def reroute(rule: Callable, arg_leaves: list[list], out_leaves: list, mask: Any 
     out = tuple(jnp.asarray(x) for x in out_leaves)
     args = tuple(tuple(jnp.asarray(x) for x in group) for group in arg_leaves)
     masked = getattr(rule, "_jwarp_masked", False)
-    if not masked or mask is None or is_const(mask):  # (a constant: every lane, or none)
-        extra, active = ({"active": mask is None or bool(mask)} if masked else {}), ()
-    else:
-        extra, active = None, (jnp.asarray(mask),)
+    lanes = masked and mask is not None and not is_const(mask)  # a lane array: a primal of f
+    every = mask is None or (is_const(mask) and bool(mask))  # else a constant: every lane, or none
+    active = (jnp.asarray(mask),) if lanes else ()
 
     @jax.custom_jvp
     def f(out, args, active):
@@ -111,7 +110,7 @@ def reroute(rule: Callable, arg_leaves: list[list], out_leaves: list, mask: Any 
     def f_jvp(primals, tangents):
         out_p, args_p, active_p = primals
         _, args_t, _ = tangents
-        kwargs = extra if extra is not None else {"active": active_p[0]}
+        kwargs = {"active": active_p[0] if lanes else every} if masked else {}
         t_out = rule([list(g) for g in args_p], list(out_p), [list(g) for g in args_t], **kwargs)
         return out_p, tuple(jnp.broadcast_to(t, o.shape).astype(o.dtype) for t, o in zip(t_out, out_p))
 

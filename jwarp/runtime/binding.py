@@ -179,7 +179,7 @@ class ArgumentPacker:
         leaf = convert_value(self.kernel.key, name, t, value)
         self.values.append(device_constant(leaf, self.device))
         spec = ValueSpec(t, len(self.values) - 1)
-        if t is scalars.uint64 or (scalars.is_scalar_type(t) and issubclass(t, scalars.uint64)):
+        if names_objects(t):
             self.pack_handle(name, int(leaf), spec.index)
         return spec
 
@@ -203,6 +203,11 @@ class ArgumentPacker:
             values.append((key, ValueSpec(t, len(self.values) - 1)))
         self.handles.append(HandleSpec(operands.kind, id_index, tuple(operands.static), arrays, tuple(values)))
         self.geometry.append(obj)
+
+
+def names_objects(t: Any) -> bool:
+    """Whether a scalar parameter of type ``t`` may hold a geometry object's id (``uint64``)."""
+    return t is scalars.uint64 or (scalars.is_scalar_type(t) and issubclass(t, scalars.uint64))
 
 
 MAX_ID_ARRAY = 1 << 16  # uint64 arrays scanned for geometry ids at bind time

@@ -29,11 +29,11 @@ import numpy as np
 
 from jwarp import config
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, ValueSpec, runtime_lanes
-from jwarp.lang import composites, scalars
+from jwarp.lang import composites
 from jwarp.runtime import chain, deferred, launch_buckets
 from jwarp.runtime.array import array
 from jwarp.runtime.array_layouts import layout_id
-from jwarp.runtime.binding import convert_value, device_constant
+from jwarp.runtime.binding import convert_value, device_constant, names_objects
 from jwarp.runtime.differentiable import has_dynamic_loops
 from jwarp.runtime.execution import PreparedLaunch, concrete_array_type, new_buffers, program_of, rebind
 from jwarp.runtime.plan_handles import HandleSources
@@ -116,7 +116,7 @@ class Plan:
             elif not isinstance(spec, NoneArraySpec):
                 raise ValueError("not plannable")
         uint64s = tuple(pos for pos, spec in enumerate(binding.params)
-                        if isinstance(spec, ValueSpec) and _is_uint64(spec.type))
+                        if isinstance(spec, ValueSpec) and names_objects(spec.type))
         self.handles = HandleSources.of(binding, self.kernel, self.device, args,
                                         {index: v[0] for index, v in enumerate(values) if v is not None},
                                         {i for i, p in enumerate(base_pos) if p is not None}, uint64s)
@@ -217,10 +217,13 @@ class Plan:
         exact program, see launch_buckets.py). The caller holds ``state_lock``."""
         if self.bucket is not None and launch_buckets.recurs(self.bucket):
             return False
-        if self.handles is not None and not self.handles.objects and self.handles.operands(args) is None:
-            return False  # (a uint64 argument that named no object names one now: full path)
-        if config.fuse_launch_chains and chain.append(self, args):
-            return True
+        if config.fuse_launch_chains and self.chainable():
+            # (a chained launch is not bound again: a uint64 argument that named no object when the
+            # plan was made and names one now takes the full path here; run_now checks it itself)
+            if self.handles is not None and self.handles.operands(args) is None:
+                return False
+            if chain.append(self, args):
+                return True
         return self.run_now(args, None)
 
     def run_now(self, args: list, values: list | None) -> bool:
@@ -259,10 +262,6 @@ class Plan:
             ))
         rebind(roots, self.written, out)
         return True
-
-
-def _is_uint64(t: Any) -> bool:
-    return t is scalars.uint64 or (scalars.is_scalar_type(t) and issubclass(t, scalars.uint64))
 
 
 def _concrete_tuple(buf: Any, impl: type) -> bool:
