@@ -36,6 +36,7 @@ import sys
 from typing import Any
 
 import jax
+import numpy as np
 from jax.extend import core as jax_core
 
 from jwarp.compiler.emitters import level_options
@@ -96,7 +97,7 @@ class Chain:
             slots.append(s)
         slots = tuple(slots)
         self.entries.append((plan, slots, values, args))
-        self.key.append((plan, slots, tuple(type(v) for v in values)))
+        self.key.append((plan, slots, tuple(_kind(v) for v in values)))
 
     def run_deferred(self, count: int) -> None:
         """Run the chain (called by :func:`jwarp.runtime.deferred.flush`, holding ``state_lock``)."""
@@ -167,6 +168,15 @@ class Chain:
         for plan, slots, _, _ in self.entries:
             out.update(slots[b] for _, b in plan.written)
         return tuple(sorted(out))
+
+
+def _kind(value: Any) -> Any:
+    """What a fused program's signature needs of a launch value: its type, except that a numpy
+    scalar (a value a plan saw once, see ``fastpath.LaunchPlan.convert``) and a device array of the
+    same dtype make the same operand."""
+    if type(value) is np.ndarray or isinstance(value, jax.Array):
+        return value.dtype
+    return type(value)
 
 
 def _sole(bufs: list, slot: int) -> bool:

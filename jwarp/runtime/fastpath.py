@@ -133,17 +133,27 @@ class Plan:
         self.values = tuple(values)
 
     def convert(self, pos: int, name: str, t: Any, cache: dict | None, v: Any) -> Any:
-        """The launch-device constant for scalar argument ``v`` (validated on first sight)."""
+        """The launch-device constant for scalar argument ``v`` (validated on first sight).
+
+        A value seen for the first time is passed on as a numpy scalar, which the executable call
+        moves to the device itself (~3 µs): a ``jax.device_put`` costs ~27 µs, and many scalar
+        arguments change at every launch (a simulation's time, a moving source's position). A value
+        seen again becomes a device constant (then a launch moves nothing). 64-bit values are device
+        constants at once."""
         if cache is None:
             return device_constant(convert_value(self.kernel.key, name, t, v), self.device)
         key = v if v else repr(v)  # 0.0 and -0.0 (and 0 / False) must not share an entry
         c = cache.get(key)
         if c is None:
-            c = device_constant(convert_value(self.kernel.key, name, t, v), self.device)
+            c = convert_value(self.kernel.key, name, t, v)
+            if c.dtype.itemsize > 4:  # (64-bit values keep their type only as device arrays made under x64)
+                c = device_constant(c, self.device)
             if v == v:  # NaN never matches itself: do not fill the cache with it
                 if len(cache) > _VALUE_LIMIT:
                     cache.clear()
                 cache[key] = c
+        elif type(c) is np.ndarray:  # seen before: from now on a device constant
+            c = cache[key] = device_constant(c, self.device)
         return c
 
     def _bases(self, args: list) -> tuple[list, list, list | None] | None:
@@ -179,7 +189,7 @@ class Plan:
                 continue
             v = args[pos]
             c = cache.get(v if v else repr(v)) if cache is not None else None
-            out.append(c if c is not None else self.convert(pos, name, t, cache, v))
+            out.append(c if c is not None and type(c) is not np.ndarray else self.convert(pos, name, t, cache, v))
         if ops is not None:
             self.handles.fill_values(ops, out)
         if self.lanes is not None:

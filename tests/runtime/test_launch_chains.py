@@ -305,3 +305,34 @@ def test_sequence_longer_than_a_chain_builds_few_programs():
     assert 0 < built <= chain.MAX_VARIANTS, built
     np.testing.assert_allclose(a.numpy(), expect_a, rtol=1e-6)
     np.testing.assert_allclose(b.numpy(), expect_b, rtol=1e-6)
+
+
+def test_scalars_that_change_at_every_launch_fuse_and_replay():
+    """A value that changes at every launch (a simulation's time) is passed to the executable as a
+    numpy scalar, one seen again as a device constant: the chain still fuses once (the two make
+    the same operand), a plan's cache holds device constants only for values seen twice, and every
+    result equals launching one by one."""
+    wp.config.fuse_launch_chains = True
+    a = wp.zeros(8, dtype=float)
+    b = wp.array(np.ones(8, dtype=np.float32))
+    expect_a, expect_b = np.zeros(8), np.ones(8)
+    for step in range(chain.FUSE_AFTER + 4):
+        for k in range(3):
+            t = 0.25 * (3 * step + k) + 0.125  # never the same twice
+            wp.launch(_bump, dim=8, inputs=[a, t])
+            wp.launch(_scale, dim=8, inputs=[b, 0.5 if k % 2 else 2.0])  # values that recur
+            expect_a += t
+            expect_b *= 0.5 if k % 2 else 2.0
+        wp.synchronize()
+    assert _fused_programs() == 1
+    np.testing.assert_allclose(a.numpy(), expect_a, rtol=1e-6)
+    np.testing.assert_allclose(b.numpy(), expect_b, rtol=1e-6)
+    def cached(kernel):  # the values cached by the kernel's plans for 8-lane launches (plans may share caches)
+        caches = {id(cache): cache for plan in kernel._launch_plans.values() if plan.dim == (8,)
+                  for _, _, _, cache in plan.values if cache is not None}
+        return [c for cache in caches.values() for c in cache.values()]
+
+    bumps = [c for c in cached(_bump) if float(c) % 0.25 == 0.125]
+    assert len(bumps) == 3 * (chain.FUSE_AFTER + 4) and all(isinstance(c, np.ndarray) for c in bumps)  # each seen once
+    scales = [c for c in cached(_scale) if float(c) in (0.5, 2.0)]
+    assert len(scales) == 2 and all(isinstance(c, jax.Array) for c in scales)
