@@ -20,6 +20,8 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
+import jax
+
 from jwarp.runtime import handles
 from jwarp.runtime.array_layouts import layout_id
 from jwarp.runtime.binding import convert_value, device_constant
@@ -116,6 +118,8 @@ class HandleSources:
                 held = cache.get(id(v))  # by identity (objects keep their values until they change)
                 if held is not None and held[0] is v:
                     c = held[1]
+                elif isinstance(v, jax.Array) and v.shape == () and v.dtype == t._np_dtype:
+                    c = v  # already a device scalar (a mesh refit's average edge length)
                 else:
                     c = device_constant(convert_value(self._kernel_key, key, t, v), self._device)
                     if len(cache) > _VALUE_LIMIT:

@@ -222,8 +222,7 @@ class Mesh(handles.Registered):
                   "velocities": self._velocities if self._velocities is not None else self._no_velocities,
                   "node_bounds": self._node_bounds, "node_links": self._node_links,
                   "winding_rows": self._winding_rows, **self._groups}
-        if not isinstance(self._average_edge_length, np.float32):  # a device refit's result
-            self._average_edge_length = np.float32(self._average_edge_length)
+        # (a device refit's result stays a device scalar: a replayed launch passes it on as it is)
         values = {"average_edge_length": (scalars.float32, self._average_edge_length)}
         return handles.LaunchOperands("mesh", static, arrays, values)
 
