@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jwarp.builtins.common import Call, Value
-from jwarp.builtins.random import fmul
+from jwarp.builtins.trig import apart
 from jwarp.compiler import handles, memory
 from jwarp.compiler.masks import mask_and
 from jwarp.compiler.registry import builtin
@@ -157,8 +157,14 @@ def _round_away(x: Any) -> Any:
 def _times(a: Any, b: Any, sdt: Any) -> Any:
     """``a * b`` of the value type; float32 products are rounded before the sums they feed (as
     Warp's CPU kernels), so every compilation of a sample (forward, or inside a backward pass) gives
-    the same bits."""
-    return fmul(a, b) if np.dtype(sdt) == np.float32 else a * b
+    the same bits: they are computed in a loop of their own (:func:`jwarp.builtins.trig.apart`),
+    whose results the sums read from memory, so XLA cannot contract a product and a sum into a
+    fused multiply-add. (The exact float64 product rounded by ``reduce_precision``,
+    :func:`jwarp.builtins.random.fmul`, gives the same bits at twice the cost: Warp's nvdb example,
+    10,000 gradient samples, 0.95 -> 0.53 ms a launch.)"""
+    if np.dtype(sdt) == np.float32:
+        return apart(a * b)
+    return a * b
 
 
 def _accumulate(total: Any, terms: Any) -> Any:
