@@ -140,8 +140,8 @@ class Plan:
         arguments change at every launch (a simulation's time, a moving source's position). A value
         seen again becomes a device constant (then a launch moves nothing). 64-bit values are device
         constants at once."""
-        if cache is None:
-            return device_constant(convert_value(self.kernel.key, name, t, v), self.device)
+        if cache is None:  # (composite values: cached by their bytes)
+            return device_constant(convert_value(self.kernel.key, name, t, v), self.device, staged=True)
         key = v if v else repr(v)  # 0.0 and -0.0 (and 0 / False) must not share an entry
         c = cache.get(key)
         if c is None:

@@ -336,3 +336,28 @@ def test_scalars_that_change_at_every_launch_fuse_and_replay():
     assert len(bumps) == 3 * (chain.FUSE_AFTER + 4) and all(isinstance(c, np.ndarray) for c in bumps)  # each seen once
     scales = [c for c in cached(_scale) if float(c) in (0.5, 2.0)]
     assert len(scales) == 2 and all(isinstance(c, jax.Array) for c in scales)
+
+
+@wp.kernel
+def _shift(a: wp.array(dtype=wp.vec3), s: wp.vec3):
+    i = wp.tid()
+    a[i] = a[i] + s
+
+
+def test_composite_values_that_change_are_right_and_staged():
+    """A vec3 argument that changes at every launch (cached by its bytes, not by a plan's value
+    cache) reaches the kernel right whether it is new (a numpy value) or seen before (a device array)."""
+    from jwarp.runtime import binding
+
+    a = wp.zeros(4, dtype=wp.vec3)
+    expect = np.zeros((4, 3))
+    for k in range(12):
+        s = (0.5 * k + 0.25, -1.0, float(k % 3))  # the first two components never repeat, so neither does s
+        wp.launch(_shift, dim=4, inputs=[a, wp.vec3(*s)])
+        wp.launch(_shift, dim=4, inputs=[a, wp.vec3(1.0, 2.0, 3.0)])  # the same at every launch
+        expect += np.array(s) + np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(a.numpy(), expect, rtol=1e-6)
+    kept = {k[2]: v for k, v in binding._constants.items() if k[0] == "<f4" and k[1] == (3,)}
+    repeated = kept[np.float32([1.0, 2.0, 3.0]).tobytes()]
+    once = kept[np.float32([0.5 * 11 + 0.25, -1.0, 2.0]).tobytes()]
+    assert isinstance(repeated, jax.Array) and isinstance(once, np.ndarray)
