@@ -32,6 +32,7 @@ import numpy as np
 from jax import lax
 
 from jwarp.builtins import bvh_trail
+from jwarp.builtins.trig import apart
 from jwarp.runtime.geometry.bvh_build import FlatTree
 
 
@@ -106,10 +107,14 @@ def _node_bounds(lowers: Any, uppers: Any, slot_prim: Any, node_slot: Any, level
 @partial(jax.jit, static_argnums=(4,))
 def _mesh_refit(points: Any, tris: Any, slot_prim: Any, node_slot: Any, levels: int) -> tuple[Any, Any]:
     # the corners coordinate-major, (3, faces) each: XLA's CPU code for reductions and strided
-    # columns over a minor axis of 3 was several times slower than these row operations
-    a, b, c = (jnp.take(points.astype(jnp.float32), tris[:, k], axis=0).T for k in range(3))
+    # columns over a minor axis of 3 was several times slower than these row operations. The
+    # corners are gathered once, in a loop of their own (``apart``: else XLA gathers them again in
+    # each fusion that reads them, and a fusion with a gather is not vectorised), and so are the
+    # faces' edge lengths before their sum (a reduction's own loop is scalar code): Warp's bunny,
+    # 12,200 faces, 0.44-0.49 -> 0.35 ms a refit.
+    a, b, c = apart(jnp.stack([jnp.take(points.astype(jnp.float32), tris[:, k], axis=0).T for k in range(3)]))
     length = lambda d: jnp.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])  # noqa: E731
-    average = jnp.sum(length(a - b) + length(a - c) + length(c - b)) / (3 * tris.shape[0])
+    average = jnp.sum(apart(length(a - b) + length(a - c) + length(c - b))) / (3 * tris.shape[0])
     lowers, uppers = jnp.minimum(jnp.minimum(a, b), c).T, jnp.maximum(jnp.maximum(a, b), c).T
     return _heap_bounds(lowers, uppers, slot_prim, node_slot, levels), average
 
