@@ -108,13 +108,14 @@ def run_chunk(
 ) -> KernelContext:
     """Run ``run_body`` for the threads of chunk ``index`` (a traced scalar) of ``chunk`` threads,
     updating ``slots`` in place; returns the chunk's context. ``distinct_stores``: see
-    ``KernelContext.distinct_stores`` (the lane-chunked backward pass)."""
+    ``KernelContext.distinct_stores`` (the lane-chunked backward pass, which also materialises its
+    locals: ``KernelContext.materialise_locals``)."""
     total = 1
     for extent in grid:
         total *= extent
     index_dtype = jnp.int64 if total + chunk > 2**31 - 1 else jnp.int32  # flat thread ids past int32 (2^31+ threads)
     ctx = make_context((chunk,), slots)
-    ctx.distinct_stores = distinct_stores
+    ctx.distinct_stores = ctx.materialise_locals = distinct_stores
     flat = jnp.asarray(index).astype(index_dtype) * chunk + lax.iota(index_dtype, chunk)
     ctx.thread_coords = tuple(x.astype(jnp.int32) for x in thread_coords(flat, grid, kernel_dim))
     active = flat < total if total % chunk else None

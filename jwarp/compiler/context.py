@@ -126,6 +126,9 @@ class KernelContext:
     # the threads store to distinct elements (a race otherwise): set for the chunks of the lane-chunked
     # backward pass, whose stores then differentiate without a pass over the whole array (lane_vjp.py)
     distinct_stores: bool = False
+    # the chunks of the lane-chunked backward pass also compute their straight-line locals apart
+    # (compiler/materialise.py): their cotangents are computed once, not in every scatter that reads them
+    materialise_locals: bool = False
 
     def __post_init__(self) -> None:
         self.tid = tuple(self._iota(axis) for axis in range(len(self.grid)))

@@ -47,6 +47,7 @@ from jwarp.errors import (
 from jwarp.lang import composites, scalars
 from jwarp.lang.arrays import ArrayType, type_name
 from jwarp.lang.tile_types import TileType
+from jwarp.compiler.materialise import materialised
 
 
 @dataclass
@@ -198,6 +199,7 @@ class FunctionLowerer:
             raise WarpCodegenTypeError(f"Cannot assign the result of a call that returns nothing to '{name}'")
         if value.type is STATIC and not isinstance(value.data, (str, tuple)) and not _is_function(value.data):
             raise WarpCodegenTypeError(f"Cannot assign {value.data!r} to a local variable '{name}'")
+        value = materialised(self, value)
         old = self.env.get(name)
         if old is not None:
             self.check_rebind(name, old, value)
