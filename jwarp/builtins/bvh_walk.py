@@ -120,7 +120,15 @@ def walk(tree: Tree, state: dict, active: Any, enter: Enter, leaf: Leaf, stop_on
         row, link, data = barrier(go, gather, s["node"])
         return dict(s, **barrier(go, decide, s, row, link, data))
 
-    out = pooled_loop(flat, active.reshape(-1), running, step, width=uneven_width(int(active.size)), chunk=_CHUNK)
+    lanes = active.reshape(-1)
+    if tree.count > 1:  # a lane whose query misses the root's box misses every node: done before the pool
+        row = tree.bounds[0]
+        cols = [jnp.broadcast_to(row[k], lanes.shape) for k in range(6)]
+        missed = lanes & ~enter(flat, tuple(cols[:3]), tuple(cols[3:]))
+        last = flat["end"] if "end" in flat else tree.count
+        flat["node"] = where(missed, jnp.maximum(flat["node"], last), flat["node"])
+        lanes = lanes & ~missed
+    out = pooled_loop(flat, lanes, running, step, width=uneven_width(int(active.size)), chunk=_CHUNK)
     return {k: v.reshape(shape + v.shape[1:]) for k, v in out.items()}
 
 

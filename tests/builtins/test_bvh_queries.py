@@ -97,6 +97,30 @@ def test_results_match_a_brute_force_test_across_buffer_refills(first):
         assert sorted(got[i, : sizes[i]]) == sorted(h), i  # each result once, none missing
 
 
+def test_queries_that_miss_the_root_box_beside_ones_that_refill():
+    """Lanes whose box misses the whole tree (done before the walk's lane pool) interleaved with lanes
+    whose results take several buffer refills: each lane's results as a brute-force test gives them."""
+    lo, hi = _boxes()
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3))
+    qlo, qhi, expected = _queries(lo, hi)
+    far = np.float32([100.0, 0.0, 0.0])
+    qlo = np.stack([qlo, qlo + far], axis=1).reshape(-1, 3)  # every other lane far away
+    qhi = np.stack([qhi, qhi + far], axis=1).reshape(-1, 3)
+    expected = [h for pair in zip(expected, [set()] * len(expected)) for h in pair]
+    n = len(expected)
+    found = wp.full((n, MOST), -1, dtype=int)
+    counts = wp.zeros((n, 3), dtype=int)
+    wp.launch(take_then_rest, dim=n, inputs=[bvh.id, wp.array(qlo, dtype=wp.vec3), wp.array(qhi, dtype=wp.vec3), 3,
+                                             found, counts])
+    got, c = found.numpy(), counts.numpy()
+    sizes = np.array([len(h) for h in expected])
+    assert sizes[1::2].max() == 0 and sizes[::2].max() > 2 * BUFFER
+    np.testing.assert_array_equal(c[:, 1], sizes)
+    np.testing.assert_array_equal(c[:, 2], 0)
+    for i, h in enumerate(expected):
+        assert sorted(got[i, : sizes[i]]) == sorted(h), i
+
+
 def test_a_limit_after_buffered_results_rewinds_to_the_first_not_handed_out():
     lo, hi = _boxes(5, size=1.2)
     bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3))
