@@ -264,6 +264,9 @@ class Plan:
             return False
         new = new_buffers(self.written, out)
         if any(r._grad is not None for r in roots):
+            # the recorded values as device arrays, as the full path records them: the backward pass is a
+            # jitted function, which would compile again for a numpy value where it saw a device array
+            values = [device_constant(v, self.device) if type(v) is np.ndarray else v for v in values]
             tape.launches.append(LaunchRecord(
                 kernel=self.kernel, compiled=self.compiled, bases=roots, in_bufs=bufs, out_bufs=new, values=values,
                 trips=None, dim=self.dim, device=self.device, arguments=[args[p] for p in self.array_pos],

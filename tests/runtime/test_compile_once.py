@@ -228,3 +228,37 @@ def test_first_backward_pass_compiles_the_program_later_ones_reuse():
     first = iteration()
     assert _compiles_of(iteration) == 0
     np.testing.assert_allclose(first, 8.0 * x.numpy(), rtol=1e-6)
+
+
+@wp.kernel
+def _scaled(x: wp.array(dtype=float), t: float, k: float, y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i] * t * k
+
+
+def test_scalar_arguments_seen_once_or_again_keep_one_backward_program():
+    """A taped launch served by a plan passes a scalar it sees for the first time as numpy and one it
+    has seen as a device array (fastpath.LaunchPlan.convert); the tape records both as device arrays,
+    so the jitted backward pass does not compile again when a value's kind changes between iterations
+    (``t`` changes at every iteration, ``k`` repeats)."""
+    kernel = _fresh(_scaled)
+    n = 32
+    x = wp.array(np.linspace(0.0, 1.0, n, dtype=np.float32), requires_grad=True)
+
+    def iteration(t: float) -> np.ndarray:
+        y = wp.zeros(n, requires_grad=True)
+        tape = wp.Tape()
+        with tape:
+            wp.launch(kernel, n, inputs=[x, t, 2.0], outputs=[y])
+        tape.backward(grads={y: wp.ones(n, dtype=float)})
+        grad = x.grad.numpy().copy()
+        tape.zero()
+        return grad
+
+    iteration(0.5)
+    for step in range(4):
+        t = 0.75 + 0.25 * step
+        with CompileCounter() as counter:
+            grad = iteration(t)
+        assert counter.count == 0, (step, counter.count)
+        np.testing.assert_allclose(grad, np.full(n, 2.0 * t, np.float32), rtol=1e-6)
