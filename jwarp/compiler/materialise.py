@@ -52,8 +52,9 @@ def materialised(lw: Any, value: Value) -> Value:
             or _in_loop(lw)):
         return value
     leaves = leaves_of(value)
-    if not leaves or not all(isinstance(x, jax.core.Tracer) and jnp.ndim(x) >= 1 and jnp.issubdtype(x.dtype, jnp.floating)
-                             for x in leaves):
+    lane_floats = (isinstance(x, jax.core.Tracer) and jnp.ndim(x) >= 1 and jnp.issubdtype(x.dtype, jnp.floating)
+                   for x in leaves)
+    if not leaves or not all(lane_floats):
         return value
     if len({(x.shape, x.dtype) for x in leaves}) != 1:
         return value

@@ -113,8 +113,8 @@ def test_float32_arc_cosine_is_within_one_ulp():
     """``acos_within_ulp`` (mesh vertex angles): float32 arithmetic, within 1.5 ulp of the exact
     arc cosine over [-1, 1], its ends and the branch points at +-1/2 included."""
     rng = np.random.default_rng(7)
-    x = np.concatenate([rng.uniform(-1.0, 1.0, 400_000), np.linspace(0.999, 1.0, 20_000), np.linspace(-1.0, -0.999, 20_000),
-                        [-1.0, -0.5, -0.0, 0.0, 0.5, 1.0]]).astype(np.float32)
+    x = np.concatenate([rng.uniform(-1.0, 1.0, 400_000), np.linspace(0.999, 1.0, 20_000),
+                        np.linspace(-1.0, -0.999, 20_000), [-1.0, -0.5, -0.0, 0.0, 0.5, 1.0]]).astype(np.float32)
     x = np.concatenate([x, np.nextafter(np.float32([0.5, -0.5]), np.float32([1, -1]))])
     got = jax.jit(inverse_trig.acos_within_ulp)(jnp.asarray(x))
     assert _ulps(got, np.arccos(x.astype(np.float64))).max() <= 1.5
