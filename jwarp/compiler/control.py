@@ -315,9 +315,9 @@ def _query_loop(lw: FunctionLowerer, node: ast.For, query: Value) -> None:
 
     hidden = f"__query_{node.lineno}_{node.col_offset}"
     if getattr(query.type, "_jwarp_query_pairs_", None) is not None:
-        from jwarp.compiler import pair_loop
+        from jwarp.compiler import pair_analysis, pair_loop
 
-        names = pair_loop.accumulators(lw, node)
+        names = pair_analysis.accumulators(lw, node)
         key = _acc_key(_loop_key(lw, node))
         record = lambda trips: lw.ctx.record_trip_count(key, trips)  # noqa: E731
         if names is not None and pair_loop.lower_pairs(lw, node, query, names, record):

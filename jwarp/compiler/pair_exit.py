@@ -20,7 +20,7 @@ and the exit block, with stores, ``return`` and ``break`` lowered as usual.
 The ``while wp.mesh_query_next(query, index)`` form comes here through
 :mod:`jwarp.compiler.pair_while` on the same terms. The loop qualifies when its body is a prelude
 and a final ``if`` without ``else`` whose block ends in ``return`` or ``break``; the prelude and the
-test have no side effects (:func:`jwarp.compiler.pair_loop.pure_statements`), the prelude assigns
+test have no side effects (:func:`jwarp.compiler.pair_analysis.pure_statements`), the prelude assigns
 only names new to the loop that are not read after it, the loop target is new too, and the exit
 block holds no other ``break``, ``continue`` or ``return``. Anything else keeps the masked while
 loop (also when lowering the pass finds the prelude changing a variable of the enclosing scope).
@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 import jax.numpy as jnp
 
-from jwarp.compiler import pair_loop
+from jwarp.compiler import pair_analysis, pair_loop
 from jwarp.compiler.loop_carry import assigned_names
 from jwarp.compiler.masks import mask_and, mask_andnot
 from jwarp.compiler.values import Value
@@ -53,7 +53,7 @@ def exit_split(lw: FunctionLowerer, node: ast.For, loop: ast.stmt | None = None)
     """The final ``if`` of a loop that qualifies (see the module docstring), or None. ``loop``: the
     ``while`` loop ``node`` stands for (see :mod:`jwarp.compiler.pair_while`), whose target is a
     variable assigned before it: only its reads elsewhere count."""
-    if not pair_loop.pairs_possible(lw) or not node.body or node.orelse:
+    if not pair_analysis.pairs_possible(lw) or not node.body or node.orelse:
         return None
     last = node.body[-1]
     if not isinstance(last, ast.If) or last.orelse or not isinstance(last.body[-1], (ast.Return, ast.Break)):
@@ -64,10 +64,10 @@ def exit_split(lw: FunctionLowerer, node: ast.For, loop: ast.stmt | None = None)
     prelude = node.body[:-1]
     temps = assigned_names(prelude) | {node.target.id}
     loads = frozenset({node.target.id}) if loop is not None else frozenset()
-    if (temps - loads) & set(lw.env) or pair_loop._used_outside(lw.src.tree, loop or node, temps, loads):
+    if (temps - loads) & set(lw.env) or pair_analysis.used_outside(lw.src.tree, loop or node, temps, loads):
         return None
 
-    if not pair_loop.pure_statements(lw, [*prelude, ast.Expr(last.test)]):
+    if not pair_analysis.pure_statements(lw, [*prelude, ast.Expr(last.test)]):
         return None
     return last
 

@@ -11,7 +11,7 @@ taken only when nothing can observe the difference:
   query, and the exhausted query is never looked at);
 - ``index`` is read nowhere outside the loop (its final value, the last candidate, is never
   looked at) and not assigned in the body;
-- the body qualifies as an accumulation (:func:`jwarp.compiler.pair_loop.accumulators`), or as a
+- the body qualifies as an accumulation (:func:`jwarp.compiler.pair_analysis.accumulators`), or as a
   search for the first hit (:mod:`jwarp.compiler.pair_exit`).
 
 Anything else keeps the masked while loop.
@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any, Callable
 
-from jwarp.compiler import pair_loop
+from jwarp.compiler import pair_analysis, pair_loop
 from jwarp.compiler.values import STATIC
 from jwarp.lang import scalars
 
@@ -99,7 +99,7 @@ def lower_query_while(lw: FunctionLowerer, node: ast.While, record: Callable[[An
         return False
     loop = ast.copy_location(ast.For(target=ast.Name(id=i.id, ctx=ast.Store()), iter=test, body=node.body,
                                      orelse=[], type_comment=None), node)
-    names = pair_loop.accumulators(lw, loop, node)
+    names = pair_analysis.accumulators(lw, loop, node)
     if names is not None:
         return pair_loop.lower_pairs(lw, loop, query, names, record)
     from jwarp.compiler import pair_exit

@@ -1,0 +1,240 @@
+"""Which query ``for`` loops may run as a pass over (lane, candidate) pairs (:mod:`jwarp.compiler.pair_loop`).
+
+A loop qualifies when its iterations are independent: the body only *accumulates* into variables of
+the enclosing scope (``v += e``, ``v -= e``, ``v = v + e`` or ``v = v - e``, possibly under ``if``;
+``v`` read nowhere else), uses the others as scratch (assigned before read in each iteration, never
+read after the loop), stores nothing and calls nothing whose effect depends on the order
+(``print``, an atomic whose result is used; user functions are checked from their source).
+
+Example (inside the compiler):
+    >>> names = accumulators(lw, node)  # doctest: +SKIP
+    >>> names  # None: the loop stays a masked while loop  # doctest: +SKIP
+    {'f'}
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import textwrap
+from typing import TYPE_CHECKING, Any
+
+from jwarp.compiler.loop_carry import assigned_names
+from jwarp.compiler.values import STATIC
+from jwarp.lang.arrays import ArrayType
+from jwarp.lang.tile_types import TileType
+
+if TYPE_CHECKING:
+    from jwarp.compiler.lower import FunctionLowerer
+
+_ORDERED = frozenset({"print", "printf", "breakpoint", "volume_store", "atomic_cas", "atomic_exch"})
+
+def _accumulations(body: list[ast.stmt], names: set[str]) -> bool:
+    """Every use of ``names`` in ``body`` is ``v += e``, ``v -= e``, ``v = v + e``, ``v = e + v``
+    or ``v = v - e`` (``e`` without ``v``): each iteration adds a term of its own."""
+    allowed: set[int] = set()
+    for node in _walk(body):
+        target, other = None, None
+        if (isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.Sub))
+                and isinstance(node.target, ast.Name)):
+            target, other = node.target, node.value
+        elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+              and isinstance(node.value, ast.BinOp) and isinstance(node.value.op, (ast.Add, ast.Sub))):
+            left, right = node.value.left, node.value.right
+            name = node.targets[0].id
+            if isinstance(left, ast.Name) and left.id == name:
+                target, other = node.targets[0], right
+                allowed.add(id(left))
+            elif isinstance(right, ast.Name) and right.id == name and isinstance(node.value.op, ast.Add):
+                target, other = node.targets[0], left
+                allowed.add(id(right))
+        if target is not None and target.id in names:
+            if any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(other)):
+                return False
+            allowed.add(id(target))
+    return all(id(n) in allowed for n in _walk(body) if isinstance(n, ast.Name) and n.id in names)
+
+
+def _walk(body: list[ast.stmt]):
+    for stmt in body:
+        yield from ast.walk(stmt)
+
+
+def _resolve(expr: ast.expr, lookup) -> Any:
+    if isinstance(expr, ast.Name):
+        return lookup(expr.id)
+    if isinstance(expr, ast.Attribute):
+        return getattr(_resolve(expr.value, lookup), expr.attr)
+    raise LookupError
+
+
+def _pure(body: list[ast.stmt], lookup, seen: set, returns: bool = False) -> bool:
+    """No array stores, no order-dependent calls (prints, atomics whose result is used), and the
+    user functions called are pure too (checked from their source)."""
+    bare = {id(s.value) for s in _walk(body) if isinstance(s, ast.Expr)}
+    for node in _walk(body):
+        if isinstance(node, (ast.Break, ast.Continue, ast.Global, ast.Nonlocal)) and not returns:
+            return False
+        if isinstance(node, ast.Return) and not returns:
+            return False
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+            return False
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Call) and len(func.args) == 1 and not func.keywords:
+            # wp.grad(f)(...): as pure as f
+            try:
+                outer = _resolve(func.func, lookup)
+            except Exception:
+                return False
+            if getattr(outer, "name", None) != "grad" or not hasattr(outer, "lower"):
+                return False
+            func = func.args[0]
+        try:
+            fn = _resolve(func, lookup)
+        except Exception:
+            return False
+        if fn is builtins.print or fn is builtins.breakpoint:
+            return False
+        name = getattr(fn, "name", None) if getattr(fn, "_jwarp_builtin", False) or hasattr(fn, "lower") else None
+        if name is not None:
+            if name in _ORDERED or name.startswith("tile_") or (name.startswith("atomic_") and id(node) not in bare):
+                return False
+            continue
+        if getattr(fn, "_jwarp_function", False):
+            if id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            if not all(_pure_function(o.func, seen) for o in fn.overloads):
+                return False
+    return True
+
+
+def _pure_function(func: Any, seen: set) -> bool:
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    fdef = tree.body[0]
+    if not isinstance(fdef, ast.FunctionDef):
+        return False
+    closure = inspect.getclosurevars(func)
+    scope = {**vars(builtins), **func.__globals__, **closure.nonlocals}
+    params = {a.arg for a in fdef.args.args}
+
+    def lookup(name: str) -> Any:
+        if name in params:
+            raise LookupError(name)
+        return scope[name]
+
+    return _pure(fdef.body, lookup, seen, returns=True)  # its own control flow is its own
+
+
+def used_outside(tree: ast.AST, loop: ast.stmt, names: set[str], loads: frozenset = frozenset()) -> bool:
+    """Whether a name of ``names`` occurs outside ``loop``; for those of ``loads``, only a read counts."""
+    inside = {id(n) for n in ast.walk(loop)}
+    return any(isinstance(n, ast.Name) and n.id in names and id(n) not in inside
+               and (n.id not in loads or not isinstance(n.ctx, ast.Store)) for n in ast.walk(tree))
+
+
+def _names_read(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _exposed_reads(body: list[ast.stmt], assigned: set[str]) -> tuple[set[str], set[str]]:
+    """Names ``body`` may read before assigning them (``assigned``: names assigned before it),
+    and the names assigned on every path through it. Conservative: a loop's body may not run, and
+    any read in a statement other than an assignment or ``if`` counts."""
+    exposed: set[str] = set()
+    assigned = set(assigned)
+    for stmt in body:
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            reads = _names_read(stmt.value) if stmt.value is not None else set()
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if isinstance(stmt, ast.AugAssign):
+                reads |= {stmt.target.id} if isinstance(stmt.target, ast.Name) else _names_read(stmt.target)
+            for t in targets:
+                reads |= _names_read(t)  # indices of subscripted targets
+            exposed |= reads - assigned
+            for t in targets:
+                assigned |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        elif isinstance(stmt, ast.If):
+            exposed |= _names_read(stmt.test) - assigned
+            e1, a1 = _exposed_reads(stmt.body, assigned)
+            e2, a2 = _exposed_reads(stmt.orelse, assigned)
+            exposed |= e1 | e2
+            assigned = a1 & a2
+        else:
+            exposed |= _names_read(stmt) - assigned
+    return exposed, assigned
+
+
+def _scratch(tree: ast.AST, loop: ast.stmt, body: list[ast.stmt], names: set[str]) -> set[str]:
+    """Of ``names`` (variables of the enclosing scope the loop body assigns), those the body uses as
+    scratch: each iteration assigns them before reading them, and nothing after the loop reads them
+    (so their value after the loop is never looked at). Inside another loop, no read outside this
+    loop may remain (the enclosing loop's next iteration could read the last value)."""
+    exposed, _ = _exposed_reads(body, set())
+    parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+    up, nested = parents.get(id(loop)), False
+    while up is not None:
+        nested |= isinstance(up, (ast.For, ast.While))
+        up = parents.get(id(up))
+    inside = {id(n) for n in ast.walk(loop)}
+    end = (loop.end_lineno, loop.end_col_offset)
+    out = set()
+    for name in names - exposed:
+        reads = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name
+                 and isinstance(n.ctx, ast.Load) and id(n) not in inside]
+        if not any(nested or (n.lineno, n.col_offset) >= end for n in reads):
+            out.add(name)
+    return out
+
+
+def pairs_possible(lw: FunctionLowerer) -> bool:
+    """Whether the lowering context allows a pass over pairs at all (not reverse-mode bounded
+    lowering, Pallas refs, partial lanes or thread-local arrays)."""
+    ctx = lw.ctx
+    if ctx.loop_bounds is not None or ctx.ref_memory is not None or ctx.partial_lanes is not None:
+        return False
+    return not any(s.local for s in ctx.slots)
+
+
+def pure_statements(lw: FunctionLowerer, body: list[ast.stmt]) -> bool:
+    """:func:`_pure` of ``body`` with names resolved in the function being lowered."""
+    def lookup(name: str) -> Any:
+        value = lw.lookup(name)
+        if value.type is not STATIC:
+            raise LookupError(name)
+        return value.data
+
+    return _pure(body, lookup, set())
+
+
+def accumulators(lw: FunctionLowerer, node: ast.For, loop: ast.stmt | None = None) -> set[str] | None:
+    """The names a query loop accumulates into, or None when it must stay a masked while loop.
+
+    ``loop``: the statement the loop really is when ``node`` stands for it (a ``while`` over a
+    query's ``*_next`` calls, whose target is a variable assigned before it: only reads of the
+    target elsewhere count)."""
+    if not pairs_possible(lw):
+        return None
+    assigned = assigned_names(node.body)
+    outer = {n for n in assigned if n in lw.env}
+    temps = (assigned - outer) | {node.target.id}
+    loads = frozenset({node.target.id}) if loop is not None else frozenset()
+    if node.target.id in outer or used_outside(lw.src.tree, loop or node, temps, loads):
+        return None
+    outer -= _scratch(lw.src.tree, loop or node, node.body, outer)
+    if not _accumulations(node.body, outer):
+        return None
+
+    if not pure_statements(lw, node.body):
+        return None
+    for name in outer:
+        t = lw.env[name].type
+        if t is STATIC or isinstance(t, (ArrayType, TileType)):
+            return None
+    return outer
