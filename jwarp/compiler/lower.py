@@ -21,7 +21,7 @@ from typing import Any
 from jwarp import config
 from jwarp.compiler import calls, control, lvalues, operators, tiles
 from jwarp.compiler.context import KernelContext
-from jwarp.compiler.masks import Mask
+from jwarp.compiler.masks import Mask, Touched
 from jwarp.compiler.names import warp_namespace_lookup
 from jwarp.compiler.source import FunctionSource
 from jwarp.compiler.values import (
@@ -111,6 +111,7 @@ class FunctionLowerer:
         self.parent: FunctionLowerer | None = None
         self._node: ast.AST | None = None
         self.literal_locals: set[str] = set()  # locals last assigned a bare literal (x = 0): not addressable
+        self.touched: Touched | None = None  # see Touched
 
     # ------------------------------------------------------------------------------------------
     # entry points
@@ -199,6 +200,9 @@ class FunctionLowerer:
             raise WarpCodegenTypeError(f"Cannot assign the result of a call that returns nothing to '{name}'")
         if value.type is STATIC and not isinstance(value.data, (str, tuple)) and not _is_function(value.data):
             raise WarpCodegenTypeError(f"Cannot assign {value.data!r} to a local variable '{name}'")
+        if self.touched is not None and name in self.touched.names:
+            self.touched.reach(self.active)
+            return
         value = materialised(self, value)
         old = self.env.get(name)
         if old is not None:

@@ -7,7 +7,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from jwarp.compiler.values import is_const
+from jwarp.compiler.values import is_const, to_device_leaf
 
 Mask = Any
 
@@ -67,3 +67,28 @@ def any_lane(mask: Mask) -> Any:
 
 def as_leaf(mask: Mask) -> Any:
     return jnp.asarray(True) if mask is None else jnp.asarray(mask)
+
+
+class Touched:
+    """The lanes that reach an assignment to one of ``names`` (set as ``FunctionLowerer.touched``,
+    such assignments are skipped and only this is recorded: the values they would assign are never
+    used, so XLA drops what only they need). The pass over query pairs uses it to find the pairs
+    whose body adds a term (:mod:`jwarp.compiler.pair_loop`).
+
+    Example:
+        >>> t = Touched({"f"})
+        >>> t.reach(None)  # every lane
+        >>> t.lanes(2)
+        Array([ True,  True], dtype=bool)
+    """
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+        self.mask: Mask = np.bool_(False)
+
+    def reach(self, active: Mask) -> None:
+        self.mask = mask_or(self.mask, active)
+
+    def lanes(self, n: int) -> Any:
+        """The lanes that reached an assignment, as an ``(n,)`` bool array."""
+        return jnp.broadcast_to(jnp.asarray(True if self.mask is None else to_device_leaf(self.mask)), (n,))

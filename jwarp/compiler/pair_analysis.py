@@ -238,3 +238,40 @@ def accumulators(lw: FunctionLowerer, node: ast.For, loop: ast.stmt | None = Non
         if t is STATIC or isinstance(t, (ArrayType, TileType)):
             return None
     return outer
+
+
+def guarded_accumulations(body: list[ast.stmt], names: set[str]) -> bool:
+    """Whether every accumulation into ``names`` in ``body`` sits under an ``if`` whose test looks at
+    data (not only ``a != b`` / ``a == b`` of names and constants, which lets nearly every pair
+    through), with work under those tests (a call or an array read): a body worth running twice,
+    first only as far as it decides which pairs reach an accumulation (see
+    :func:`jwarp.compiler.pair_loop.lower_pairs`). ``if d < r: f += force(...)`` is such a body."""
+    if not names:
+        return False
+    work = False
+
+    def visit(stmts: list[ast.stmt], guarded: bool) -> bool:
+        nonlocal work
+        for stmt in stmts:
+            if isinstance(stmt, ast.If):
+                inner = guarded or not _identity_test(stmt.test)
+                if not visit(stmt.body, inner) or not visit(stmt.orelse, inner):
+                    return False
+                if inner and not guarded:
+                    work |= any(isinstance(n, ast.Call) or (isinstance(n, ast.Subscript)
+                                                            and isinstance(n.ctx, ast.Load))
+                                for n in _walk(stmt.body + stmt.orelse))
+                continue
+            if names & {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}:
+                if not guarded:
+                    return False
+        return True
+
+    return visit(body, False) and work
+
+
+def _identity_test(test: ast.expr) -> bool:
+    """``a != b``, ``a == b`` (or ``is``) of names and constants."""
+    return (isinstance(test, ast.Compare) and all(isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot))
+                                                   for op in test.ops)
+            and all(isinstance(x, (ast.Name, ast.Constant)) for x in [test.left, *test.comparators]))

@@ -39,6 +39,8 @@ import jax.numpy as jnp
 from jax import lax
 
 from jwarp.builtins.lane_pool import barrier, gather_rows
+from jwarp.compiler import pair_analysis
+from jwarp.compiler.masks import Touched
 from jwarp.compiler.loop_carry import CarrySpec, Snapshot, assigned_names, run_lax_loop
 from jwarp.compiler.operators import truth
 from jwarp.compiler.values import (STATIC, ArrayRef, Value, is_const, is_varying_leaf, leaves_of, to_device_leaf,
@@ -57,6 +59,13 @@ SLOTS = 8
 """Candidates of one lane per round (measured on the SPH step at 32768 particles, 14 candidates per
 lane, when rounds were rows of packed lanes: 8 and 16 equal, 4 slower)."""
 TILE = 8
+BLOCK = 32
+"""Candidates of one lane per filtered block (``sparse_blocks``: which of them pass is a uint32's bits)."""
+WORDS = 16
+"""Filtered blocks whose passing pairs are then run together (one per lane at a time)."""
+SPARSE_MOST = 16
+"""Filtered blocks run their passing pairs while no lane of the group has more than this many per
+block; above, their rounds run as unfiltered ones."""
 """Lanes ordered together (see ``lower_pairs``); divides every group size (``chunk_size // SLOTS``)."""
 _FIRST = "first hit"  # the group-local key of the lanes' first hits (``exit_if``)
 
@@ -133,7 +142,8 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
     groups = -(-n // group)
     # the lanes shared evenly between the groups (padding lanes run every round of their group)
     group = -(-(-(-n // groups)) // tile) * tile
-    size = group * slots
+    # runs the filtered blocks of sparse_block when the body only accumulates under data-dependent tests
+    sparse = exit_if is None and pair_analysis.guarded_accumulations(node.body, names)
     if ctx.thread_coords is not None:
         coords = tuple(jnp.broadcast_to(c, grid).reshape(n) for c in ctx.thread_coords)
     else:
@@ -203,16 +213,21 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             rest = rest - rows[:, k + j:k + j + 1]
         return pos
 
-    def spread(x: Any) -> Any:
-        return jnp.broadcast_to(x[:, None], (group, slots)).reshape(size)
-
-    def iteration() -> None:
-        """One round of a group: the next ``slots`` candidates of each of its lanes."""
+    def evaluate(seq: Any, valid: Any, touch: bool = False) -> Any:
+        """Lower the body over the group's pairs (lane ``j``, its candidate ``seq[j, s]``; ``seq`` and
+        ``valid`` are ``(group, w)``). Adds each lane's terms into ``state["local"]``; with ``touch``,
+        adds nothing and returns the pairs whose terms may be nonzero (``(group, w)``: the pairs for
+        which the body reaches an accumulation, see ``FunctionLowerer.touched``)."""
         gr = state["group"]
-        seq = state["round"] * slots + lax.broadcasted_iota(jnp.int32, (group, slots), 1)
-        valid = (seq < gr["total"][:, None]).reshape(size)
+        w = seq.shape[1]
+        pairs = group * w
+
+        def spread(x: Any) -> Any:
+            return jnp.broadcast_to(x[:, None], (group, w)).reshape(pairs)
+
+        valid = valid.reshape(pairs)
         # computed apart (see lane_pool.barrier): fused with the body's gathers it would not vectorise
-        pos = barrier(state["round"] >= 0, locate, gr["rows"], seq).reshape(size)
+        pos = barrier(state["round"] >= 0, locate, gr["rows"], seq).reshape(pairs)
         before = dict(lw.env)
         pair_env = {}
         for k, v in before.items():
@@ -225,57 +240,118 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
                 pair_env[k] = v
         pair_env[target] = Value(scalars.int32, plan.ids(pos, state["table"]["ids"]))
         saved = (ctx.grid, ctx.tid, ctx.thread_coords)
-        ctx.grid, ctx.tid = (size,), (lax.iota(jnp.int32, size),)
+        ctx.grid, ctx.tid = (pairs,), (lax.iota(jnp.int32, pairs),)
         ctx.thread_coords = tuple(spread(c) for c in gr["coords"])
         lw.env, lw.active = dict(pair_env), valid
+        lw.touched = Touched(names) if touch else None
         from jwarp.compiler.control import LoopFrame
 
         lw.loops.append(LoopFrame())
         try:
             lw.exec_block(body)
-            hit = None if exit_if is None else jnp.broadcast_to(truth(lw.eval(exit_if.test)), (size,)) & valid
+            hit = None if exit_if is None else jnp.broadcast_to(truth(lw.eval(exit_if.test)), (pairs,)) & valid
         finally:
             lw.loops.pop()
             ctx.grid, ctx.tid, ctx.thread_coords = saved
+            touched, lw.touched = lw.touched, None
         for k, v in pair_env.items():
             if k not in names and k != target and k not in scratch and lw.env.get(k) is not v:
                 raise _Fallback()
+        values = lw.env
+        lw.env = before  # the accumulators are added into the lanes after the group's last round
+        lw.active = entry
+        if touch:
+            return (touched.lanes(pairs) & valid).reshape(group, w)
         local = state["local"]
         if hit is not None:  # the lanes' first candidate passing the test (slots are in candidate order)
             # the first passing slot as a min-reduce of slot numbers: XLA:CPU runs an argmax (a
             # variadic reduce) fused with the body as scalar code, 5x slower on the tri-tri test
-            ids = jnp.broadcast_to(pair_env[target].data, (size,)).reshape(group, slots)
-            column = lax.broadcasted_iota(jnp.int32, (group, slots), 1)
-            slot = jnp.min(where(hit.reshape(group, slots), column, slots), axis=1)
-            first = jnp.take_along_axis(ids, jnp.minimum(slot, slots - 1)[:, None], axis=1)[:, 0]
-            local[_FIRST] = where((local[_FIRST] < 0) & (slot < slots), first, local[_FIRST])
+            ids = jnp.broadcast_to(pair_env[target].data, (pairs,)).reshape(group, w)
+            column = lax.broadcasted_iota(jnp.int32, (group, w), 1)
+            slot = jnp.min(where(hit.reshape(group, w), column, w), axis=1)
+            first = jnp.take_along_axis(ids, jnp.minimum(slot, w - 1)[:, None], axis=1)[:, 0]
+            local[_FIRST] = where((local[_FIRST] < 0) & (slot < w), first, local[_FIRST])
         for k in names:
-            for j, new in enumerate(leaves_of(lw.env[k])):
-                if is_const(new) and not bool(new):
+            for j, leaf in enumerate(leaves_of(values[k])):
+                if is_const(leaf) and not bool(leaf):
                     continue
                 key = f"n:{k}:{j}"
-                new = jnp.broadcast_to(new, (size,))
-                new = where(valid, new, jnp.zeros((), new.dtype)).reshape(group, slots)
-                part = new[:, 0]
-                for s in range(1, slots):  # column by column: XLA fuses these into the body's loop
-                    part = part + new[:, s]
+                leaf = jnp.broadcast_to(leaf, (pairs,))
+                leaf = where(valid, leaf, jnp.zeros((), leaf.dtype)).reshape(group, w)
+                part = leaf[:, 0]
+                for c in range(1, w):  # column by column: XLA fuses these into the body's loop
+                    part = part + leaf[:, c]
                 local[key] = local[key] + part.astype(local[key].dtype)
-        lw.env = before  # the accumulators are added into the lanes after the group's last round
-        lw.active = entry
+        return None
+
+    def iteration() -> None:
+        """One round of a group: the next ``slots`` candidates of each of its lanes."""
+        seq = state["round"] * slots + lax.broadcasted_iota(jnp.int32, (group, slots), 1)
+        evaluate(seq, seq < state["group"]["total"][:, None])
+
+    def sparse_blocks() -> None:
+        """The next ``WORDS`` blocks of ``BLOCK`` candidates of a group's lanes. The body runs first
+        as far as it decides which pairs reach an accumulation (XLA drops the terms; a bit per pair),
+        then for those pairs only, one per lane at a time, unless some lane has too many of them
+        (then all pairs of the blocks run, as unfiltered rounds)."""
+        first = state["round"] * WORDS  # the first block
+        blocks = jnp.minimum(-(-state["rounds"] // (BLOCK // slots)) - first, WORDS)
+        column = lax.broadcasted_iota(jnp.uint32, (group, BLOCK), 1)
+        word = lax.broadcasted_iota(jnp.int32, (group, WORDS), 1)
+
+        def fill(c: tuple) -> tuple:
+            j, words = c
+            seq = (first + j) * BLOCK + lax.broadcasted_iota(jnp.int32, (group, BLOCK), 1)
+            touched = evaluate(seq, seq < state["group"]["total"][:, None], touch=True)
+            bits = jnp.sum(where(touched, jnp.uint32(1) << column, jnp.uint32(0)), axis=1, dtype=jnp.uint32)
+            return j + 1, where(word == j, bits[:, None], words)
+
+        words = lax.while_loop(lambda c: c[0] < blocks, fill, (jnp.int32(0), jnp.zeros((group, WORDS), jnp.uint32)))[1]
+        most = jnp.max(jnp.sum(lax.population_count(words).astype(jnp.int32), axis=1))
+
+        def each_touched(local: dict) -> dict:
+            def one(c: tuple) -> tuple:
+                words, local = c
+                state["local"] = dict(local)
+                j = jnp.min(where(words != 0, word, WORDS), axis=1)  # each lane's first word with a bit left
+                jj = jnp.minimum(j, WORDS - 1)
+                bits = jnp.take_along_axis(words, jj[:, None], axis=1)[:, 0]
+                low = lax.population_count((bits & (~bits + jnp.uint32(1))) - jnp.uint32(1)).astype(jnp.int32)
+                evaluate(((first + jj) * BLOCK + low)[:, None], (j < WORDS)[:, None])
+                return where(word == jj[:, None], (bits & (bits - jnp.uint32(1)))[:, None], words), state["local"]
+
+            return lax.while_loop(lambda c: jnp.any(c[0] != 0), one, (words, local))[1]
+
+        def all_rounds(local: dict) -> dict:
+            def one(c: tuple) -> tuple:
+                r, local = c
+                state["round"], state["local"] = r, dict(local)
+                iteration()
+                return r + 1, state["local"]
+
+            start = first * (BLOCK // slots)
+            end = jnp.minimum(state["rounds"], (first + WORDS) * (BLOCK // slots))
+            return lax.while_loop(lambda c: c[0] < end, one, (start, local))[1]
+
+        state["local"] = lax.cond(most <= SPARSE_MOST * blocks, each_touched, all_rounds, state["local"])
 
     def emit(init: dict, step_fn) -> dict:
+        per_round = sparse_blocks if sparse else iteration
+        rounds_per = WORDS * BLOCK // slots if sparse else 1  # rounds that one pass of the loop below takes
+
         def one_round(c: tuple) -> tuple:
             r, carry, local = c
             state["round"], state["local"] = r, dict(local)
-            carry = step_fn(carry, iteration)
+            carry = step_fn(carry, per_round)
             return r + 1, carry, state["local"]
 
         def one_group(c: tuple) -> tuple:
             g, carry = c
             t = state["table"]
             state["group"] = gr = gather_group(t, g)
+            state["rounds"] = t["rounds"][g]
             local = {key: jnp.zeros(group, carry[key].dtype) for key in sums}
-            more = lambda c: c[0] < t["rounds"][g]  # noqa: E731
+            more = lambda c: c[0] * rounds_per < t["rounds"][g]  # noqa: E731
             if first_hit is not None:  # (a lane's hit from an earlier step stands; a group stops once all hit)
                 local[_FIRST] = carry[hit_key].reshape(n).at[gr["lanes"]].get(mode="fill", fill_value=0)
                 more = lambda c: (c[0] < t["rounds"][g]) & jnp.any(  # noqa: E731

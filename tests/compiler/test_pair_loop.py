@@ -175,3 +175,53 @@ def scratch_routed(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: w
 
 def test_scratch_variables_of_the_enclosing_scope(monkeypatch):
     assert _route(monkeypatch, scratch_routed, 4) == {"a", "q"}
+
+
+@pytest.mark.parametrize("most", [None, -1, 32], ids=["as chosen", "unfiltered blocks", "filtered blocks"])
+def test_filtered_blocks_agree_with_brute_force(monkeypatch, most):
+    """A loop that adds only under a data-dependent test runs its blocks of candidates filtered (the
+    pairs that pass, one per lane at a time) or not (all pairs, when a lane of the group has many
+    that pass); either way every lane's sums are exact counts and match brute force. Forced each
+    way here (``SPARSE_MOST``), and as chosen at run time (the cluster's blocks unfiltered, the
+    loose points' filtered)."""
+    from jwarp.runtime.kernel import forget_compiled
+
+    assert pair_loop.BLOCK == 32
+    if most is not None:
+        monkeypatch.setattr(pair_loop, "SPARSE_MOST", most)
+    forget_compiled()  # (lowered again with the constant above)
+    rng = np.random.default_rng(21)
+    pts = np.concatenate([rng.random((700, 3)) * 2.0, 0.9 + rng.random((300, 3)) * 0.1]).astype(np.float32)
+    x = wp.array(pts, dtype=wp.vec3)
+    grid = wp.HashGrid(8, 8, 8)
+    grid.build(x, 0.2)
+    h = 0.1
+    n = wp.zeros(len(pts), dtype=int)
+    s = wp.zeros(len(pts), dtype=wp.vec2)
+    wp.launch(clustered_sums, dim=len(pts), inputs=[grid.id, x, h, n, s])
+    d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=-1)
+    near = d < h
+    near[np.arange(len(pts)) % 7 == 3] = False
+    np.testing.assert_array_equal(n.numpy(), near.sum(axis=1))
+    expect = np.stack([np.where(near, h - d, 0.0).sum(axis=1), (near * (np.arange(len(pts)) % 4)).sum(axis=1)], -1)
+    np.testing.assert_allclose(s.numpy(), expect, rtol=1e-4, atol=1e-4)
+
+
+_GUARDS = {
+    "if d < r:\n    f += force(d)": True,
+    "if index != i:\n    n = x - p[index]\n    if wp.length(n) < r:\n        f = f + n * k[index]": True,
+    "if index != i:\n    f += force(p[index])": False,  # an identity test lets nearly every pair through
+    "f += w\nif d < r:\n    f += force(d)": False,  # an unguarded term
+    "if d < r:\n    f += d * 2.0": False,  # nothing worth skipping
+    "if d < r:\n    g = 1.0\nelse:\n    f += force(d)": True,
+    "if d < r:\n    f += force(d)\ng += 1": True,  # g: not an accumulator here
+}
+
+
+@pytest.mark.parametrize("code", list(_GUARDS), ids=range(len(_GUARDS)))
+def test_which_bodies_run_filtered(code):
+    import ast
+
+    from jwarp.compiler.pair_analysis import guarded_accumulations
+
+    assert guarded_accumulations(ast.parse(code).body, {"f"}) is _GUARDS[code]
