@@ -38,6 +38,7 @@ import jax
 
 from jwarp.lang import scalars
 from jwarp.runtime import handles, storage
+from jwarp.runtime.capture_loops import run_steps
 from jwarp.runtime.deferred import flush as run_deferred_launches
 from jwarp.runtime.device import Device, get_device
 from jwarp.runtime.locking import exclusive
@@ -53,6 +54,7 @@ class Graph:
     def __init__(self, device: Device):
         self.device = device
         self._steps: list[Callable[[], None]] = []
+        self._keys: list[Any] = []  # what each step does, for finding repeats (see capture_loops)
         self._roots: list[Any] = []  # the base arrays the steps read or write, in first-use order
         self._root_ids: dict[int, int] = {}
         # geometry objects whose ids the steps pass (Mesh, HashGrid, ...): bound at each replay, as
@@ -66,7 +68,8 @@ class Graph:
         """How many operations were recorded."""
         return len(self._steps)
 
-    def _add(self, step: Callable[[], None], arrays: Iterable[Any], geometry: Iterable[Any] = ()) -> None:
+    def _add(self, step: Callable[[], None], arrays: Iterable[Any], geometry: Iterable[Any] = (),
+             key: Any = None) -> None:
         for a in arrays:
             root = a.root
             if id(root) not in self._root_ids:
@@ -75,6 +78,7 @@ class Graph:
         for obj in geometry:
             self._geometry.setdefault(id(obj), obj)
         self._steps.append(step)
+        self._keys.append(step if key is None else key)  # (a step without a key repeats nothing)
 
     def roots(self) -> list:
         """The arrays a replay reads and writes now: the recorded ones, then the geometry objects'
@@ -166,11 +170,12 @@ def recording(device: Device | None = None) -> bool:
     return device is None or device is _capture.device
 
 
-def record(step: Callable[[], None], arrays: Iterable[Any], geometry: Iterable[Any] = ()) -> None:
+def record(step: Callable[[], None], arrays: Iterable[Any], geometry: Iterable[Any] = (), key: Any = None) -> None:
     """Append ``step`` (a closure that performs the operation) reading/writing ``arrays`` and passing
-    the ids of the ``geometry`` objects (whose buffers each replay reads anew)."""
+    the ids of the ``geometry`` objects (whose buffers each replay reads anew); steps with equal
+    ``key`` do the same (see :mod:`jwarp.runtime.capture_loops`)."""
     assert _capture is not None
-    _capture._add(step, list(arrays), geometry)
+    _capture._add(step, list(arrays), geometry, key)
 
 
 def deferred(device: Device, step: Callable[[], None], arrays: Iterable[Any]) -> bool:
@@ -232,7 +237,7 @@ def capture_launch(graph: Graph, stream: Any = None) -> None:
     if stream is not None and stream.device is not graph.device:
         raise RuntimeError(f"Graph captured on device '{graph.device}' cannot run on a stream of '{stream.device}'")
     if recording():
-        record(graph.launch, graph._roots, graph._geometry.values())
+        record(graph.launch, graph._roots, graph._geometry.values(), key=("graph", graph))
         return
     graph.launch()
 
@@ -263,8 +268,7 @@ def _branch_fn(graph: Graph | None, roots: list) -> Callable[[list], list]:
                 root._buffer = buf
             if graph is not None:
                 with _suspended():
-                    for step in graph._steps:
-                        step()
+                    run_steps(graph._steps, graph._keys, roots)
             return [r._buffer for r in roots]
         finally:
             for root, buf in zip(roots, saved):

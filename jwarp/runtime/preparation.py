@@ -28,6 +28,7 @@ from jwarp.compiler.kernel_compile import compile_kernel
 from jwarp.compiler.signature import Signature
 from jwarp.errors import LocatedError, clean_error
 from jwarp.runtime import capture, compile_cache, launch_buckets, memory_budget, tape_state
+from jwarp.runtime.capture_loops import launch_key
 from jwarp.runtime.binding import bind_arguments
 from jwarp.runtime.device import Device
 from jwarp.runtime.differentiable import has_dynamic_loops
@@ -143,7 +144,8 @@ def record_in_capture(kernel: Kernel, dim: tuple, args: list, device: Device, bl
 
     # a geometry object's buffers are bound at each replay (a grid built or rebuilt after the capture)
     geometry_bases = {spec.base for h in binding.handles for _key, spec in h.arrays}
-    capture.record(replay, [b for k, b in enumerate(binding.bases) if k not in geometry_bases], binding.geometry)
+    capture.record(replay, [b for k, b in enumerate(binding.bases) if k not in geometry_bases], binding.geometry,
+                   key=launch_key(kernel, dim, args, device, (block_dim, max_blocks)))
 
 
 def prepare_with_trips(prepared: PreparedLaunch, args: list) -> PreparedLaunch:
