@@ -157,6 +157,7 @@ NOT_ELIGIBLE = {  # program: why it does not run on the Pallas path
     "geometry_hash_grid": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_capture_rebind": 'not surveyed: its kernels compile inside a graph capture / a JAX trace, not through wp.launch',
     "geometry_hash_grid_capture": 'not surveyed: its kernels compile inside a graph capture / a JAX trace, not through wp.launch',
+    "geometry_hash_grid_filtered": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_hash_grid_groups": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_hash_grid_pairs": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_mesh_iterators": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
