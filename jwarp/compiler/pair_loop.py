@@ -59,14 +59,18 @@ SLOTS = 8
 """Candidates of one lane per round (measured on the SPH step at 32768 particles, 14 candidates per
 lane, when rounds were rows of packed lanes: 8 and 16 equal, 4 slower)."""
 TILE = 8
-BLOCK = 32
-"""Candidates of one lane per filtered block (``sparse_blocks``: which of them pass is a uint32's bits)."""
-WORDS = 16
-"""Filtered blocks whose passing pairs are then run together (one per lane at a time)."""
-SPARSE_MOST = 16
-"""Filtered blocks run their passing pairs while no lane of the group has more than this many per
-block; above, their rounds run as unfiltered ones."""
 """Lanes ordered together (see ``lower_pairs``); divides every group size (``chunk_size // SLOTS``)."""
+BLOCK = 32
+"""Candidates of one lane per word of a filtered pass (``sparse_blocks``: which of them pass are the
+word's bits, four rounds of ``SLOTS``)."""
+WORDS = 16
+"""Words of a lane's passing pairs gathered before they run (one per lane at a time)."""
+FILTER_ROUNDS = 4
+"""A group runs filtered only when its busiest lane needs this many rounds (fewer candidates: the
+filter costs about what it could save)."""
+SPARSE_PER_ROUND = 4
+"""Filtered rounds run their passing pairs while no lane of the group has more than this many per
+round (of ``SLOTS`` candidates); above, the rounds run again unfiltered."""
 _FIRST = "first hit"  # the group-local key of the lanes' first hits (``exit_if``)
 
 
@@ -143,7 +147,7 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
     # the lanes shared evenly between the groups (padding lanes run every round of their group)
     group = -(-(-(-n // groups)) // tile) * tile
     # runs the filtered blocks of sparse_block when the body only accumulates under data-dependent tests
-    sparse = exit_if is None and pair_analysis.guarded_accumulations(node.body, names)
+    sparse = exit_if is None and pair_analysis.guarded_accumulations(node.body, names, pair_analysis.static_lookup(lw))
     if ctx.thread_coords is not None:
         coords = tuple(jnp.broadcast_to(c, grid).reshape(n) for c in ctx.thread_coords)
     else:
@@ -290,24 +294,30 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
         evaluate(seq, seq < state["group"]["total"][:, None])
 
     def sparse_blocks() -> None:
-        """The next ``WORDS`` blocks of ``BLOCK`` candidates of a group's lanes. The body runs first
-        as far as it decides which pairs reach an accumulation (XLA drops the terms; a bit per pair),
-        then for those pairs only, one per lane at a time, unless some lane has too many of them
-        (then all pairs of the blocks run, as unfiltered rounds)."""
-        first = state["round"] * WORDS  # the first block
-        blocks = jnp.minimum(-(-state["rounds"] // (BLOCK // slots)) - first, WORDS)
+        """The next ``WORDS`` blocks of ``BLOCK`` candidates (four rounds each) of a group's lanes. The
+        body runs first as far as it decides which pairs reach an accumulation (XLA drops the terms;
+        a bit per pair; a block at once: four separate rounds cost DEM's launch 74 ms instead of 52),
+        then for those pairs only, one per lane at a time, unless some lane has too many of them or
+        the group too few rounds (then the rounds run unfiltered)."""
+        per_word = BLOCK // slots
+        first = state["round"] * WORDS  # the first word's block of candidates
+        start = first * per_word
+        end = jnp.minimum(state["rounds"], start + WORDS * per_word)
+        filtered = state["rounds"] >= FILTER_ROUNDS
         column = lax.broadcasted_iota(jnp.uint32, (group, BLOCK), 1)
         word = lax.broadcasted_iota(jnp.int32, (group, WORDS), 1)
 
-        def fill(c: tuple) -> tuple:
+        def fill(c: tuple) -> tuple:  # a word's four rounds at once: (group, BLOCK) pairs
             j, words = c
             seq = (first + j) * BLOCK + lax.broadcasted_iota(jnp.int32, (group, BLOCK), 1)
             touched = evaluate(seq, seq < state["group"]["total"][:, None], touch=True)
             bits = jnp.sum(where(touched, jnp.uint32(1) << column, jnp.uint32(0)), axis=1, dtype=jnp.uint32)
             return j + 1, where(word == j, bits[:, None], words)
 
+        blocks = jnp.where(filtered, -(-(end - start) // per_word), 0)
         words = lax.while_loop(lambda c: c[0] < blocks, fill, (jnp.int32(0), jnp.zeros((group, WORDS), jnp.uint32)))[1]
         most = jnp.max(jnp.sum(lax.population_count(words).astype(jnp.int32), axis=1))
+        sparse_now = filtered & (most <= SPARSE_PER_ROUND * (end - start))
 
         def each_touched(local: dict) -> dict:
             def one(c: tuple) -> tuple:
@@ -329,11 +339,9 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
                 iteration()
                 return r + 1, state["local"]
 
-            start = first * (BLOCK // slots)
-            end = jnp.minimum(state["rounds"], (first + WORDS) * (BLOCK // slots))
             return lax.while_loop(lambda c: c[0] < end, one, (start, local))[1]
 
-        state["local"] = lax.cond(most <= SPARSE_MOST * blocks, each_touched, all_rounds, state["local"])
+        state["local"] = lax.cond(sparse_now, each_touched, all_rounds, state["local"])
 
     def emit(init: dict, step_fn) -> dict:
         per_round = sparse_blocks if sparse else iteration

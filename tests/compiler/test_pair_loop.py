@@ -177,18 +177,42 @@ def test_scratch_variables_of_the_enclosing_scope(monkeypatch):
     assert _route(monkeypatch, scratch_routed, 4) == {"a", "q"}
 
 
-@pytest.mark.parametrize("most", [None, -1, 32], ids=["as chosen", "unfiltered blocks", "filtered blocks"])
+@wp.func
+def _falloff(r: float, h: float):
+    q = r / h
+    w = (1.0 - q) * (1.0 - q) * (1.0 + 2.0 * q) + 0.25 * q * q * q
+    return w * wp.exp(-q) / (1.0 + q * q)
+
+
+@wp.kernel
+def filtered_sums(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, n: wp.array(dtype=int),
+                  s: wp.array(dtype=wp.vec2)):
+    i = wp.tid()
+    p = x[i]
+    c = int(0)
+    acc = wp.vec2()
+    if i % 7 != 3:  # some lanes skip the loop
+        for j in wp.hash_grid_query(grid, p, h):
+            r = wp.length(x[j] - p)
+            if r < h:  # enough work under the test to run filtered (pair_analysis.GUARDED_WORK)
+                c += 1
+                acc += wp.vec2(_falloff(r, h), float(j % 4))
+    n[i] = c
+    s[i] = acc
+
+
+@pytest.mark.parametrize("most", [None, -1, 1000], ids=["as chosen", "unfiltered blocks", "filtered blocks"])
 def test_filtered_blocks_agree_with_brute_force(monkeypatch, most):
     """A loop that adds only under a data-dependent test runs its blocks of candidates filtered (the
     pairs that pass, one per lane at a time) or not (all pairs, when a lane of the group has many
     that pass); either way every lane's sums are exact counts and match brute force. Forced each
-    way here (``SPARSE_MOST``), and as chosen at run time (the cluster's blocks unfiltered, the
+    way here (``SPARSE_PER_ROUND``), and as chosen at run time (the cluster's blocks unfiltered, the
     loose points' filtered)."""
     from jwarp.runtime.kernel import forget_compiled
 
     assert pair_loop.BLOCK == 32
     if most is not None:
-        monkeypatch.setattr(pair_loop, "SPARSE_MOST", most)
+        monkeypatch.setattr(pair_loop, "SPARSE_PER_ROUND", most)
     forget_compiled()  # (lowered again with the constant above)
     rng = np.random.default_rng(21)
     pts = np.concatenate([rng.random((700, 3)) * 2.0, 0.9 + rng.random((300, 3)) * 0.1]).astype(np.float32)
@@ -198,23 +222,26 @@ def test_filtered_blocks_agree_with_brute_force(monkeypatch, most):
     h = 0.1
     n = wp.zeros(len(pts), dtype=int)
     s = wp.zeros(len(pts), dtype=wp.vec2)
-    wp.launch(clustered_sums, dim=len(pts), inputs=[grid.id, x, h, n, s])
+    wp.launch(filtered_sums, dim=len(pts), inputs=[grid.id, x, h, n, s])
     d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=-1)
     near = d < h
     near[np.arange(len(pts)) % 7 == 3] = False
     np.testing.assert_array_equal(n.numpy(), near.sum(axis=1))
-    expect = np.stack([np.where(near, h - d, 0.0).sum(axis=1), (near * (np.arange(len(pts)) % 4)).sum(axis=1)], -1)
+    q = d / h
+    weight = ((1 - q) ** 2 * (1 + 2 * q) + 0.25 * q ** 3) * np.exp(-q) / (1 + q * q)
+    expect = np.stack([np.where(near, weight, 0.0).sum(axis=1), (near * (np.arange(len(pts)) % 4)).sum(axis=1)], -1)
     np.testing.assert_allclose(s.numpy(), expect, rtol=1e-4, atol=1e-4)
 
 
+_HEAVY = "a[i] * b[j] * (c - e) * (g - k) / m + q[i] * q[j] - w[i]"  # 18 operations
 _GUARDS = {
-    "if d < r:\n    f += force(d)": True,
-    "if index != i:\n    n = x - p[index]\n    if wp.length(n) < r:\n        f = f + n * k[index]": True,
-    "if index != i:\n    f += force(p[index])": False,  # an identity test lets nearly every pair through
-    "f += w\nif d < r:\n    f += force(d)": False,  # an unguarded term
-    "if d < r:\n    f += d * 2.0": False,  # nothing worth skipping
-    "if d < r:\n    g = 1.0\nelse:\n    f += force(d)": True,
-    "if d < r:\n    f += force(d)\ng += 1": True,  # g: not an accumulator here
+    f"if d < r:\n    f += {_HEAVY}": True,
+    f"if index != i:\n    n = x - p[index]\n    if wp.length(n) < r:\n        f = f + n * {_HEAVY}": True,
+    f"if index != i:\n    f += {_HEAVY}": False,  # an identity test lets nearly every pair through
+    f"f += w\nif d < r:\n    f += {_HEAVY}": False,  # an unguarded term
+    "if d < r:\n    f += d * a[j] * 2.0": False,  # not enough work to skip
+    f"if d < r:\n    g = 1.0\nelse:\n    f += {_HEAVY}": True,
+    f"if d < r:\n    f += {_HEAVY}\ng += 1": True,  # g: not an accumulator here
 }
 
 

@@ -47,6 +47,13 @@ def contacts(grid: wp.uint64, x: wp.array(dtype=wp.vec3), v: wp.array(dtype=wp.v
     n_contacts[i] = count
 
 
+@wp.func
+def falloff(r: float, h: float):
+    q = r / h
+    w = (1.0 - q) * (1.0 - q) * (1.0 + 2.0 * q) + 0.25 * q * q * q
+    return w * wp.exp(-q) / (1.0 + q * q)
+
+
 @wp.kernel
 def both_branches(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array(dtype=wp.vec2)):
     i = wp.tid()
@@ -56,9 +63,9 @@ def both_branches(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp
     for j in wp.hash_grid_query(grid, p, h):
         r = wp.length(x[j] - p)
         if r < 0.5 * h:
-            near += wp.exp(-r)
+            near += falloff(r, h)
         else:
-            far += wp.sqrt(r) * float(j % 4)
+            far += wp.sqrt(r) * float(j % 4) * falloff(h - r, h)
     out[i] = wp.vec2(near, far)
 
 
@@ -72,7 +79,7 @@ def masked_2d(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.arr
         for j in wp.hash_grid_query(grid, p, h * float(k + 1)):
             d = x[j] - p
             if wp.dot(d, d) < 0.01 * float(k + 1):
-                s += wp.normalize(d + wp.vec3(1.0e-3, 0.0, 0.0)) * x[j][1]
+                s += wp.normalize(d + wp.vec3(1.0e-3, 0.0, 0.0)) * x[j][1] * falloff(wp.length(d), h)
                 c += j % 5
     out[i * 2 + k] = wp.vec4(s[0], s[1], s[2], float(c))
 
