@@ -394,7 +394,7 @@ def _inline_body(lw: FunctionLowerer, fn: Any, overload: Any, bound: dict[str, V
         if parent.src.func.__code__ is overload.func.__code__:
             raise WarpCodegenError(f"Recursive call to function '{fn.key}' is not supported in kernels")
         parent = getattr(parent, "parent", None)
-    frame = Frame(name=fn.key, is_kernel=False)
+    frame = Frame(name=fn.key, is_kernel=False, track_nonzero=lw.touched is not None)
     code = lw.src.func.__code__
     site = (code.co_filename, code.co_firstlineno, node.lineno, node.col_offset)
     child = FunctionLowerer(lw.ctx, source, bound, lw.active, frame, lw.call_stack + (site,))
@@ -411,6 +411,8 @@ def _inline_body(lw: FunctionLowerer, fn: Any, overload: Any, bound: dict[str, V
         refs.copy_out(lw, refs.argument_nodes(overload, node), entry, child.env)
     _copy_out_shared_tiles(lw, overload, node, child)
     ret = frame.ret
+    if lw.touched is not None and node is not None:
+        lw.touched.calls[id(node)] = frame.nonzero
     declared = overload.return_type
     if isinstance(declared, ArrayType) and not declared.fixed and ret is not None and isinstance(ret.type, ArrayType):
         raise WarpCodegenError(

@@ -38,6 +38,7 @@ from jwarp.compiler.values import (
     Value,
     is_const,
     is_launch_mask,
+    leaves_of,
     scalar_value,
     select_value,
     to_device_leaf,
@@ -137,6 +138,9 @@ def lower_return(lw: FunctionLowerer, node: ast.Return) -> None:
     if value is not None:
         if isinstance(value.type, ArrayType):
             _check_array_return(lw, frame, value)
+        if frame.track_nonzero and not _constant_zero(value):
+            # (a return inside a loop: its mask belongs to the loop's trace, so every lane counts)
+            frame.nonzero = mask_or(frame.nonzero, None if lw.loops else lw.active)
         if frame.ret is None:
             frame.ret = value
         elif frame.ret.type != value.type:
@@ -148,6 +152,17 @@ def lower_return(lw: FunctionLowerer, node: ast.Return) -> None:
             frame.ret = select_value(lw.active, value, frame.ret)
     frame.returned = exits_or(frame.returned, _as_exit(lw.active))
     lw.active = _FALSE
+
+
+def _constant_zero(value: Value) -> bool:
+    """Whether ``value`` is a compile-time zero (``return 0.0``, ``return wp.vec3()``)."""
+    if value.type is STATIC or isinstance(value.type, ArrayType):
+        return False
+    try:
+        leaves = leaves_of(value)
+    except Exception:  # noqa: BLE001 - not a plain value: not known to be zero
+        return False
+    return bool(leaves) and all(is_const(x) and not np.any(x) for x in leaves)
 
 
 def _check_array_return(lw: FunctionLowerer, frame: Any, value: Value) -> None:

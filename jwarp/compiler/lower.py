@@ -18,10 +18,12 @@ import builtins as py
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from jwarp import config
 from jwarp.compiler import calls, control, lvalues, operators, tiles
 from jwarp.compiler.context import KernelContext
-from jwarp.compiler.masks import Mask, Touched
+from jwarp.compiler.masks import Mask, Touched, mask_and
 from jwarp.compiler.names import warp_namespace_lookup
 from jwarp.compiler.source import FunctionSource
 from jwarp.compiler.values import (
@@ -58,6 +60,8 @@ class Frame:
     is_kernel: bool
     returned: Mask = None  # exit set: None = no lane has returned
     ret: Value | None = None
+    nonzero: Mask = np.bool_(False)  # lanes that returned a value other than a constant zero (None: all)
+    track_nonzero: bool = False  # whether to track ``nonzero`` (for a caller recording Touched lanes)
 
 
 def _check_function_rebind(name: str, old: Any, value: Value) -> None:
@@ -130,6 +134,8 @@ class FunctionLowerer:
     def exec(self, stmt: ast.stmt) -> None:
         handler = _STATEMENTS.get(type(stmt))
         self._node = stmt
+        if self.touched is not None:
+            self.touched.statement = stmt
         try:
             if handler is None:
                 raise WarpCodegenError(f"Construct `ast.{type(stmt).__name__}` not supported in kernels.")
@@ -201,7 +207,10 @@ class FunctionLowerer:
         if value.type is STATIC and not isinstance(value.data, (str, tuple)) and not _is_function(value.data):
             raise WarpCodegenTypeError(f"Cannot assign {value.data!r} to a local variable '{name}'")
         if self.touched is not None and name in self.touched.names:
-            self.touched.reach(self.active)
+            if len(self.loops) > self.touched.depth:  # inside a loop of its own trace: every lane counts
+                self.touched.reach(None)
+            else:
+                self.touched.reach(mask_and(self.active, self.touched.term_lanes(name)))
             return
         value = materialised(self, value)
         old = self.env.get(name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 import jax.numpy as jnp
@@ -82,13 +83,40 @@ class Touched:
         Array([ True,  True], dtype=bool)
     """
 
-    def __init__(self, names: set[str]) -> None:
+    def __init__(self, names: set[str], depth: int = 0) -> None:
         self.names = names
+        self.depth = depth  # the lowerer's loop depth where the recording started (see FunctionLowerer.bind)
         self.mask: Mask = np.bool_(False)
+        self.statement: Any = None  # the statement being lowered (set by FunctionLowerer.exec)
+        self.calls: dict[int, Mask] = {}  # id(ast.Call) of a user function -> lanes it returned nonzero
 
     def reach(self, active: Mask) -> None:
         self.mask = mask_or(self.mask, active)
 
+    def term_lanes(self, name: str) -> Mask:
+        """The lanes whose term the current statement adds to ``name`` may be nonzero: where the term
+        is a call to a user function (``v += f(...)``, ``v = v - f(...)``), the lanes that reached
+        one of its returns of something other than a constant zero; else every lane (None)."""
+        term = added_term(self.statement, name)
+        return self.calls.get(id(term)) if isinstance(term, ast.Call) else None
+
     def lanes(self, n: int) -> Any:
         """The lanes that reached an assignment, as an ``(n,)`` bool array."""
         return jnp.broadcast_to(jnp.asarray(True if self.mask is None else to_device_leaf(self.mask)), (n,))
+
+
+def added_term(stmt: Any, name: str) -> Any:
+    """The expression ``stmt`` adds to (or subtracts from) ``name``: ``e`` of ``name += e``,
+    ``name -= e``, ``name = name + e``, ``name = name - e`` or ``name = e + name``; else None."""
+    if (isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, (ast.Add, ast.Sub))
+            and isinstance(stmt.target, ast.Name) and stmt.target.id == name):
+        return stmt.value
+    if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id == name and isinstance(stmt.value, ast.BinOp)
+            and isinstance(stmt.value.op, (ast.Add, ast.Sub))):
+        left, right = stmt.value.left, stmt.value.right
+        if isinstance(left, ast.Name) and left.id == name:
+            return right
+        if isinstance(right, ast.Name) and right.id == name and isinstance(stmt.value.op, ast.Add):
+            return left
+    return None

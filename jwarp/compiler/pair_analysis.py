@@ -21,6 +21,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any
 
 from jwarp.compiler.loop_carry import assigned_names
+from jwarp.compiler.masks import added_term
 from jwarp.compiler.values import STATIC
 from jwarp.lang.arrays import ArrayType
 from jwarp.lang.tile_types import TileType
@@ -261,12 +262,64 @@ def guarded_accumulations(body: list[ast.stmt], names: set[str], lookup: Any = N
                 if inner and not guarded:
                     work += _work(stmt.body + stmt.orelse, lookup, 3)
                 continue
-            if names & {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}:
-                if not guarded:
+            stored = names & {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            if stored and not guarded:
+                inside = _zero_unless_tested(added_term(stmt, next(iter(stored))), lookup)
+                if inside is None or len(stored) > 1:
                     return False
+                work += inside
         return True
 
     return visit(body, False) and work >= GUARDED_WORK
+
+
+def _zero_unless_tested(term: Any, lookup: Any) -> int | None:
+    """For a term that calls a user function returning a constant zero unless a test on the data
+    passes (``if r < h: return ...`` then ``return wp.vec3()``, Warp's SPH kernels), the operations
+    of that function; else None."""
+    if not isinstance(term, ast.Call) or lookup is None:
+        return None
+    try:
+        fn = _resolve(term.func, lookup)
+    except Exception:
+        return None
+    if not getattr(fn, "_jwarp_function", False):
+        return None
+    best = None
+    for overload in fn.overloads:
+        body = _function_body(overload.func)
+        if _returns_zero_unless_tested(body, False) and any(
+                isinstance(n, ast.Return) and _zero_literal(n.value) for n in _walk(body)):
+            count = _work(body, lookup, 2)
+            best = count if best is None else min(best, count)
+        else:
+            return None
+    return best
+
+
+def _returns_zero_unless_tested(stmts: list[ast.stmt], guarded: bool) -> bool:
+    """Every ``return`` in ``stmts`` returns a constant zero or sits under a test on the data."""
+    for stmt in stmts:
+        if isinstance(stmt, ast.Return):
+            if not guarded and not _zero_literal(stmt.value):
+                return False
+        elif isinstance(stmt, ast.If):
+            inner = guarded or not _identity_test(stmt.test)
+            if not _returns_zero_unless_tested(stmt.body, inner) or not _returns_zero_unless_tested(stmt.orelse, inner):
+                return False
+        elif any(isinstance(n, ast.Return) for n in ast.walk(stmt)):
+            return False  # a return inside a loop or another construct: not analysed
+    return True
+
+
+def _zero_literal(node: Any) -> bool:
+    """``0``, ``0.0``, ``wp.vec3()`` or ``wp.vec3(0.0, 0.0, 0.0)`` (a constructor of constant zeros; at run
+    time the lowering checks the value itself)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool) and node.value == 0
+    if isinstance(node, ast.Call) and not node.keywords:
+        return all(isinstance(a, ast.Constant) and _zero_literal(a) for a in node.args)
+    return False
 
 
 def _work(stmts: list[ast.stmt], lookup: Any, depth: int) -> int:

@@ -247,10 +247,10 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
         ctx.grid, ctx.tid = (pairs,), (lax.iota(jnp.int32, pairs),)
         ctx.thread_coords = tuple(spread(c) for c in gr["coords"])
         lw.env, lw.active = dict(pair_env), valid
-        lw.touched = Touched(names) if touch else None
         from jwarp.compiler.control import LoopFrame
 
         lw.loops.append(LoopFrame())
+        lw.touched = Touched(names, len(lw.loops)) if touch else None
         try:
             lw.exec_block(body)
             hit = None if exit_if is None else jnp.broadcast_to(truth(lw.eval(exit_if.test)), (pairs,)) & valid

@@ -252,3 +252,45 @@ def test_which_bodies_run_filtered(code):
     from jwarp.compiler.pair_analysis import guarded_accumulations
 
     assert guarded_accumulations(ast.parse(code).body, {"f"}) is _GUARDS[code]
+
+
+@wp.func
+def _support(r: float, h: float):  # zero beyond the support radius (Warp's SPH kernels' shape)
+    if r < h:
+        q = r / h
+        return (1.0 - q) * (1.0 - q) * (1.0 + 2.0 * q) * wp.exp(-q) / (1.0 + q * q) + q * q * q
+    else:
+        return 0.0
+
+
+@wp.func
+def _everywhere(r: float, h: float):  # its last return is not a constant zero
+    if r < h:
+        q = r / h
+        return (1.0 - q) * (1.0 - q) * (1.0 + 2.0 * q) * wp.exp(-q) / (1.0 + q * q) + q * q * q
+    return r
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("s += _support(r, h)", True),
+    ("s = s - _support(r, h)", True),
+    ("s += _everywhere(r, h)", False),
+    ("s += 2.0 * _support(r, h)", False),  # only a call's own result counts (0 * inf is not 0)
+    ("if index != i:\n    s += _support(r, h)", True),
+])
+def test_terms_of_functions_that_are_zero_beyond_a_test(code, expected):
+    """An unguarded term may still run filtered when it is a call to a user function whose returns
+    are constant zeros except under a test on the data (the lowering then records, per pair, whether
+    a return other than a constant zero was reached)."""
+    import ast
+
+    from jwarp.compiler.pair_analysis import guarded_accumulations
+
+    scope = {"_support": _support, "_everywhere": _everywhere}
+
+    def lookup(name):
+        if name not in scope:
+            raise LookupError(name)
+        return scope[name]
+
+    assert guarded_accumulations(ast.parse(code).body, {"s"}, lookup) is expected

@@ -5,7 +5,10 @@ many that pass. Points: a loose cloud (few contacts, the filtered path) and a ti
 candidate a contact, the unfiltered path), queried with a radius larger than the contact distance
 (several blocks of candidates per lane); a DEM-style contact force (Warp's example's shape), an
 ``if``/``else`` that adds in both branches, a 2-D launch with lanes that skip the loop, an integer
-count and a vector sum under the same test. Float sums associate differently than in Warp."""
+count and a vector sum under the same test; terms that are calls to functions returning a constant
+zero beyond a support radius (Warp's SPH kernels), and to one whose other return is
+``wp.quat_identity()`` (not zero). Float
+sums associate differently than in Warp."""
 
 RTOL = 1e-4
 ATOL = 1e-4
@@ -84,6 +87,55 @@ def masked_2d(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.arr
     out[i * 2 + k] = wp.vec4(s[0], s[1], s[2], float(c))
 
 
+@wp.func
+def pressure_term(xyz: wp.vec3, p: float, q: float, rho: float, h: float):
+    distance = wp.sqrt(wp.dot(xyz, xyz))
+    if distance < h:  # zero beyond the support radius, as Warp's SPH kernels
+        term_1 = -xyz / wp.max(distance, 1.0e-6)
+        term_2 = (q + p) / (2.0 * rho)
+        term_3 = (h - distance) * (h - distance)
+        return term_1 * term_2 * term_3
+    else:
+        return wp.vec3()
+
+
+@wp.func
+def viscous_term(xyz: wp.vec3, v: wp.vec3, w: wp.vec3, rho: float, h: float):
+    distance = wp.sqrt(wp.dot(xyz, xyz))
+    if distance < h:
+        return (w - v) / rho * (h - distance)
+    else:
+        return wp.vec3()
+
+
+@wp.func
+def spin(xyz: wp.vec3, h: float):
+    r = wp.length(xyz)
+    if r < h:
+        s = (h - r) * (h - r) / (h * h)
+        return wp.quat(xyz[0] * s, xyz[1] * s, wp.sin(r) * s, wp.cos(r) * s + r * r)
+    return wp.quat_identity()  # (0, 0, 0, 1), a call of no arguments that is not zero: every pair adds it
+
+
+@wp.kernel
+def support_radius(grid: wp.uint64, x: wp.array(dtype=wp.vec3), rho: wp.array(dtype=float), radius: float,
+                   h: float, out: wp.array(dtype=wp.vec3), other: wp.array(dtype=wp.quat)):
+    tid = wp.tid()
+    i = wp.hash_grid_point_id(grid, tid)
+    p = x[i]
+    f = wp.vec3()
+    u = wp.vec3()
+    for index in wp.hash_grid_query(grid, p, radius):  # as Warp's SPH example's get_acceleration
+        if index != i:
+            f += pressure_term(x[index] - p, rho[i], rho[index], rho[index] + 1.0, h)
+            u += viscous_term(x[index] - p, x[i], x[index], rho[index] + 1.0, h)
+    out[i] = f + u * 0.5
+    q = wp.quat(0.0, 0.0, 0.0, 0.0)
+    for k in wp.hash_grid_query(grid, p, radius):  # (a loop variable of its own: see pair_analysis.accumulators)
+        q += spin(x[k] - p, h)
+    other[i] = q
+
+
 def _points(seed):
     rng = np.random.default_rng(seed)
     loose = rng.random((500, 3)) * 2.0 - 1.0
@@ -109,4 +161,8 @@ def run():
     m = wp.zeros(2 * n, dtype=wp.vec4)
     wp.launch(masked_2d, dim=(n, 2), inputs=[grid.id, x, 0.2, m])
     out["masked_2d"] = m.numpy()
+    rho = wp.array(np.random.default_rng(7).random(n).astype(np.float32) + 0.5, dtype=float)
+    a, o = wp.zeros(n, dtype=wp.vec3), wp.zeros(n, dtype=wp.quat)
+    wp.launch(support_radius, dim=n, inputs=[grid.id, x, rho, 0.5, 0.15, a, o])  # many candidates, few within h
+    out["support_radius"], out["identity_else"] = a.numpy(), o.numpy()
     return out
