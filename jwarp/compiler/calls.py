@@ -87,7 +87,7 @@ def lower_call(lw: FunctionLowerer, node: ast.Call, discard: bool = False) -> Va
             raise WarpCodegenError("type() takes exactly one argument in kernels")
         return Value(STATIC, args[0].type)
     if getattr(obj, "_jwarp_function", False):
-        return inline_function(lw, obj, args, kwargs, node)
+        return inline_function(lw, obj, args, kwargs, node, direct=True)
     if isinstance(obj, GradOf):  # wp.grad(f)(...)
         return lower_grad_call(lw, obj, args, kwargs, node)
     if isinstance(obj, Builtin):
@@ -302,8 +302,10 @@ def _types_match(expected: Any, actual: Any) -> bool:
     return expected == actual
 
 
-def inline_function(lw: FunctionLowerer, fn: Any, args: list[Value], kwargs: dict[str, Value], node: ast.Call):
-    """Lower a call to a ``@wp.func`` by inlining its body."""
+def inline_function(lw: FunctionLowerer, fn: Any, args: list[Value], kwargs: dict[str, Value], node: ast.Call,
+                    direct: bool = False):
+    """Lower a call to a ``@wp.func`` by inlining its body (``direct``: a call written in the caller's
+    code, lowered in the caller's trace, whose returns a filter pass may record, see ``Frame.nonzero``)."""
     snippet = getattr(fn, "native_snippet", None)
     if snippet is not None:  # @wp.func_native: CUDA/C++ source, which jwarp cannot run
         raise NotImplementedError(
@@ -330,7 +332,7 @@ def inline_function(lw: FunctionLowerer, fn: Any, args: list[Value], kwargs: dic
         from jwarp.compiler.custom_grad import lower_custom_grad
 
         return lower_custom_grad(lw, fn.key, overload, bound, lambda: _inline_body(lw, fn, overload, bound, node))
-    return _inline_body(lw, fn, overload, bound, node)
+    return _inline_body(lw, fn, overload, bound, node, direct)
 
 
 # Builtins a ``wp.Function`` parameter refuses as its target (as Warp does): variadic ones and
@@ -384,7 +386,8 @@ def _copy_out_shared_tiles(lw: FunctionLowerer, overload: Any, node: ast.Call, c
             tile_views.write(lw, arg.id, tile_views.without_view(new))
 
 
-def _inline_body(lw: FunctionLowerer, fn: Any, overload: Any, bound: dict[str, Value], node: ast.Call):
+def _inline_body(lw: FunctionLowerer, fn: Any, overload: Any, bound: dict[str, Value], node: ast.Call,
+                 direct: bool = False):
     from jwarp.compiler.lower import Frame, FunctionLowerer
 
     source = get_source(overload.func)
@@ -394,7 +397,8 @@ def _inline_body(lw: FunctionLowerer, fn: Any, overload: Any, bound: dict[str, V
         if parent.src.func.__code__ is overload.func.__code__:
             raise WarpCodegenError(f"Recursive call to function '{fn.key}' is not supported in kernels")
         parent = getattr(parent, "parent", None)
-    frame = Frame(name=fn.key, is_kernel=False, track_nonzero=lw.touched is not None)
+    track = direct and lw.touched is not None and node is not None
+    frame = Frame(name=fn.key, is_kernel=False, track_nonzero=track)
     code = lw.src.func.__code__
     site = (code.co_filename, code.co_firstlineno, node.lineno, node.col_offset)
     child = FunctionLowerer(lw.ctx, source, bound, lw.active, frame, lw.call_stack + (site,))
@@ -411,7 +415,7 @@ def _inline_body(lw: FunctionLowerer, fn: Any, overload: Any, bound: dict[str, V
         refs.copy_out(lw, refs.argument_nodes(overload, node), entry, child.env)
     _copy_out_shared_tiles(lw, overload, node, child)
     ret = frame.ret
-    if lw.touched is not None and node is not None:
+    if track:
         lw.touched.calls[id(node)] = frame.nonzero
     declared = overload.return_type
     if isinstance(declared, ArrayType) and not declared.fixed and ret is not None and isinstance(ret.type, ArrayType):

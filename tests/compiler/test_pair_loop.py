@@ -294,3 +294,58 @@ def test_terms_of_functions_that_are_zero_beyond_a_test(code, expected):
         return scope[name]
 
     assert guarded_accumulations(ast.parse(code).body, {"s"}, lookup) is expected
+
+
+@wp.func_grad(_support)
+def _adj_support(r: float, h: float, adj_ret: float):
+    wp.adjoint[r] += adj_ret
+
+
+@wp.func
+def _bump(d: wp.vec3):
+    return 1.0 / (wp.dot(d, d) + 0.5) + wp.sin(wp.length(d)) * wp.cos(d[0]) * d[1] * d[2]
+
+
+@wp.kernel(enable_backward=False)
+def _traced_terms(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array(dtype=float),
+                  grads: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    p = x[i]
+    s = float(0.0)
+    for j in wp.hash_grid_query(grid, p, h * 3.0):
+        s += _support(wp.length(x[j] - p), h)  # a function with a custom adjoint: inlined in its own trace
+    out[i] = s
+    g = wp.vec3()
+    for k in wp.hash_grid_query(grid, p, h * 3.0):
+        d = x[k] - p
+        if wp.length(d) < h:
+            g += wp.grad(_bump)(d)  # wp.grad: lowered inside a jax.vjp
+    grads[i] = g
+
+
+def test_filtered_terms_whose_functions_are_lowered_in_a_trace_of_their_own():
+    """A filter pass records which pairs reach a nonzero return only for calls lowered in the
+    kernel's own trace; a function with a custom adjoint or under ``wp.grad`` counts every pair (a
+    record made inside their traces would leak out). Checked against brute force."""
+    rng = np.random.default_rng(2)
+    pts = (rng.random((800, 3)) * 2).astype(np.float32)
+    x = wp.array(pts, dtype=wp.vec3)
+    grid = wp.HashGrid(8, 8, 8)
+    grid.build(x, 0.2)
+    h = 0.15
+    out, grads = wp.zeros(800, dtype=float), wp.zeros(800, dtype=wp.vec3)
+    wp.launch(_traced_terms, 800, [grid.id, x, h, out, grads])
+    diff = pts[None, :, :] - pts[:, None, :]
+    d = np.linalg.norm(diff, axis=-1)
+    q = d / h
+    support = np.where(d < h, (1 - q) ** 2 * (1 + 2 * q) * np.exp(-q) / (1 + q * q) + q ** 3, 0.0)
+    np.testing.assert_allclose(out.numpy(), support.sum(axis=1), rtol=1e-4, atol=1e-4)
+    near = (d < h)[..., None]
+    s2 = (diff ** 2).sum(-1, keepdims=True)
+    length = np.sqrt(s2)
+    d0, d1, d2 = diff[..., 0:1], diff[..., 1:2], diff[..., 2:3]
+    partial = np.concatenate([-np.sin(d0) * d1 * d2, np.cos(d0) * d2, np.cos(d0) * d1], axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        grad = (-2 * diff / (s2 + 0.5) ** 2 + np.cos(length) * np.where(length > 0, diff / length, 0.0)
+                * np.cos(d0) * d1 * d2 + np.sin(length) * partial)
+    np.testing.assert_allclose(grads.numpy(), np.where(near, grad, 0.0).sum(axis=1), rtol=1e-4, atol=1e-4)
