@@ -438,7 +438,7 @@ class array(ArrayArithmetic, ReadFlags):
 
     def zero_(self) -> None:
         """Set every element to zero."""
-        if capture.deferred(self.device, self.zero_, [self]):
+        if capture.deferred(self.device, self.zero_, [self], key=("zero", id(self))):
             return
         self._set_buffer(storage.device_zeros(self.shape, self.dtype, self.device))
         self.mark_init()

@@ -178,11 +178,12 @@ def record(step: Callable[[], None], arrays: Iterable[Any], geometry: Iterable[A
     _capture._add(step, list(arrays), geometry, key)
 
 
-def deferred(device: Device, step: Callable[[], None], arrays: Iterable[Any]) -> bool:
-    """Record ``step`` if a capture is open on ``device`` (then the caller must not run it now)."""
+def deferred(device: Device, step: Callable[[], None], arrays: Iterable[Any], key: Any = None) -> bool:
+    """Record ``step`` if a capture is open on ``device`` (then the caller must not run it now);
+    ``key`` as for :func:`record`."""
     if not recording(device):
         return False
-    record(step, arrays)
+    record(step, arrays, key=key)
     return True
 
 

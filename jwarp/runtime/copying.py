@@ -128,7 +128,8 @@ def copy_elements(dest: Any, src: Any, dest_offset: Any = 0, src_offset: Any = 0
             )
         _check_element_sizes(dest, src)
 
-    if capture.deferred(dest.device, lambda: copy_elements(dest, src, dest_offset, src_offset, count), [dest, src]):
+    if capture.deferred(dest.device, lambda: copy_elements(dest, src, dest_offset, src_offset, count), [dest, src],
+                        key=("copy", id(dest), id(src), dest_offset, src_offset, count)):
         return
 
     same_dtype = types_equal(dest.dtype, src.dtype)  # (vec3 and vector(length=3, dtype=float32) alike)

@@ -155,7 +155,8 @@ class HashGrid(handles.Registered):
         written = [self._point_ids, self._point_groups, self._cell_starts, self._cell_ends, self._grid_rows,
                    self._doubled]
         if not capture.deferred(self.device, lambda: self._bucket(points, groups, inv),
-                                [points, *written, *([groups] if groups is not None else [])]):
+                                [points, *written, *([groups] if groups is not None else [])],
+                                key=("hash_grid_build", id(self), id(points), id(groups), float(inv))):
             self._bucket(points, groups, inv)
 
     def _bucket(self, points: array, groups: array | None, inv: Any) -> None:
