@@ -20,6 +20,13 @@ accumulators start at zero), each lane's slots are summed column by column (XLA 
 the body's loop) and the sums are added into the lanes. The work is about the number of
 candidates (plus the rounds some lanes of a group sit out), not their maximum times the lanes.
 
+A body that adds its terms only where a test on the data passes (``if d < r: f += force(...)``, or
+``f += kernel(...)`` where ``kernel`` returns a constant zero unless ``d < h``:
+:func:`jwarp.compiler.pair_analysis.guarded_accumulations`) runs *filtered* (:func:`lower_pairs`'s
+``sparse_blocks``): first only as far as its tests, recording for each pair whether it reaches an
+accumulation (:class:`jwarp.compiler.masks.Touched`; XLA drops the terms), then whole for those pairs
+only, one per lane at a time. Warp's DEM and SPH examples add a term for about one candidate in 20.
+
 Float sums are associated differently than in Warp (per lane: the sums of its rounds, added to the
 value before the loop), so results agree to rounding. Anything else keeps the masked while loop:
 ``break``/``continue``/``return``, array stores, ``print``, an atomic whose result is used, a body
