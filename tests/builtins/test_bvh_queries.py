@@ -226,3 +226,54 @@ def test_lanes_of_two_trees_match_brute_force():
         want.append((len(hits), int(hits.sum())))
     assert max(n for n, _ in want) > 32  # some lanes need several steps of the pass
     np.testing.assert_array_equal(out.numpy(), np.array(want))
+
+
+@wp.func
+def _weight(c: int, d: float):
+    x = float(c % 7) * 0.25 + d
+    return (1.0 - x) * (1.0 - x) * (1.0 + 2.0 * x) * wp.exp(-x) / (1.0 + x * x) + x * x * x
+
+
+@wp.kernel
+def guarded_sum(bvh: wp.uint64, lowers: wp.array(dtype=wp.vec3), uppers: wp.array(dtype=wp.vec3),
+                centers: wp.array(dtype=wp.vec3), limit: float, out: wp.array(dtype=wp.vec2)):
+    i = wp.tid()
+    mid = (lowers[i] + uppers[i]) * 0.5
+    n = float(0.0)
+    s = float(0.0)
+    for c in wp.bvh_query_aabb(bvh, lowers[i], uppers[i]):
+        d = wp.length(centers[c] - mid)
+        if d < limit:  # few results pass: the pass over pairs runs filtered
+            n += 1.0
+            s += _weight(c, d)
+    out[i] = wp.vec2(n, s)
+
+
+@pytest.mark.parametrize("most", [None, -1, 1000], ids=["as chosen", "unfiltered", "filtered"])
+def test_a_guarded_accumulation_over_several_steps_matches_brute_force(monkeypatch, most):
+    """BVH query loops take the filtered pass too, over a plan of several steps (results found a
+    step at a time): forced either way and as chosen, the sums match brute force."""
+    from jwarp.compiler import pair_loop
+    from jwarp.runtime.kernel import forget_compiled
+
+    if most is not None:
+        monkeypatch.setattr(pair_loop, "SPARSE_PER_ROUND", most)
+    forget_compiled()
+    lo, hi = _boxes(9, size=0.9)
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3))
+    qlo, qhi, expected = _queries(lo, hi)
+    centers = (lo + hi) * 0.5
+    mids = (qlo + qhi) * 0.5
+    limit = 0.6
+    out = wp.zeros(len(expected), dtype=wp.vec2)
+    queries = [wp.array(a, dtype=wp.vec3) for a in (qlo, qhi, centers)]
+    wp.launch(guarded_sum, dim=len(expected), inputs=[bvh.id, *queries, limit, out])
+    want = []
+    for m, hits in zip(mids, expected):
+        hits = np.array(sorted(hits), dtype=np.int64)
+        d = np.linalg.norm(centers[hits] - m, axis=1) if len(hits) else np.zeros(0)
+        near = d < limit
+        x = (hits[near] % 7) * 0.25 + d[near]
+        w = (1 - x) ** 2 * (1 + 2 * x) * np.exp(-x) / (1 + x * x) + x ** 3
+        want.append((near.sum(), w.sum()))
+    np.testing.assert_allclose(out.numpy(), np.array(want), rtol=1e-4, atol=1e-4)
