@@ -417,7 +417,7 @@ class array(ArrayArithmetic, ReadFlags):
         """Copy ``src`` (array, numpy, list) into this array; shapes must match."""
         copy_into = _SERVICES["copy_into"]
         others = [src] if isinstance(src, array) else []
-        if capture.deferred(self.device, lambda: copy_into(self, src), [self, *others]):
+        if capture.deferred(self.device, lambda: copy_into(self, src), [self, *others], key=("assign", self, src)):
             return
         copy_into(self, src)
 
@@ -425,13 +425,13 @@ class array(ArrayArithmetic, ReadFlags):
         """Set every element to ``value``."""
         if isinstance(self.dtype, StructType):
             elements = storage.struct_fill_storage(value, self.dtype)
-            if capture.deferred(self.device, lambda: self.fill_(value), [self]):
+            if capture.deferred(self.device, lambda: self.fill_(value), [self], key=("fill", self, value)):
                 return
             self._set_buffer(tuple(storage.device_full(self.shape, e, self.device) for e in elements))
             self.mark_init()
             return
         element = storage.fill_value_storage(value, self.dtype)
-        if capture.deferred(self.device, lambda: self.fill_(value), [self]):
+        if capture.deferred(self.device, lambda: self.fill_(value), [self], key=("fill", self, value)):
             return
         self._set_buffer(storage.device_full(self.shape, element, self.device))
         self.mark_init()

@@ -38,7 +38,7 @@ import jax
 
 from jwarp.lang import scalars
 from jwarp.runtime import handles, storage
-from jwarp.runtime.capture_loops import run_steps
+from jwarp.runtime.capture_loops import argument_key, run_steps
 from jwarp.runtime.deferred import flush as run_deferred_launches
 from jwarp.runtime.device import Device, get_device
 from jwarp.runtime.locking import exclusive
@@ -78,7 +78,7 @@ class Graph:
         for obj in geometry:
             self._geometry.setdefault(id(obj), obj)
         self._steps.append(step)
-        self._keys.append(step if key is None else key)  # (a step without a key repeats nothing)
+        self._keys.append(step if key is None else argument_key(key))  # (a step without a key repeats nothing)
 
     def roots(self) -> list:
         """The arrays a replay reads and writes now: the recorded ones, then the geometry objects'

@@ -60,16 +60,18 @@ def repeated_run(keys: Sequence[Any]) -> tuple[int, int, int] | None:
 def launch_key(kernel: Any, dim: Any, args: Sequence[Any], device: Any, options: tuple) -> tuple:
     """The key of a recorded launch (see the module docstring)."""
     return ("launch", kernel, tuple(dim) if isinstance(dim, (tuple, list)) else dim, device, options,
-            tuple(_argument_key(a) for a in args))
+            tuple(argument_key(a) for a in args))
 
 
-def _argument_key(value: Any) -> Any:
+def argument_key(value: Any) -> Any:
+    """A hashable key of an operation's operand: numbers and strings by value, tuples by their items'
+    keys, anything else (arrays, structs, lists) by identity (the recorded step keeps it alive)."""
     if isinstance(value, (bool, int, float, complex, str)) or value is None:
         return type(value), value
     if isinstance(value, np.generic):
         return type(value), value.item()
     if type(value) is tuple:
-        return tuple, tuple(_argument_key(v) for v in value)
+        return tuple, tuple(argument_key(v) for v in value)
     return "object", id(value)  # arrays, structs, lists...: the same object (kept alive by the step; a
     # replay reads its contents then)
 

@@ -131,10 +131,12 @@ def _grid_substeps(grid, x, rho, saved, substeps=6):
         wp.launch(_push, len(x), [x, rho, 0.01])
         wp.copy(saved, x)
         rho.zero_()
+        rho.fill_(0.25)
+        saved.assign(x)
 
 
 def test_grid_builds_copies_and_fills_repeat_too(monkeypatch):
-    """Substeps that rebuild a hash grid, copy and zero arrays besides their launches still repeat
+    """Substeps that rebuild a hash grid, copy, assign, fill and zero arrays besides their launches repeat
     (those operations have keys too): the replay loops and matches the operations run one by one."""
     monkeypatch.setattr(capture_loops, "LOOP_EQUATIONS", 0)
     looped = []
