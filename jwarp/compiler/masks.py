@@ -105,18 +105,24 @@ class Touched:
         return jnp.broadcast_to(jnp.asarray(True if self.mask is None else to_device_leaf(self.mask)), (n,))
 
 
-def added_term(stmt: Any, name: str) -> Any:
-    """The expression ``stmt`` adds to (or subtracts from) ``name``: ``e`` of ``name += e``,
-    ``name -= e``, ``name = name + e``, ``name = name - e`` or ``name = e + name``; else None."""
+def accumulation(stmt: Any) -> tuple[ast.Name, ast.expr, ast.Name | None] | None:
+    """``stmt`` as an accumulation: ``(target, term, self_reference)`` for ``v += e``, ``v -= e``,
+    ``v = v + e``, ``v = v - e`` or ``v = e + v`` (``self_reference``: the ``v`` read on the right,
+    None for the augmented forms); else None."""
     if (isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, (ast.Add, ast.Sub))
-            and isinstance(stmt.target, ast.Name) and stmt.target.id == name):
-        return stmt.value
+            and isinstance(stmt.target, ast.Name)):
+        return stmt.target, stmt.value, None
     if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-            and stmt.targets[0].id == name and isinstance(stmt.value, ast.BinOp)
-            and isinstance(stmt.value.op, (ast.Add, ast.Sub))):
-        left, right = stmt.value.left, stmt.value.right
-        if isinstance(left, ast.Name) and left.id == name:
-            return right
-        if isinstance(right, ast.Name) and right.id == name and isinstance(stmt.value.op, ast.Add):
-            return left
+            and isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, (ast.Add, ast.Sub))):
+        target, left, right = stmt.targets[0], stmt.value.left, stmt.value.right
+        if isinstance(left, ast.Name) and left.id == target.id:
+            return target, right, left
+        if isinstance(right, ast.Name) and right.id == target.id and isinstance(stmt.value.op, ast.Add):
+            return target, left, right
     return None
+
+
+def added_term(stmt: Any, name: str) -> Any:
+    """The expression ``stmt`` adds to (or subtracts from) ``name`` (see :func:`accumulation`), or None."""
+    parts = accumulation(stmt)
+    return parts[1] if parts is not None and parts[0].id == name else None

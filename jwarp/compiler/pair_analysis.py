@@ -21,7 +21,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any
 
 from jwarp.compiler.loop_carry import assigned_names
-from jwarp.compiler.masks import added_term
+from jwarp.compiler.masks import accumulation, added_term
 from jwarp.compiler.values import STATIC
 from jwarp.lang.arrays import ArrayType
 from jwarp.lang.tile_types import TileType
@@ -31,29 +31,19 @@ if TYPE_CHECKING:
 
 _ORDERED = frozenset({"print", "printf", "breakpoint", "volume_store", "atomic_cas", "atomic_exch"})
 
+
 def _accumulations(body: list[ast.stmt], names: set[str]) -> bool:
     """Every use of ``names`` in ``body`` is ``v += e``, ``v -= e``, ``v = v + e``, ``v = e + v``
     or ``v = v - e`` (``e`` without ``v``): each iteration adds a term of its own."""
     allowed: set[int] = set()
     for node in _walk(body):
-        target, other = None, None
-        if (isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.Sub))
-                and isinstance(node.target, ast.Name)):
-            target, other = node.target, node.value
-        elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-              and isinstance(node.value, ast.BinOp) and isinstance(node.value.op, (ast.Add, ast.Sub))):
-            left, right = node.value.left, node.value.right
-            name = node.targets[0].id
-            if isinstance(left, ast.Name) and left.id == name:
-                target, other = node.targets[0], right
-                allowed.add(id(left))
-            elif isinstance(right, ast.Name) and right.id == name and isinstance(node.value.op, ast.Add):
-                target, other = node.targets[0], left
-                allowed.add(id(right))
-        if target is not None and target.id in names:
-            if any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(other)):
-                return False
-            allowed.add(id(target))
+        parts = accumulation(node)
+        if parts is None or parts[0].id not in names:
+            continue
+        target, term, reference = parts
+        if any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(term)):
+            return False
+        allowed.update(id(n) for n in (target, reference) if n is not None)
     return all(id(n) in allowed for n in _walk(body) if isinstance(n, ast.Name) and n.id in names)
 
 
@@ -113,13 +103,18 @@ def _pure(body: list[ast.stmt], lookup, seen: set, returns: bool = False) -> boo
     return True
 
 
-def _pure_function(func: Any, seen: set) -> bool:
+def _function_def(func: Any) -> ast.FunctionDef | None:
+    """The parsed definition of a user function (None when its source cannot be read)."""
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
-    except (OSError, TypeError, SyntaxError):
-        return False
-    fdef = tree.body[0]
-    if not isinstance(fdef, ast.FunctionDef):
+        fdef = ast.parse(textwrap.dedent(inspect.getsource(func))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return None
+    return fdef if isinstance(fdef, ast.FunctionDef) else None
+
+
+def _pure_function(func: Any, seen: set) -> bool:
+    fdef = _function_def(func)
+    if fdef is None:
         return False
     closure = inspect.getclosurevars(func)
     scope = {**vars(builtins), **func.__globals__, **closure.nonlocals}
@@ -345,11 +340,8 @@ def _work(stmts: list[ast.stmt], lookup: Any, depth: int) -> int:
 
 
 def _function_body(func: Any) -> list[ast.stmt]:
-    try:
-        fdef = ast.parse(textwrap.dedent(inspect.getsource(func))).body[0]
-    except (OSError, TypeError, SyntaxError, IndexError):
-        return []
-    return fdef.body if isinstance(fdef, ast.FunctionDef) else []
+    fdef = _function_def(func)
+    return [] if fdef is None else fdef.body
 
 
 def static_lookup(lw: FunctionLowerer) -> Any:
