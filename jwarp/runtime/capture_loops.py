@@ -58,9 +58,8 @@ def repeated_run(keys: Sequence[Any]) -> tuple[int, int, int] | None:
 
 
 def launch_key(kernel: Any, dim: Any, args: Sequence[Any], device: Any, options: tuple) -> tuple:
-    """The key of a recorded launch (see the module docstring)."""
-    return ("launch", kernel, tuple(dim) if isinstance(dim, (tuple, list)) else dim, device, options,
-            tuple(argument_key(a) for a in args))
+    """The key of a recorded launch (see the module docstring; ``Graph`` applies :func:`argument_key`)."""
+    return "launch", kernel, tuple(dim) if isinstance(dim, (tuple, list)) else dim, device, options, tuple(args)
 
 
 def argument_key(value: Any) -> Any:
