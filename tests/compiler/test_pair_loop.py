@@ -125,11 +125,17 @@ def test_groups_of_lanes_with_very_different_counts(cell):
     n = wp.zeros(len(pts), dtype=int)
     s = wp.zeros(len(pts), dtype=wp.vec2)
     wp.launch(clustered_sums, dim=len(pts), inputs=[grid.id, x, h, n, s])
+    _check_sums(pts, h, n, s, lambda d: h - d)
+
+
+def _check_sums(pts, h, n, s, weight):
+    """``clustered_sums``/``filtered_sums`` against brute force: per lane (but every 7th, which skips the
+    loop) the count of points within ``h`` and the sums of ``weight(distance)`` and of ``index % 4``."""
     d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=-1)
     near = d < h
     near[np.arange(len(pts)) % 7 == 3] = False
     np.testing.assert_array_equal(n.numpy(), near.sum(axis=1))
-    expect = np.stack([np.where(near, h - d, 0.0).sum(axis=1), (near * (np.arange(len(pts)) % 4)).sum(axis=1)], -1)
+    expect = np.stack([np.where(near, weight(d), 0.0).sum(axis=1), (near * (np.arange(len(pts)) % 4)).sum(axis=1)], -1)
     np.testing.assert_allclose(s.numpy(), expect, rtol=1e-4, atol=1e-4)
 
 
@@ -223,14 +229,8 @@ def test_filtered_blocks_agree_with_brute_force(monkeypatch, most):
     n = wp.zeros(len(pts), dtype=int)
     s = wp.zeros(len(pts), dtype=wp.vec2)
     wp.launch(filtered_sums, dim=len(pts), inputs=[grid.id, x, h, n, s])
-    d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=-1)
-    near = d < h
-    near[np.arange(len(pts)) % 7 == 3] = False
-    np.testing.assert_array_equal(n.numpy(), near.sum(axis=1))
-    q = d / h
-    weight = ((1 - q) ** 2 * (1 + 2 * q) + 0.25 * q ** 3) * np.exp(-q) / (1 + q * q)
-    expect = np.stack([np.where(near, weight, 0.0).sum(axis=1), (near * (np.arange(len(pts)) % 4)).sum(axis=1)], -1)
-    np.testing.assert_allclose(s.numpy(), expect, rtol=1e-4, atol=1e-4)
+    _check_sums(pts, h, n, s, lambda d: ((1 - d / h) ** 2 * (1 + 2 * d / h) + 0.25 * (d / h) ** 3)
+                * np.exp(-d / h) / (1 + (d / h) ** 2))
 
 
 _HEAVY = "a[i] * b[j] * (c - e) * (g - k) / m + q[i] * q[j] - w[i]"  # 18 operations
