@@ -15,7 +15,9 @@ and with only bitwise operations and constant shifts (which vectorise without AV
 
 Each step reads one row of a per-launch table (:func:`node_rows`): for an internal node the boxes
 of both children, for a leaf its primitive's data and index; the query's arithmetic then
-vectorises over the lanes (see :mod:`jwarp.builtins.lane_pool`).
+vectorises over the lanes (see :mod:`jwarp.builtins.lane_pool`). In narrow pools a step goes down
+two levels (:func:`lookahead_stepper`: a node's box tests, then its nearer entered child's row),
+since there a step's cost is mostly fixed.
 
 Example (inside a builtin):
     >>> rows = node_rows(tree, face_count, leaf_data)  # doctest: +SKIP
@@ -44,6 +46,12 @@ _FLAG, _PRIM = 12, 13
 # 1240 / 980 ms with 4096 lanes (then 256), 125 / 737 ms with 256, 92 / 832 ms with 128; Warp 19 / 288 ms.
 _CHUNK = 8
 MAX_LEVELS = 30
+# pools at most this wide take two tree levels per step (:func:`lookahead_stepper`): their steps cost
+# mostly fixed per-step work. 1,000 sign-normal queries of Warp's `example_mesh` (pools of 64): 3.1 -> 2.8 ms a
+# launch (three levels 2.9, four 2.9); the 16k-triangle sphere (`bench_mesh_queries.py`, pools of 128 / 256),
+# closest point 4,096 queries 238 -> 204 ms, 65,536: 1,267 -> 1,021 ms, sign-normal 65,536: 2,038 -> 1,474 ms.
+# Wider ray pools lose a little (any-hit, 16,384 lanes: 21.7 -> 24.0 ms), so they keep one level a step.
+LOOKAHEAD_WIDTH = 256
 
 
 @lru_cache(maxsize=64)
@@ -136,11 +144,7 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
     ``state[key]`` is False; ``step(s, go, general)`` uses it when ``general`` (from
     :func:`needs_general`, once per chunk of steps) is False. ``update``, ``stop``: see
     :func:`walk_trail`."""
-    def running(s: dict) -> Any:
-        go = s["node"] > 0
-        if stop is None:
-            return go
-        return go & ~(stop(s) if callable(stop) else s[stop])
+    running = _running(stop)
 
     def gather(node: Any) -> Any:
         return gather_rows(rows, node)
@@ -195,9 +199,7 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
         down = where(hl & (~hr | near_left), node - half, node + half)
         trail = trail | where(hl & hr, height, 0)
         pop = run & ~(hl | hr)
-        deepest = trail & -trail  # the height bit of the nearest ancestor with a pending far child
-        # that far child: the ancestor's other child, on the side of the current node's bit flipped
-        far = ((node ^ deepest) & -deepest) | jnp.right_shift(deepest, 1)
+        far, popped = _pop(node, trail)
         out = dict(s)
         if update is not None:
             out.update(value)
@@ -206,7 +208,121 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
             out[best] = where(better, value, s[best])
             out[best_prim] = where(better, node, s[best_prim])  # the leaf's slot (see walk_trail)
         out["node"] = where(pop, far, where(hl | hr, down, node))  # far is 0 when nothing is pending
-        out["trail"] = where(pop, trail ^ deepest, trail)
+        out["trail"] = where(pop, popped, trail)
+        return out
+
+    return running, step
+
+
+def _running(stop: str | Callable | None) -> Callable[[dict], Any]:
+    """Which lanes still walk: those on a node (slot 0: done) that ``stop`` (see :func:`walk_trail`)
+    has not ended."""
+    def running(s: dict) -> Any:
+        go = s["node"] > 0
+        if stop is None:
+            return go
+        return go & ~(stop(s) if callable(stop) else s[stop])
+    return running
+
+
+def _pop(node: Any, trail: Any) -> tuple[Any, Any]:
+    """``(slot, trail)`` after a pop from ``node``: the lowest trail bit is the height bit of the
+    nearest ancestor with a pending far child; that child is the ancestor's other child, on the side
+    of the node's bit flipped (slot 0 when nothing is pending)."""
+    deepest = trail & -trail
+    return ((node ^ deepest) & -deepest) | jnp.right_shift(deepest, 1), trail ^ deepest
+
+
+def _code(*bits: Any) -> Any:
+    """Boolean lane arrays as the bits of one int32 lane array (bit k: ``bits[k]``)."""
+    return sum(b.astype(jnp.int32) << k for k, b in enumerate(bits))
+
+
+def _bits(code: Any, count: int) -> tuple:
+    return tuple((code >> k) & 1 != 0 for k in range(count))
+
+
+def lookahead_stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = "t",
+                      best_prim: str | None = "face", fast: tuple | None = None, update: Callable | None = None,
+                      stop: str | Callable | None = None, levels: int = 2) -> tuple:
+    """:func:`stepper` taking up to ``levels`` tree levels a step: a lane on an internal node tests
+    its children's boxes and goes to the nearer entered child, whose row it then reads in the same
+    step (testing its children's boxes in turn, or scoring it when it is a leaf); a lane on a leaf,
+    or one that enters nothing, stops going down and pops (after scoring the leaf). Each level
+    before the last reads a row and runs only the box tests; the last one also scores a leaf.
+
+    The visits are those of :func:`stepper`, in the same order: no leaf is scored between a node
+    and its child, so both see the same best value, and a lane that scores a leaf takes the pop
+    the single step would take next. Steps of narrow pools cost mostly fixed work per step, so
+    fewer, longer steps pay there (see :data:`LOOKAHEAD_WIDTH`)."""
+    running = _running(stop)
+
+    def gather(node: Any) -> Any:
+        return gather_rows(rows, node)
+
+    def entered(s: dict, row: Any, inner: Any, enter: Callable) -> tuple:
+        """(left entered, right entered, go left) for the lanes ``inner`` on an internal row."""
+        cols = tuple(row[:, k] for k in range(12))
+        (hl, kl), (hr, kr) = enter(s, cols[0:3], cols[3:6]), enter(s, cols[6:9], cols[9:12])
+        hl, hr = inner & hl, inner & hr
+        return hl, hr, hl & (~hr | (kl < kr))
+
+    def ahead(s: dict, row: Any, live: Any, enter: Callable = enter) -> Any:
+        """A row before the last level: bit 0 a leaf, bits 1-3 :func:`entered`."""
+        leaf = live & _is_leaf(row)
+        return _code(leaf, *entered(s, row, live & ~leaf, enter))
+
+    def last(s: dict, row: Any, live: Any, enter: Callable = enter) -> tuple:
+        """The last level's row: (bits 0-2 :func:`entered`, the leaf's new state fields) or, for a
+        ``candidate`` walk, one lane array as :func:`stepper`'s: the leaf's value (``>= 0``) or
+        ``-1 - code`` (a lane stands on a leaf or on an internal node, never both)."""
+        leaf = live & _is_leaf(row)
+        prim = lax.bitcast_convert_type(row[:, _PRIM], jnp.int32)
+        cols = tuple(row[:, k] for k in range(12))
+        code = _code(*entered(s, row, live & ~leaf, enter))
+        if update is not None:
+            return code, {k: where(leaf, v, s[k]) for k, v in update(s, prim, cols).items()}
+        return where(leaf, candidate(s, prim, cols), (-1 - code).astype(jnp.float32))
+
+    def step(s: dict, go: Any, general: Any = None) -> dict:
+        if fast is not None and general is None:
+            general = needs_general(fast[1])(s)
+
+        def apart(fn: Callable, *args: Any) -> Any:
+            if fast is None:
+                return barrier(go, fn, *args)
+            return lax.cond(general, fn, partial(fn, enter=fast[0]), *args)  # a conditional is a barrier too
+
+        run = running(s)
+        at, trail = s["node"], s["trail"]
+        live, at_leaf = run, jnp.zeros_like(run)  # lanes still going down; lanes standing on a leaf
+        for _ in range(levels - 1):
+            leaf, hl, hr, left = _bits(apart(ahead, s, barrier(go, gather, at), live), 4)
+            height = at & -at
+            half = jnp.right_shift(height, 1)
+            trail = trail | where(hl & hr, height, 0)
+            down = hl | hr
+            at = where(down, where(left, at - half, at + half), at)
+            at_leaf, live = at_leaf | leaf, live & down
+        result = apart(last, s, barrier(go, gather, at), live | at_leaf)
+        if update is None:
+            code, value = where(result < 0, (-1.0 - result).astype(jnp.int32), 0), where(result < 0, jnp.inf, result)
+        else:
+            code, value = result
+        hl, hr, left = _bits(code, 3)
+        height = at & -at
+        half = jnp.right_shift(height, 1)
+        far, popped = _pop(at, trail)  # a lane that goes no deeper pops from where it stands
+        deeper = hl | hr
+        out = dict(s)
+        if update is not None:
+            out.update(value)
+        else:
+            better = value < s[best]
+            out[best] = where(better, value, s[best])
+            out[best_prim] = where(better, at, s[best_prim])  # the leaf's slot (see walk_trail)
+        out["node"] = where(run, where(deeper, where(left, at - half, at + half), far), s["node"])
+        out["trail"] = where(run, where(deeper, trail | where(hl & hr, height, 0), popped), s["trail"])
         return out
 
     return running, step
@@ -258,7 +374,7 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
                fast: tuple | None = None, derive: Callable[[Any], dict] | None = None,
                update: Callable[[dict, Any, tuple], dict] | None = None, changes: tuple = (),
                stop: str | Callable[[dict], Any] | None = None, pool: int | None = None,
-               leaf_columns: dict | None = None) -> dict:
+               leaf_columns: dict | None = None, levels: int | None = None) -> dict:
     """Closest-primitive search over the rows of :func:`node_rows` (see the module docstring),
     nearest child first.
 
@@ -279,7 +395,9 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     :func:`jwarp.builtins.lane_pool.pooled_loop`; default :func:`jwarp.builtins.lane_pool.uneven_width`).
     ``leaf_columns``: ``{name: column}``, leaf data columns of the best primitive's row returned as
     ``name`` (0 where none was found; searches with ``candidate`` only), read in the same gather as the
-    primitive. Returns the final state."""
+    primitive. ``levels``: tree levels a step may go down (:func:`lookahead_stepper`; default 2 for
+    pools of at most :data:`LOOKAHEAD_WIDTH` lanes, else 1); the result does not depend on it.
+    Returns the final state."""
     shape = active.shape
     # inputs given as scalars are the same for every lane: they stay out of the pool's lane data
     kept = (best, best_prim) + tuple(changes)
@@ -295,12 +413,17 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     scratch = {"node": ((), jnp.int32, root_slot(count)), "trail": ((), jnp.int32, 0)}
     if update is None and (candidate is None or best_prim is None):
         raise ValueError("walk_trail: a search without update needs candidate and best_prim")
-    running, step = stepper(rows, enter, candidate, best, best_prim, fast, update, stop)
+    width = uneven_width(int(active.size)) if pool is None else pool
+    if levels is None:
+        levels = 2 if width <= LOOKAHEAD_WIDTH else 1
+    if levels > 1:
+        running, step = lookahead_stepper(rows, enter, candidate, best, best_prim, fast, update, stop, levels)
+    else:
+        running, step = stepper(rows, enter, candidate, best, best_prim, fast, update, stop)
     if update is None:  # the walk keeps the best leaf's slot (0: none), its primitive is read at the end
         initial = flat[best_prim]
         flat[best_prim] = jnp.zeros_like(initial)
     outputs = (best,) + ((best_prim,) if best_prim is not None else ()) + tuple(changes)
-    width = uneven_width(int(active.size)) if pool is None else pool
     lanes = active.reshape(-1)
     if count > 1:  # lanes that enter neither child of the root are done before the pool
         lanes = lanes & _enter_root(rows, count, flat, enter, derive)
@@ -319,5 +442,5 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     return {k: v.reshape(shape) for k, v in out.items()}
 
 
-__all__ = ["MAX_LEVELS", "heap_order", "inorder_order", "needs_general", "node_rows", "root_slot", "stepper",
-           "supported", "walk_trail"]
+__all__ = ["LOOKAHEAD_WIDTH", "MAX_LEVELS", "heap_order", "inorder_order", "lookahead_stepper", "needs_general",
+           "node_rows", "root_slot", "stepper", "supported", "walk_trail"]

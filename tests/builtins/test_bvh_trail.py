@@ -118,3 +118,85 @@ def test_walk_trail_over_a_refilled_pool_finds_the_nearest_hit(parallel):
     np.testing.assert_array_equal(t[~found], 10.0)
     unique = found & ((t_all == best[:, None]).sum(axis=1) == 1)
     np.testing.assert_array_equal(face[unique], t_all[unique].argmin(axis=1))
+
+
+LIMIT = 9.0  # the squared distance within which the walks look
+
+
+def _corner_walks(levels, stop_after=None):
+    """Nearest first corners of faces around a unit sphere to points (some at its centre, where every
+    face is at a similar distance: long walks), walked with ``levels`` tree levels a step in refilled
+    pools of 64: (best squared distance, face) of a candidate walk, and of an update walk that also
+    hashes the sequence of leaves it scores (and, with ``stop_after``, stops after that many).
+    Coordinates are multiples of 1/16, so every distance is exact (no rounding for XLA's fused
+    multiply-adds to change) and the walks can be compared bit for bit; ties between faces are common."""
+    rng = np.random.default_rng(5)
+    faces = 400
+    centre = rng.normal(size=(faces, 1, 3))
+    centre /= np.linalg.norm(centre, axis=2, keepdims=True)
+    corners = centre + rng.normal(size=(faces, 3, 3)) * 0.1
+    corners = corners / np.linalg.norm(corners, axis=2, keepdims=True)
+    corners = (np.round(corners * 16) / 16).astype(np.float32)
+    tree = bvh_build.build(corners.min(1), corners.max(1))
+    n = 3000
+    points = rng.random((n, 3)) * 3 - 1.5
+    points[::5] *= 0.1  # near the centre
+    points[::11] *= 6.0  # beyond the limit: nothing found
+    points = (np.round(points * 16) / 16).astype(np.float32)
+    flat = jnp.asarray(corners.reshape(faces, 9))
+
+    def near(s, lower, upper):
+        d = tm.distance_to_box_sq((s["px"], s["py"], s["pz"]), lower, upper)
+        return d <= s["best"], d
+
+    def distance(s, cols):
+        d = tm.sub(cols[0:3], (s["px"], s["py"], s["pz"]))
+        return tm.dot(d, d)
+
+    def update(s, prim, cols):
+        d = distance(s, cols)
+        better = d < s["best"]
+        return {"best": jnp.where(better, d, s["best"]), "face": jnp.where(better, prim, s["face"]),
+                "hash": s["hash"] * 1000003 + prim + 1, "count": s["count"] + 1}
+
+    def run(bounds, links, p):
+        rows = node_rows(Tree(bounds, links, int(links.shape[0])), faces, lambda q: list(flat[q].T))
+        state = {"best": jnp.full((n,), LIMIT, jnp.float32), "face": jnp.zeros((n,), jnp.int32),
+                 "px": p[:, 0], "py": p[:, 1], "pz": p[:, 2]}
+        active = jnp.arange(n) % 7 != 3
+        found = walk_trail(rows, faces, state, active, near, lambda s, prim, cols: distance(s, cols), best="best",
+                           pool=64, levels=levels)
+        state = dict(state, hash=jnp.zeros((n,), jnp.int32), count=jnp.zeros((n,), jnp.int32))
+        stop = None if stop_after is None else (lambda s: s["count"] >= stop_after)
+        seen = walk_trail(rows, faces, state, active, near, None, best="best", update=update,
+                          changes=("hash", "count"), stop=stop, pool=64, levels=levels)
+        return found["best"], found["face"], seen["best"], seen["face"], seen["hash"], seen["count"]
+
+    # the tree's boxes are the corners' exact minima and maxima
+    out = jax.jit(run)(jnp.asarray(tree.bounds), jnp.asarray(tree.links), jnp.asarray(points))
+    return [np.asarray(x) for x in out], corners, points
+
+
+@pytest.mark.parametrize("stop_after", [None, 3])
+def test_lookahead_steps_visit_the_same_leaves_in_the_same_order(stop_after):
+    """Walks taking one, two or three tree levels a step score the same leaves in the same order (a
+    hash of the sequence), find the same faces (ties: the first visited), and the same distances as
+    testing every face."""
+    (best, face, best_u, face_u, hashed, count), corners, points = _corner_walks(1, stop_after)
+    assert (count == 0).sum() > 100  # lanes that score nothing
+    assert count.max() > 50 if stop_after is None else count.max() == stop_after  # long walks, or stopped ones
+    for levels in (2, 3):
+        again, _, _ = _corner_walks(levels, stop_after)
+        for x, y in zip((best, face, best_u, face_u, hashed, count), again):
+            np.testing.assert_array_equal(x, y)
+    if stop_after is None:
+        d2 = ((points[:, None, :] - corners[None, :, 0, :]) ** 2).sum(-1)  # exact in float32
+        active = np.arange(len(points)) % 7 != 3
+        nearest = d2.min(1)
+        within = active & (nearest < LIMIT)
+        np.testing.assert_array_equal(best[within], nearest[within])
+        np.testing.assert_array_equal(best[~within & active], LIMIT)
+        assert np.all(d2[within, face[within]] == nearest[within])  # a nearest face (ties: see above)
+        tied = within & ((d2 == nearest[:, None]).sum(1) > 1)
+        assert tied.sum() > 50
+        np.testing.assert_array_equal(face_u, face)

@@ -18,11 +18,14 @@ def neighbours(grid: wp.uint64, radius: float, points: wp.array(dtype=wp.vec3), 
 
 
 @wp.kernel
-def closest(mesh: wp.uint64, queries: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec3)):
+def closest(mesh: wp.uint64, queries: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    """The distance to the closest point (not the point: in this soup of random faces two faces can lie
+    within float32 rounding of the same distance, and which one wins depends on the rounding; XLA
+    contracts multiply-adds where Warp's CPU build does not)."""
     i = wp.tid()
     q = wp.mesh_query_point_no_sign(mesh, queries[i], 10.0)
     if q.result:
-        out[i] = wp.mesh_eval_position(mesh, q.face, q.u, q.v)
+        out[i] = wp.length(wp.mesh_eval_position(mesh, q.face, q.u, q.v) - queries[i])
 
 
 def run():
@@ -64,7 +67,7 @@ def run():
     mesh_points = wp.array(verts, dtype=wp.vec3)
     mesh = wp.Mesh(points=mesh_points, indices=wp.array(faces.reshape(-1), dtype=int))
     queries = wp.array((rng.random((50, 3)) * 3.0 - 1.5).astype(np.float32), dtype=wp.vec3)
-    found = wp.zeros(50, dtype=wp.vec3)
+    found = wp.zeros(50, dtype=float)
     with wp.ScopedCapture(force_module_load=False) as capture:
         wp.launch(closest, 50, inputs=[mesh.id, queries], outputs=[found])
     wp.capture_launch(capture.graph)
