@@ -48,8 +48,9 @@ _CHUNK = 8
 MAX_LEVELS = 30
 # pools at most this wide take two tree levels per step (:func:`lookahead_stepper`): their steps cost
 # mostly fixed per-step work. 1,000 sign-normal queries of Warp's `example_mesh` (pools of 64): 3.1 -> 2.8 ms a
-# launch (three levels 2.9, four 2.9); the 16k-triangle sphere (`bench_mesh_queries.py`, pools of 128 / 256),
-# closest point 4,096 queries 238 -> 204 ms, 65,536: 1,267 -> 1,021 ms, sign-normal 65,536: 2,038 -> 1,474 ms.
+# launch (three levels 2.9, four 2.9); the 16k-triangle sphere (`bench_mesh_queries.py`, pools of 128 / 256,
+# noisy): closest point 4,096 queries 161-238 -> 144-204 ms, 65,536 about 1,200 -> 1,075 ms, sign-normal
+# 65,536 2,038-2,601 -> 1,474-1,621 ms, 4,096 unchanged (docs/performance.md, twenty-ninth session).
 # Wider ray pools lose a little (any-hit, 16,384 lanes: 21.7 -> 24.0 ms), so they keep one level a step.
 LOOKAHEAD_WIDTH = 256
 
