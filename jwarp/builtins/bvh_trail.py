@@ -17,7 +17,9 @@ Each step reads one row of a per-launch table (:func:`node_rows`): for an intern
 of both children, for a leaf its primitive's data and index; the query's arithmetic then
 vectorises over the lanes (see :mod:`jwarp.builtins.lane_pool`). In narrow pools a step goes down
 two levels (:func:`lookahead_stepper`: a node's box tests, then its nearer entered child's row),
-since there a step's cost is mostly fixed.
+since there a step's cost is mostly fixed. Closest-primitive walks can share their pending subtrees
+with idle pool slots (:func:`sharing`): a lane's *order key* (the far children it stands in) ranks
+its leaves in visiting order, so the pieces' results merge into what one walk finds, ties included.
 
 Example (inside a builtin):
     >>> rows = node_rows(tree, face_count, leaf_data)  # doctest: +SKIP
@@ -34,8 +36,8 @@ import numpy as np
 from jax import lax
 
 from jwarp.builtins.bvh_walk import Tree, gather_rows
-from jwarp.builtins.lane_pool import barrier, pooled_loop, uneven_width
-from jwarp.compiler.selects import where
+from jwarp.builtins.lane_pool import Sharing, barrier, pooled_loop, uneven_width
+from jwarp.compiler.selects import clip, where
 
 # columns of a row: 12 for two child boxes (or up to 12 of leaf data), then the leaf flag and the
 # primitive index (bit pattern of an int32); padded to 16 floats (one 64-byte cache line)
@@ -208,6 +210,10 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
             better = value < s[best]
             out[best] = where(better, value, s[best])
             out[best_prim] = where(better, node, s[best_prim])  # the leaf's slot (see walk_trail)
+            if "far" in s:
+                out["rank"] = where(better, s["far"], s["rank"])
+        if "far" in s:
+            out["far"] = where(pop, _far_bits(s["far"], trail), s["far"])
         out["node"] = where(pop, far, where(hl | hr, down, node))  # far is 0 when nothing is pending
         out["trail"] = where(pop, popped, trail)
         return out
@@ -232,6 +238,57 @@ def _pop(node: Any, trail: Any) -> tuple[Any, Any]:
     of the node's bit flipped (slot 0 when nothing is pending)."""
     deepest = trail & -trail
     return ((node ^ deepest) & -deepest) | jnp.right_shift(deepest, 1), trail ^ deepest
+
+
+def _far_bits(far: Any, trail: Any) -> Any:
+    """A lane's *order key* after a pop with ``trail``: bit ``h`` is set where the lane stands in the
+    far (second visited) child of its ancestor of height bit ``h``, so keys grow in visiting order
+    (the root's choice is the highest bit). The pop moves to the far child of the ancestor of the
+    lowest trail bit: that bit is set and the bits below it cleared."""
+    deepest = trail & -trail
+    return (far & -(deepest << 1)) | deepest
+
+
+def _highest_bit(x: Any) -> Any:
+    """The highest set bit of positive int32 lanes (0 for 0)."""
+    return where(x > 0, jnp.left_shift(jnp.int32(1), 31 - lax.clz(jnp.maximum(x, 1))), 0)
+
+
+def sharing(best: str, best_prim: str) -> Sharing:
+    """:class:`jwarp.builtins.lane_pool.Sharing` for a ``candidate`` walk whose state carries the order
+    key ``far`` (see :func:`_far_bits`) and ``rank`` (the key of the best leaf): a running lane
+    with pending subtrees gives away the shallowest one, the last it would visit, to an idle slot,
+    which walks it from the lane's best value so far. The pieces' results merge by (value, rank):
+    the smallest value, ties to the leaf visited first in the whole walk's order, as one lane would
+    find it (a piece prunes with a larger bound than the whole walk would at that point, so it visits
+    more nodes, never fewer of those that hold the smallest value)."""
+    def give(pool: Any) -> tuple:
+        node, trail, far = pool["node"], pool["trail"], pool["far"]
+        top = _highest_bit(trail)
+        piece = {"node": ((node ^ top) & -top) | jnp.right_shift(top, 1), "trail": jnp.zeros_like(trail),
+                 "far": (far & -(top << 1)) | top, best_prim: jnp.zeros_like(pool[best_prim]),
+                 "rank": jnp.full_like(pool["rank"], _NO_RANK)}
+        return (node > 0) & (trail != 0), piece, {"trail": trail ^ top}
+
+    def merge(home: dict, rows: Any, values: dict) -> dict:
+        # only the rows written are read and written (a refill's pool, not the launch's lanes)
+        n = home[best].shape[0]
+        valid, at = rows < n, clip(rows, 0, n - 1)
+        before = home[best][at]
+        value = home[best].at[rows].min(values[best], mode="drop")
+        after = value[at]
+        ties = valid & (values[best] == after)
+        kept = where(after < before, _NO_RANK, home["rank"][at])  # a better value drops the old rank
+        rank = home["rank"].at[rows].set(kept, mode="drop").at[rows].min(where(ties, values["rank"], _NO_RANK),
+                                                                          mode="drop")
+        won = ties & (values["rank"] == rank[at])
+        prim = home[best_prim].at[where(won, rows, n)].set(values[best_prim], mode="drop")
+        return {best: value, "rank": rank, best_prim: prim}
+
+    return Sharing(give, merge)
+
+
+_NO_RANK = np.iinfo(np.int32).max
 
 
 def _code(*bits: Any) -> Any:
@@ -322,6 +379,10 @@ def lookahead_stepper(rows: Any, enter: Callable, candidate: Callable | None, be
             better = value < s[best]
             out[best] = where(better, value, s[best])
             out[best_prim] = where(better, at, s[best_prim])  # the leaf's slot (see walk_trail)
+            if "far" in s:
+                out["rank"] = where(better, s["far"], s["rank"])
+        if "far" in s:
+            out["far"] = where(run & ~deeper, _far_bits(s["far"], trail), s["far"])
         out["node"] = where(run, where(deeper, where(left, at - half, at + half), far), s["node"])
         out["trail"] = where(run, where(deeper, trail | where(hl & hr, height, 0), popped), s["trail"])
         return out
@@ -375,7 +436,7 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
                fast: tuple | None = None, derive: Callable[[Any], dict] | None = None,
                update: Callable[[dict, Any, tuple], dict] | None = None, changes: tuple = (),
                stop: str | Callable[[dict], Any] | None = None, pool: int | None = None,
-               leaf_columns: dict | None = None, levels: int | None = None) -> dict:
+               leaf_columns: dict | None = None, levels: int | None = None, share: bool = False) -> dict:
     """Closest-primitive search over the rows of :func:`node_rows` (see the module docstring),
     nearest child first.
 
@@ -398,7 +459,9 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     ``name`` (0 where none was found; searches with ``candidate`` only), read in the same gather as the
     primitive. ``levels``: tree levels a step may go down (:func:`lookahead_stepper`; default 2 for
     pools of at most :data:`LOOKAHEAD_WIDTH` lanes, else 1); the result does not depend on it.
-    Returns the final state."""
+    ``share``: once no lane waits, idle pool slots take the pending subtrees of running lanes
+    (:func:`sharing`; ``candidate`` walks without ``stop``): a few long walks then run on many
+    lanes. Returns the final state."""
     shape = active.shape
     # inputs given as scalars are the same for every lane: they stay out of the pool's lane data
     kept = (best, best_prim) + tuple(changes)
@@ -425,10 +488,18 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
         initial = flat[best_prim]
         flat[best_prim] = jnp.zeros_like(initial)
     outputs = (best,) + ((best_prim,) if best_prim is not None else ()) + tuple(changes)
+    shared = None
+    if share:
+        if update is not None or stop is not None or changes:
+            raise ValueError("walk_trail: share needs a candidate walk without stop or changes")
+        scratch["far"] = ((), jnp.int32, 0)
+        flat["rank"] = jnp.full(flat[best].shape, _NO_RANK, jnp.int32)
+        outputs += ("rank",)
+        shared = sharing(best, best_prim)
     lanes = active.reshape(-1)
     if count > 1:  # lanes that enter neither child of the root are done before the pool
         lanes = lanes & _enter_root(rows, count, flat, enter, derive)
-    out = pooled_loop(flat, lanes, running, step, width=width, chunk=_CHUNK, scratch=scratch,
+    out = pooled_loop(flat, lanes, running, step, width=width, chunk=_CHUNK, scratch=scratch, sharing=shared,
                       outputs=outputs, derive=derive, pack_inputs=True,
                       hint=None if fast is None else needs_general(fast[1], running))
     if update is None:
@@ -440,8 +511,9 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
         out.update({k: where(slot > 0, picked[:, 1 + j], 0.0) for j, k in enumerate(names)})
     elif leaf_columns:
         raise ValueError("walk_trail: leaf_columns needs a search with candidate")
+    out.pop("rank", None)
     return {k: v.reshape(shape) for k, v in out.items()}
 
 
 __all__ = ["LOOKAHEAD_WIDTH", "MAX_LEVELS", "heap_order", "inorder_order", "lookahead_stepper", "needs_general",
-           "node_rows", "root_slot", "stepper", "supported", "walk_trail"]
+           "node_rows", "root_slot", "sharing", "stepper", "supported", "walk_trail"]

@@ -17,6 +17,10 @@ the gathers); a step must not change them (state that changes in the pool withou
 back belongs in ``scratch``). Opt-in (``pack_inputs``): walks whose steps read few inputs gain
 nothing from it. Outputs are packed into one row per launch lane when there are several.
 
+Once no lane waits, a pool's idle slots can take pieces of its running lanes' work (:class:`Sharing`:
+the pending subtrees of a tree walk), so that a few long lanes do not keep a mostly idle pool
+stepping; the pieces' results merge at write-back.
+
 :func:`barrier` evaluates a function in its own XLA computation. XLA:CPU fuses gathers into the
 arithmetic that reads them, and a fusion containing a gather is not vectorised; it also
 duplicates cheap arithmetic into every fusion that uses it. Gathering (or computing a few
@@ -35,7 +39,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -172,6 +176,8 @@ class Lanes(Mapping):
         if key in self.arrays:
             return self.arrays[key]
         if key not in self._cut:
+            if key not in self.names:
+                raise KeyError(key)
             j = self.names.index(key)
             col, dtype = self.packed[j], self.dtypes[j]
             if dtype == jnp.int32:
@@ -226,10 +232,49 @@ def _scatter(home: dict, rows: Any, values: dict) -> dict:
     return {k: home[k].at[rows].set(values[k], mode="drop") for k in home}
 
 
+class Sharing(NamedTuple):
+    """How a pooled loop hands work of running lanes to idle pool slots once no lane waits.
+
+    ``give(pool)``: ``(donors, piece, kept)`` for every pool slot (the pool as ``step`` sees it):
+    which running lanes have work to give, the state fields of the piece a donor gives away (the
+    other fields are copied from the donor: its inputs, its launch lane), and the donor's fields
+    after giving it. ``merge(home, rows, values)``: the launch lanes' outputs ``home`` combined with
+    the outputs ``values`` of finished pool slots for the launch lanes ``rows`` (``len(home)``:
+    none); several pieces of one lane finish at different times, in any order."""
+
+    give: Callable[[Any], tuple]
+    merge: Callable[[dict, Any, dict], dict]
+
+
+def _share(pool: dict, give: Callable[[Any], tuple], view: Callable[[dict], Any]) -> dict:
+    """``pool`` with its idle slots (not ``__valid``) holding pieces of its donors' work: the k-th
+    idle slot takes a piece of the k-th donor."""
+    width = pool["__valid"].shape[0]
+    idle = ~pool["__valid"]
+    donors, piece, kept = give(view(pool))
+    donors = donors & pool["__valid"]
+    slot_rank, donor_rank = _free_ranks(idle) - 1, _free_ranks(donors) - 1
+    hosts = idle & (slot_rank < jnp.sum(donors, dtype=jnp.int32))
+    gives = donors & (donor_rank < jnp.sum(idle, dtype=jnp.int32))
+    source = jnp.nonzero(donors, size=width, fill_value=0)[0][clip(slot_rank, 0, width - 1)]
+    out = {}
+    for k, v in pool.items():
+        if k == "__in":  # lane-minor inputs
+            out[k] = where(hosts[None, :], v[:, source], v)
+            continue
+        mask = hosts.reshape(hosts.shape + (1,) * (v.ndim - 1))
+        taken = (piece[k] if k in piece else v)[source]
+        own = where(gives.reshape(mask.shape), kept[k], v) if k in kept else v
+        out[k] = where(mask, taken, own)
+    out["__valid"] = pool["__valid"] | hosts
+    return out
+
+
 def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: Step, width: int = 4096,
                 chunk: int = 4, scratch: dict | None = None, smallest: int = SMALLEST, outputs: tuple | None = None,
                 shrink: int = SHRINK, derive: Callable[[Any], dict] | None = None,
-                hint: Callable[[Any], Any] | None = None, pack_inputs: bool = False) -> dict:
+                hint: Callable[[Any], Any] | None = None, pack_inputs: bool = False,
+                sharing: Sharing | None = None) -> dict:
     """Run ``step`` on every active lane until ``running`` says it is done; returns the final state.
 
     ``state``: lane arrays ``(n,)`` (or ``(n, ...)``); ``active``: ``(n,)`` bool (inactive lanes keep
@@ -245,7 +290,9 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
     are not returned. ``hint(pool)``: a scalar computed from the pool once per ``chunk`` steps and
     passed to ``step`` as a third argument (e.g. whether any pooled lane needs a slower path).
     ``pack_inputs``: keep the read-only inputs packed (see the module docstring; the step then
-    sees a :class:`Lanes` mapping); otherwise they are separate pool arrays."""
+    sees a :class:`Lanes` mapping); otherwise they are separate pool arrays. ``sharing``: once no
+    lane waits, idle slots of a refilled pool take pieces of running lanes' work (see
+    :class:`Sharing`; the outputs must be few enough to stay unpacked)."""
     scratch = scratch or {}
     n = int(active.shape[0])
     if n == 0:
@@ -282,6 +329,9 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
     out_names = _packable(state, keys)
     if len(out_names) < _PACKED_OUTPUTS:
         out_names = ()
+    if sharing is not None and out_names:
+        raise ValueError("pooled_loop: sharing needs at most 3 outputs")
+    write = _scatter if sharing is None else sharing.merge
     # each input as its own contiguous float32 lane array, computed before the loop (the barrier keeps
     # XLA from recomputing a column's producer inside the refill's gather, where it would not vectorise)
     in_cols = lax.optimization_barrier(tuple(_as_word(state[k]) for k in in_names)) if in_names else ()
@@ -367,7 +417,7 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
         pool = steps(pool, go)
         done = pool["__valid"] & ~running(view(pool))
         rows = where(done, pool["__id"], n)
-        home = _scatter(home, rows, results_of(pool))  # in place (a barrier would copy home)
+        home = write(home, rows, results_of(pool))  # in place (a barrier would copy home)
         free = done | ~pool["__valid"]
         rank = _free_ranks(free) - 1
         slot = nxt + rank
@@ -385,6 +435,9 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
         pool2["__id"] = source
         pool2["__valid"] = take | (pool["__valid"] & ~done)
         nxt = jnp.minimum(nxt + jnp.sum(free, dtype=jnp.int32), total)
+        if sharing is not None:  # no lane waits and some slots idle: they take pieces of running lanes
+            pool2 = lax.cond((nxt >= total) & ~jnp.all(pool2["__valid"]),
+                             lambda p: _share(p, sharing.give, view), lambda p: p, pool2)
         return pool2, nxt, home
 
     pool, _, home = lax.while_loop(refill_cond, refill_body, (pool0, jnp.minimum(jnp.int32(w0), total), home))
@@ -408,7 +461,7 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
             pool = lax.while_loop(cond, lambda p: steps(p, jnp.sum(p["__valid"], dtype=jnp.int32) >= 0), pool)
         # write back every lane of this pool (running ones are written again by the next pool)
         rows = where(pool["__valid"], pool["__id"], n)
-        home = _scatter(home, rows, results_of(pool))
+        home = write(home, rows, results_of(pool))
     out = dict(state)
     out.update({k: v for k, v in home.items() if k != "__out"})
     if out_names:
@@ -416,4 +469,4 @@ def pooled_loop(state: dict, active: Any, running: Callable[[dict], Any], step: 
     return out
 
 
-__all__ = ["UNEVEN_WIDTH", "barrier", "gather_rows", "pooled_loop", "uneven_width"]
+__all__ = ["UNEVEN_WIDTH", "Sharing", "barrier", "gather_rows", "pooled_loop", "uneven_width"]

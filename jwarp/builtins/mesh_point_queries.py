@@ -141,7 +141,7 @@ def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthes
                 return where(cols[9] != 0, jnp.inf, tm.dot(d, d))
 
             return bvh_trail.walk_trail(rows, view.face_count, state, run, near, tested, best="best",
-                                        best_prim="face")
+                                        best_prim="face", share=True)
         return walk_nearest(view.tree, state, run, near, candidate, fetch=view.corners, depth=view.depth,
                             best="best", best_prim="face")
 

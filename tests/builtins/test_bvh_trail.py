@@ -123,7 +123,7 @@ def test_walk_trail_over_a_refilled_pool_finds_the_nearest_hit(parallel):
 LIMIT = 9.0  # the squared distance within which the walks look
 
 
-def _corner_walks(levels, stop_after=None):
+def _corner_walks(levels, stop_after=None, share=False, shared_corners=False):
     """Nearest first corners of faces around a unit sphere to points (some at its centre, where every
     face is at a similar distance: long walks), walked with ``levels`` tree levels a step in refilled
     pools of 64: (best squared distance, face) of a candidate walk, and of an update walk that also
@@ -137,6 +137,8 @@ def _corner_walks(levels, stop_after=None):
     corners = centre + rng.normal(size=(faces, 3, 3)) * 0.1
     corners = corners / np.linalg.norm(corners, axis=2, keepdims=True)
     corners = (np.round(corners * 16) / 16).astype(np.float32)
+    if shared_corners:  # first corners shared by faces far apart: ties between the pieces of a shared walk
+        corners[::2, 0] = np.round(corners[::2, 0] * 2) / 2
     tree = bvh_build.build(corners.min(1), corners.max(1))
     n = 3000
     points = rng.random((n, 3)) * 3 - 1.5
@@ -165,7 +167,7 @@ def _corner_walks(levels, stop_after=None):
                  "px": p[:, 0], "py": p[:, 1], "pz": p[:, 2]}
         active = jnp.arange(n) % 7 != 3
         found = walk_trail(rows, faces, state, active, near, lambda s, prim, cols: distance(s, cols), best="best",
-                           pool=64, levels=levels)
+                           pool=64, levels=levels, share=share)
         state = dict(state, hash=jnp.zeros((n,), jnp.int32), count=jnp.zeros((n,), jnp.int32))
         stop = None if stop_after is None else (lambda s: s["count"] >= stop_after)
         seen = walk_trail(rows, faces, state, active, near, None, best="best", update=update,
@@ -200,3 +202,15 @@ def test_lookahead_steps_visit_the_same_leaves_in_the_same_order(stop_after):
         tied = within & ((d2 == nearest[:, None]).sum(1) > 1)
         assert tied.sum() > 50
         np.testing.assert_array_equal(face_u, face)
+
+
+@pytest.mark.parametrize("levels", [1, 2])
+def test_shared_walks_find_what_one_lane_finds(levels):
+    """Idle pool slots that take pieces of long walks (``share``) find the same faces and distances as
+    walks that are not shared, ties included (the face visited first in one walk's order)."""
+    (best, face, *_), _, _ = _corner_walks(levels, shared_corners=True)
+    (best_s, face_s, *_), corners, points = _corner_walks(levels, share=True, shared_corners=True)
+    d2 = ((points[:, None, :] - corners[None, :, 0, :]) ** 2).sum(-1)
+    assert ((d2 == d2.min(1)[:, None]).sum(1) > 1).sum() > 1000  # lanes with tied faces
+    np.testing.assert_array_equal(best_s, best)
+    np.testing.assert_array_equal(face_s, face)

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jwarp.builtins import bvh_walk
-from jwarp.builtins.lane_pool import barrier, pooled_loop
+from jwarp.builtins.lane_pool import Sharing, barrier, pooled_loop
 from jwarp.runtime.geometry import bvh_build
 
 
@@ -123,3 +123,46 @@ def test_pooled_loop_rejects_a_step_that_changes_an_input():
         assert "'k'" in str(err)
     else:
         raise AssertionError("a changed input was accepted")
+
+
+def test_idle_slots_take_pieces_of_long_lanes():
+    """Sharing: each lane sums ``lo + (lo + 1) + ... + (hi - 1)``; a lane with more than 16 terms left
+    gives the upper half of its range to an idle slot, and the pieces' sums add up at write-back. A
+    few lanes are far longer than the rest (the tail that sharing spreads over the pool); inactive
+    lanes keep their state; the input ``scale`` travels with each piece."""
+    rng = np.random.default_rng(2)
+    n = 300
+    hi = rng.integers(0, 40, n).astype(np.int32)
+    hi[[3, 77, 200]] = [5000, 3000, 4000]
+    active = rng.random(n) > 0.1
+    scale = rng.integers(1, 4, n).astype(np.int32)
+    state = {"lo": jnp.zeros(n, jnp.int32), "hi": jnp.asarray(hi), "acc": jnp.zeros(n, jnp.int32),
+             "scale": jnp.asarray(scale)}
+
+    def step(s, go):
+        run = s["lo"] < s["hi"]
+        return dict(s, acc=s["acc"] + jnp.where(run, s["lo"] * s["scale"], 0), lo=s["lo"] + run.astype(jnp.int32))
+
+    def give(s):
+        mid = (s["lo"] + s["hi"]) // 2
+        return s["hi"] - s["lo"] > 16, {"lo": mid, "acc": jnp.zeros_like(mid)}, {"hi": mid}
+
+    def merge(home, rows, values):
+        return {"acc": home["acc"].at[rows].add(values["acc"], mode="drop"), "lo": home["lo"], "hi": home["hi"]}
+
+    steps = []
+
+    def run(st, act, sharing):
+        def counted(s, go):
+            jax.debug.callback(lambda: steps.append(1))
+            return step(s, go)
+        return pooled_loop(st, act, lambda s: s["lo"] < s["hi"], counted, width=64, chunk=4,
+                           outputs=("lo", "hi", "acc"), sharing=sharing)
+
+    out = jax.jit(run, static_argnums=2)(state, jnp.asarray(active), Sharing(give, merge))
+    shared_steps, steps[:] = len(steps), []
+    plain = jax.jit(run, static_argnums=2)(state, jnp.asarray(active), None)
+    expected = np.where(active, scale * (hi.astype(np.int64) * (hi - 1) // 2), 0)
+    np.testing.assert_array_equal(np.asarray(out["acc"]), expected)
+    np.testing.assert_array_equal(np.asarray(plain["acc"]), expected)
+    assert shared_steps * 4 < len(steps)  # the longest lane no longer sets the loop's length
