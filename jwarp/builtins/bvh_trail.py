@@ -55,6 +55,11 @@ MAX_LEVELS = 30
 # 65,536 2,038-2,601 -> 1,474-1,621 ms, 4,096 unchanged (docs/performance.md, twenty-ninth session).
 # Wider ray pools lose a little (any-hit, 16,384 lanes: 21.7 -> 24.0 ms), so they keep one level a step.
 LOOKAHEAD_WIDTH = 256
+# narrow pools take only the lanes that enter some box this many levels below the root (32 boxes).
+# `example_mesh` after 8 steps: of 1,000 queries, 325 enter a child of the root, 180 a box 3 levels
+# down, 130 at 5, 84 at 8; its launch (in-process A/B, p25): 1.91-2.02 ms at depth 1, 1.90-1.91 at 5
+# (the lanes left out had short walks).
+CULL_DEPTH = 5
 
 
 @lru_cache(maxsize=64)
@@ -398,19 +403,23 @@ def needs_general(key: str, running: Callable[[Any], Any] | None = None) -> Call
     return hint
 
 
-def _enter_root(rows: Any, count: int, flat: dict, enter: Callable, derive: Callable | None) -> Any:
-    """Which lanes enter a child of the root (``count > 1``: the root is internal): the test of a
-    walk's first step, for every lane at once. A lane that enters neither child would spend that
-    step in the pool (and a refill's wait for its slot) to change nothing (Warp's ``example_mesh``:
-    two thirds of its 1,000 queries are farther than ``max_dist`` from the mesh's box)."""
-    row = rows[root_slot(count)]
+def _enter_root(rows: Any, count: int, flat: dict, enter: Callable, derive: Callable | None, depth: int = 1) -> Any:
+    """Which lanes enter some box ``depth`` levels below the root (at most two levels above the
+    deepest leaves, where every node is internal; ``count > 1``), for every lane at once and with the
+    walk's starting state: a lane that enters none can reach no leaf, and would spend its first steps
+    in the pool (and a refill's wait for its slot) to change nothing. Depth 1 is the first step's
+    test; narrow pools look further (:data:`CULL_DEPTH`)."""
+    levels = inorder_order(count)[2]
+    depth = max(1, min(depth, levels - 2))
+    height = 1 << (levels - depth)  # the parents' height bit, one level above the boxes tested
+    parents = rows[np.arange(1 << (depth - 1)) * 2 * height + height]  # in-order slots of that level
     s = dict(flat)
     if derive is not None:
         s.update(derive(s))
-    shape = next(iter(flat.values())).shape
-    cols = tuple(jnp.broadcast_to(row[k], shape) for k in range(12))
-    (left, _), (right, _) = enter(s, cols[0:3], cols[3:6]), enter(s, cols[6:9], cols[9:12])
-    return left | right
+    s = {k: v[:, None] for k, v in s.items()}
+    boxes = jnp.concatenate([parents[:, 0:6], parents[:, 6:12]], axis=0)  # (2^depth, 6)
+    lower, upper = tuple(boxes[None, :, k] for k in range(3)), tuple(boxes[None, :, k] for k in range(3, 6))
+    return jnp.any(enter(s, lower, upper)[0], axis=1)
 
 
 def _with_uniform(uniform: dict, enter: Callable, candidate: Callable | None, update: Callable | None,
@@ -498,7 +507,7 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
         shared = sharing(best, best_prim)
     lanes = active.reshape(-1)
     if count > 1:  # lanes that enter neither child of the root are done before the pool
-        lanes = lanes & _enter_root(rows, count, flat, enter, derive)
+        lanes = lanes & _enter_root(rows, count, flat, enter, derive, CULL_DEPTH if width <= LOOKAHEAD_WIDTH else 1)
     out = pooled_loop(flat, lanes, running, step, width=width, chunk=_CHUNK, scratch=scratch, sharing=shared,
                       outputs=outputs, derive=derive, pack_inputs=True,
                       hint=None if fast is None else needs_general(fast[1], running))

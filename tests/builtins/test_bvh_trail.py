@@ -214,3 +214,35 @@ def test_shared_walks_find_what_one_lane_finds(levels):
     assert ((d2 == d2.min(1)[:, None]).sum(1) > 1).sum() > 1000  # lanes with tied faces
     np.testing.assert_array_equal(best_s, best)
     np.testing.assert_array_equal(face_s, face)
+
+
+@pytest.mark.parametrize("faces", [2, 3, 5, 9, 17, 40])
+def test_lanes_left_out_before_the_pool_could_reach_nothing(faces):
+    """Lanes that enter no box a few levels below the root (fewer on small trees) skip the pool: the
+    nearest first corners within a limit match brute force, for trees of every depth."""
+    rng = np.random.default_rng(faces)
+    corners = (np.round((rng.random((faces, 3, 3)) * 2 - 1) * 16) / 16).astype(np.float32)
+    tree = bvh_build.build(corners.min(1), corners.max(1))
+    n = 700
+    points = (np.round((rng.random((n, 3)) * 5 - 2.5) * 16) / 16).astype(np.float32)
+    flat = jnp.asarray(corners.reshape(faces, 9))
+
+    def near(s, lower, upper):
+        d = tm.distance_to_box_sq((s["px"], s["py"], s["pz"]), lower, upper)
+        return d <= s["best"], d
+
+    def distance(s, prim, cols):
+        d = tm.sub(cols[0:3], (s["px"], s["py"], s["pz"]))
+        return tm.dot(d, d)
+
+    def run(bounds, links, p):
+        rows = node_rows(Tree(bounds, links, int(links.shape[0])), faces, lambda q: list(flat[q].T))
+        state = {"best": jnp.full((n,), 1.5, jnp.float32), "face": jnp.zeros((n,), jnp.int32),
+                 "px": p[:, 0], "py": p[:, 1], "pz": p[:, 2]}
+        return walk_trail(rows, faces, state, jnp.ones((n,), bool), near, distance, best="best", pool=64)["best"]
+
+    best = np.asarray(jax.jit(run)(jnp.asarray(tree.bounds), jnp.asarray(tree.links), jnp.asarray(points)))
+    d2 = ((points[:, None, :] - corners[None, :, 0, :]) ** 2).sum(-1).min(1)
+    expected = np.where(d2 < 1.5, d2, 1.5).astype(np.float32)
+    assert (d2 < 1.5).sum() > 20 and (d2 >= 1.5).sum() > 20
+    np.testing.assert_array_equal(best, expected)
