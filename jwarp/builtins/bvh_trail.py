@@ -60,6 +60,11 @@ LOOKAHEAD_WIDTH = 256
 # down, 130 at 5, 84 at 8; its launch (in-process A/B, p25): 1.91-2.02 ms at depth 1, 1.90-1.91 at 5
 # (the lanes left out had short walks).
 CULL_DEPTH = 5
+# walks asked to share (:func:`sharing`) do so when the launch has at most this many lanes per pool slot:
+# beyond, the long walks are a small part of the work, and the bookkeeping costs more than the tail.
+# Closest points on the 16k-triangle sphere (in-process A/B, CPU ms; pools of 64 / 128 / 256 / 256):
+# 1,024 queries 31 -> 26, 4,096 129 -> 77, 16,384 304 -> 252, 65,536 1,012 -> 1,147.
+SHARE_LANES_PER_SLOT = 128
 
 
 @lru_cache(maxsize=64)
@@ -470,7 +475,8 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     pools of at most :data:`LOOKAHEAD_WIDTH` lanes, else 1); the result does not depend on it.
     ``share``: once no lane waits, idle pool slots take the pending subtrees of running lanes
     (:func:`sharing`; ``candidate`` walks without ``stop``): a few long walks then run on many
-    lanes. Returns the final state."""
+    lanes (launches of more lanes than the pool and at most :data:`SHARE_LANES_PER_SLOT` per slot).
+    Returns the final state."""
     shape = active.shape
     # inputs given as scalars are the same for every lane: they stay out of the pool's lane data
     kept = (best, best_prim) + tuple(changes)
@@ -497,10 +503,10 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
         initial = flat[best_prim]
         flat[best_prim] = jnp.zeros_like(initial)
     outputs = (best,) + ((best_prim,) if best_prim is not None else ()) + tuple(changes)
+    if share and (update is not None or stop is not None or changes):
+        raise ValueError("walk_trail: share needs a candidate walk without stop or changes")
     shared = None
-    if share:
-        if update is not None or stop is not None or changes:
-            raise ValueError("walk_trail: share needs a candidate walk without stop or changes")
+    if share and width < active.size <= SHARE_LANES_PER_SLOT * width:
         scratch["far"] = ((), jnp.int32, 0)
         flat["rank"] = jnp.full(flat[best].shape, _NO_RANK, jnp.int32)
         outputs += ("rank",)
@@ -524,5 +530,5 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     return {k: v.reshape(shape) for k, v in out.items()}
 
 
-__all__ = ["LOOKAHEAD_WIDTH", "MAX_LEVELS", "heap_order", "inorder_order", "lookahead_stepper", "needs_general",
+__all__ = ["CULL_DEPTH", "LOOKAHEAD_WIDTH", "MAX_LEVELS", "SHARE_LANES_PER_SLOT", "heap_order", "inorder_order", "lookahead_stepper", "needs_general",
            "node_rows", "root_slot", "sharing", "stepper", "supported", "walk_trail"]

@@ -246,3 +246,11 @@ def test_lanes_left_out_before_the_pool_could_reach_nothing(faces):
     expected = np.where(d2 < 1.5, d2, 1.5).astype(np.float32)
     assert (d2 < 1.5).sum() > 20 and (d2 >= 1.5).sum() > 20
     np.testing.assert_array_equal(best, expected)
+
+
+def test_share_needs_a_candidate_walk():
+    rows = jnp.zeros((4, 16), jnp.float32)
+    state = {"t": jnp.zeros(3, jnp.float32), "n": jnp.zeros(3, jnp.int32)}
+    with pytest.raises(ValueError, match="share needs a candidate walk"):
+        walk_trail(rows, 2, state, jnp.ones(3, bool), None, None, best="t", best_prim=None,
+                   update=lambda s, p, c: {"t": s["t"], "n": s["n"] + 1}, changes=("n",), share=True)
