@@ -49,15 +49,14 @@ _FLAG, _PRIM = 12, 13
 _CHUNK = 8
 MAX_LEVELS = 30
 # pools at most this wide take two tree levels per step (:func:`lookahead_stepper`): their steps cost
-# mostly fixed per-step work. 1,000 sign-normal queries of Warp's `example_mesh` (pools of 64): 3.1 -> 2.8 ms a
-# launch (three levels 2.9, four 2.9); the 16k-triangle sphere (`bench_mesh_queries.py`, pools of 128 / 256,
-# noisy): closest point 4,096 queries 161-238 -> 144-204 ms, 65,536 about 1,200 -> 1,075 ms, sign-normal
-# 65,536 2,038-2,601 -> 1,474-1,621 ms, 4,096 unchanged (docs/performance.md, twenty-ninth session).
-# Wider ray pools lose a little (any-hit, 16,384 lanes: 21.7 -> 24.0 ms), so they keep one level a step.
+# mostly fixed per-step work. In-process A/B (docs/performance.md, twenty-ninth session): Warp's
+# `example_mesh`, 1,000 sign-normal queries in pools of 64, 2.15 -> 1.85 ms a launch (three or four levels:
+# no faster than two); the 16k-triangle sphere, 4,096 closest points 155 -> 129 ms, 65,536 1,101 -> 1,012,
+# 4,096 sign-normal 213 -> 168. Wider ray pools lost a little (any-hit, 16,384 lanes), so they keep one level.
 LOOKAHEAD_WIDTH = 256
 # narrow pools take only the lanes that enter some box this many levels below the root (32 boxes).
 # `example_mesh` after 8 steps: of 1,000 queries, 325 enter a child of the root, 180 a box 3 levels
-# down, 130 at 5, 84 at 8; its launch (in-process A/B, p25): 1.91-2.02 ms at depth 1, 1.90-1.91 at 5
+# down, 130 at 5, 84 at 8; its launch (in-process A/B, p25): 2.04-2.21 ms at depth 1, 1.95-2.06 at 5
 # (the lanes left out had short walks).
 CULL_DEPTH = 5
 # walks asked to share (:func:`sharing`) do so when the launch has at most this many lanes per pool slot:
