@@ -168,8 +168,10 @@ class Mesh(handles.Registered):
     def refit(self) -> None:
         """Refit the BVH to the current points (call after changing ``points`` in place)."""
         if self._refitter is not None:
-            bounds, self._average_edge_length = self._refitter.mesh(self._points.buffer,
-                                                                    self._tris.buffer[: self._face_count])
+            tris = self._tris.buffer
+            if tris.shape[0] != self._face_count:  # (an empty mesh keeps one row of zeros)
+                tris = tris[: self._face_count]  # a slice is one more dispatch: 0.09 ms of the bunny's 0.49
+            bounds, self._average_edge_length = self._refitter.mesh(self._points.buffer, tris)
             self._node_bounds._set_buffer(bounds)
         else:
             lowers, uppers = self._face_bounds()
