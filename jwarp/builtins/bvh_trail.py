@@ -212,15 +212,7 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
         trail = trail | where(hl & hr, height, 0)
         pop = run & ~(hl | hr)
         far, popped = _pop(node, trail)
-        out = dict(s)
-        if update is not None:
-            out.update(value)
-        else:
-            better = value < s[best]
-            out[best] = where(better, value, s[best])
-            out[best_prim] = where(better, node, s[best_prim])  # the leaf's slot (see walk_trail)
-            if "far" in s:
-                out["rank"] = where(better, s["far"], s["rank"])
+        out = _scored(s, value, node, best, best_prim, update is not None)
         if "far" in s:
             out["far"] = where(pop, _far_bits(s["far"], trail), s["far"])
         out["node"] = where(pop, far, where(hl | hr, down, node))  # far is 0 when nothing is pending
@@ -228,6 +220,22 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
         return out
 
     return running, step
+
+
+def _scored(s: Any, value: Any, slot: Any, best: str, best_prim: str | None, updated: bool) -> dict:
+    """The state after a step's leaf: ``value`` holds the new fields of an ``update`` walk, or the
+    leaf's candidate value (``inf`` off leaves), which replaces the best where strictly smaller,
+    recording the leaf's ``slot`` (see :func:`walk_trail`) and, in a shared walk, its order key."""
+    out = dict(s)
+    if updated:
+        out.update(value)
+        return out
+    better = value < s[best]
+    out[best] = where(better, value, s[best])
+    out[best_prim] = where(better, slot, s[best_prim])
+    if "far" in s:
+        out["rank"] = where(better, s["far"], s["rank"])
+    return out
 
 
 def _running(stop: str | Callable | None) -> Callable[[dict], Any]:
@@ -381,15 +389,7 @@ def lookahead_stepper(rows: Any, enter: Callable, candidate: Callable | None, be
         half = jnp.right_shift(height, 1)
         far, popped = _pop(at, trail)  # a lane that goes no deeper pops from where it stands
         deeper = hl | hr
-        out = dict(s)
-        if update is not None:
-            out.update(value)
-        else:
-            better = value < s[best]
-            out[best] = where(better, value, s[best])
-            out[best_prim] = where(better, at, s[best_prim])  # the leaf's slot (see walk_trail)
-            if "far" in s:
-                out["rank"] = where(better, s["far"], s["rank"])
+        out = _scored(s, value, at, best, best_prim, update is not None)
         if "far" in s:
             out["far"] = where(run & ~deeper, _far_bits(s["far"], trail), s["far"])
         out["node"] = where(run, where(deeper, where(left, at - half, at + half), far), s["node"])
