@@ -183,11 +183,12 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             return {"rows": rows, "total": total, "lanes": lanes, "rounds": jnp.max(need)[None], "ids": ids}, pstate
         # a group runs as many rounds as its busiest lane needs: groups of lanes with similar counts
         # waste fewer. Tiles of `tile` consecutive lanes (often neighbours, reading nearby data) are
-        # sorted by their most rounds (a sort of all lanes costs about 3 ms at 62,500 lanes)
+        # sorted by their most rounds (a sort of all lanes costs about 3 ms at 62,500 lanes), the
+        # busiest first: the groups after the first without candidates are not run at all
         tiles = -(-n // tile)
         per_tile = jnp.concatenate([need, jnp.zeros(tiles * tile - n, jnp.int32)]).reshape(tiles, tile).max(axis=1)
         cap = (jnp.iinfo(jnp.int32).max - tiles) // tiles
-        key = jnp.sort(jnp.minimum(per_tile, cap) * tiles + lax.iota(jnp.int32, tiles))
+        key = jnp.sort((cap - jnp.minimum(per_tile, cap)) * tiles + lax.iota(jnp.int32, tiles))
         order = key % tiles
         lanes = (order[:, None] * tile + lax.iota(jnp.int32, tile)[None, :]).reshape(tiles * tile)
         pad = groups * group - tiles * tile
@@ -386,7 +387,8 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             k, carry, most, pstate = c
             t, pstate = table(k, pstate)
             state["table"] = t
-            _, carry = lax.while_loop(lambda c: c[0] < groups, one_group, (jnp.int32(0), carry))
+            busy = jnp.sum((t["rounds"] > 0).astype(jnp.int32))  # (groups are in decreasing rounds)
+            _, carry = lax.while_loop(lambda c: c[0] < busy, one_group, (jnp.int32(0), carry))
             if first_hit is not None and hasattr(plan, "drop"):  # lanes with a hit need no more candidates
                 pstate = plan.drop(pstate, carry[hit_key].reshape(n) >= 0)
             return k + 1, carry, most + t["total"], pstate

@@ -166,7 +166,20 @@ def accumulate(bvh: wp.uint64, lowers: wp.array(dtype=wp.vec3), uppers: wp.array
     out[i] = wp.vec3i(n, total, squares)
 
 
-def test_an_accumulating_loop_takes_the_pair_pass_and_matches_brute_force(monkeypatch):
+@pytest.fixture(params=["dense", "walked"])
+def results_by(request, monkeypatch):
+    """Box-query loops over pairs, with results found by testing every leaf (small trees), or by
+    walks."""
+    from jwarp.builtins import bvh_dense
+    from jwarp.runtime.kernel import forget_compiled
+
+    if request.param == "walked":
+        monkeypatch.setattr(bvh_dense, "DENSE_LEAVES", 0)
+    forget_compiled()
+    return request.param
+
+
+def test_an_accumulating_loop_takes_the_pair_pass_and_matches_brute_force(monkeypatch, results_by):
     from jwarp.builtins.bvh_pairs import PER_STEP
     from jwarp.compiler import pair_loop
     from jwarp.runtime.kernel import forget_compiled
@@ -210,7 +223,7 @@ def accumulate_either(bvh0: wp.uint64, bvh1: wp.uint64, lowers: wp.array(dtype=w
     out[i] = wp.vec2i(n, total)
 
 
-def test_lanes_of_two_trees_match_brute_force():
+def test_lanes_of_two_trees_match_brute_force(results_by):
     lo0, hi0 = _boxes(9, size=0.9)
     lo1, hi1 = _boxes(4, size=0.5)
     lo1, hi1 = lo1[:150], hi1[:150]  # another tree size
@@ -250,7 +263,7 @@ def guarded_sum(bvh: wp.uint64, lowers: wp.array(dtype=wp.vec3), uppers: wp.arra
 
 
 @pytest.mark.parametrize("most", [None, -1, 1000], ids=["as chosen", "unfiltered", "filtered"])
-def test_a_guarded_accumulation_over_several_steps_matches_brute_force(monkeypatch, most):
+def test_a_guarded_accumulation_over_several_steps_matches_brute_force(monkeypatch, most, results_by):
     """BVH query loops take the filtered pass too, over a plan of several steps (results found a
     step at a time): forced either way and as chosen, the sums match brute force."""
     from jwarp.compiler import pair_loop

@@ -1,0 +1,157 @@
+"""Dense box queries of small trees (``jwarp.builtins.bvh_dense``): the leaves a lane's bit words
+hold are the ones a walk from its node accepts, in the walk's order, and ``select`` finds each of
+them; query loops run over them (``bvh_pairs.DensePlan``) find what walked loops find, in the same
+order (a loop that stops at its first hit returns the same result)."""
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jwarp as wp
+from jwarp.builtins import bvh_dense
+from jwarp.builtins.bvh_walk import Tree
+from jwarp.runtime.geometry import bvh_build
+
+DENSE_LEAVES = bvh_dense.DENSE_LEAVES
+
+
+def _walk(tree: bvh_build.FlatTree, lo: np.ndarray, hi: np.ndarray, node: int, end: int) -> list:
+    """The leaf nodes a stackless walk from ``node`` to ``end`` accepts, in order (the reference)."""
+    out = []
+    while node < min(end, tree.node_count):
+        box = tree.bounds[node]
+        enter = bool(np.all(lo <= box[3:]) and np.all(hi >= box[:3]))
+        skip, prim = tree.links[node]
+        if enter and prim >= 0:
+            out.append(node)
+        node = node + 1 if enter and prim < 0 else int(skip)
+    return out
+
+
+def _device(tree: bvh_build.FlatTree) -> Tree:
+    return Tree(jnp.asarray(tree.bounds), jnp.asarray(tree.links), tree.node_count)
+
+
+def test_select_finds_each_set_bit():
+    rng = np.random.default_rng(1)
+    rows = []
+    for density in (0.0, 0.03, 0.3, 0.9, 1.0):
+        bits = rng.random((40, 5 * 32)) < density
+        bits[::7, :64] = False  # leading empty words
+        bits[::5, 31] = True  # the top bit of a word
+        rows.append(bits)
+    bits = np.concatenate(rows)
+    words = np.packbits(bits.reshape(len(bits), 5, 32)[:, :, ::-1], axis=2).view(">u4")[..., 0].astype(np.uint32)
+    words = jnp.asarray(words)
+    through = bvh_dense.running_counts(words)
+    most = int(bits.sum(axis=1).max())
+    k = jnp.broadcast_to(jnp.arange(most, dtype=jnp.int32), (len(bits), most))
+    got = np.asarray(bvh_dense.select(words, through, k))
+    for lane, row in enumerate(bits):
+        want = np.nonzero(row)[0]
+        np.testing.assert_array_equal(got[lane, :len(want)], want, err_msg=f"lane {lane}")
+    one = np.asarray(bvh_dense.select(words, through, jnp.zeros(len(bits), jnp.int32)))  # one k per row
+    firsts = [np.nonzero(row)[0][0] for row in bits if row.any()]
+    np.testing.assert_array_equal(one[bits.any(axis=1)], firsts)
+
+
+@pytest.mark.parametrize("boxes", [0, 1, 2, 37, 300])
+def test_leaf_words_hold_what_a_walk_accepts(boxes):
+    rng = np.random.default_rng(boxes)
+    lo = (rng.random((boxes, 3)) * 4.0).astype(np.float32)
+    hi = lo + (rng.random((boxes, 3)) * 0.8).astype(np.float32)
+    groups = rng.integers(0, 4, boxes) if boxes > 2 else None
+    tree = bvh_build.build(lo, hi, groups)
+    lanes = 200
+    qlo = (rng.random((lanes, 3)) * 4.6 - 0.3).astype(np.float32)
+    qhi = qlo + (rng.random((lanes, 3)) * 1.5).astype(np.float32)
+    qlo[:10] = qhi[:10] = np.float32(2.0)  # points
+    count = tree.node_count
+    node = rng.integers(0, count + 1, lanes).astype(np.int32)  # resumed walks, and ones already done
+    node[:lanes // 2] = 0
+    roots = np.concatenate([tree.group_roots, [0]])
+    end = tree.links[rng.choice(roots, lanes), 0].astype(np.int32)  # subtrees of a group, or the whole tree
+    end[::3] = count
+    run = rng.random(lanes) < 0.9
+    words, nodes = bvh_dense.leaf_words(_device(tree), tuple(jnp.asarray(qlo[:, k]) for k in range(3)),
+                                        tuple(jnp.asarray(qhi[:, k]) for k in range(3)), jnp.asarray(run),
+                                        jnp.asarray(node), jnp.asarray(end))
+    words, nodes = np.asarray(words), np.asarray(nodes)
+    bits = ((words[:, :, None] >> np.arange(32, dtype=np.uint32)) & 1).reshape(lanes, -1).astype(bool)
+    for lane in range(lanes):
+        want = _walk(tree, qlo[lane], qhi[lane], int(node[lane]), int(end[lane])) if run[lane] else []
+        np.testing.assert_array_equal(nodes[np.nonzero(bits[lane])[0]], want, err_msg=f"lane {lane}")
+    if boxes >= 37:  # (queries that find some)
+        assert sum(len(_walk(tree, a, b, 0, count)) for a, b in zip(qlo, qhi)) > lanes // 4
+
+
+@wp.kernel
+def first_passing(bvh: wp.uint64, lowers: wp.array(dtype=wp.vec3), uppers: wp.array(dtype=wp.vec3),
+                  keys: wp.array(dtype=float), limit: float, out: wp.array(dtype=wp.vec2i)):
+    i = wp.tid()
+    n = int(0)
+    for b in wp.bvh_query_aabb(bvh, lowers[i], uppers[i]):
+        if keys[b] > limit:  # the first result in the walk's order that passes
+            out[i] = wp.vec2i(1, b)
+            return
+    out[i] = wp.vec2i(n, -1)
+
+
+@wp.kernel
+def count_and_sum(bvh: wp.uint64, lowers: wp.array(dtype=wp.vec3), uppers: wp.array(dtype=wp.vec3),
+                  out: wp.array(dtype=wp.vec2i)):
+    i = wp.tid()
+    n = int(0)
+    s = int(0)
+    for b in wp.bvh_query_aabb(bvh, lowers[i], uppers[i]):
+        n += 1
+        s += b * b
+    out[i] = wp.vec2i(n, s)
+
+
+def _run_both(monkeypatch, kernel, inputs: list, lanes: int) -> list:
+    from jwarp.builtins import bvh_pairs
+    from jwarp.runtime.kernel import forget_compiled
+
+    taken = []
+    real = bvh_pairs._dense_plan
+    monkeypatch.setattr(bvh_pairs, "_dense_plan", lambda *a: taken.append(real(*a)) or taken[-1])
+    outs = []
+    for leaves in (DENSE_LEAVES, 0):
+        monkeypatch.setattr(bvh_dense, "DENSE_LEAVES", leaves)
+        forget_compiled()
+        out = wp.zeros(lanes, dtype=wp.vec2i)
+        wp.launch(kernel, dim=lanes, inputs=[*inputs, out])
+        outs.append(out.numpy())
+    assert isinstance(taken[0], bvh_pairs.DensePlan) and taken[-1] is None  # dense, then walked
+    return outs
+
+
+def test_loops_over_dense_results_match_walked_loops_and_brute_force(monkeypatch):
+    rng = np.random.default_rng(5)
+    lo = (rng.random((500, 3)) * 4.0).astype(np.float32)
+    hi = lo + (rng.random((500, 3)) * 0.6).astype(np.float32)
+    tree = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3))
+    lanes = 3000
+    qlo = (rng.random((lanes, 3)) * 4.0).astype(np.float32)
+    qhi = qlo + (rng.random((lanes, 3)) * rng.choice([0.05, 0.5, 2.5], (lanes, 1))).astype(np.float32)
+    keys = rng.random(500).astype(np.float32)
+    queries = [wp.array(qlo, dtype=wp.vec3), wp.array(qhi, dtype=wp.vec3)]
+
+    dense, walked = _run_both(monkeypatch, count_and_sum, [tree.id, *queries], lanes)
+    np.testing.assert_array_equal(dense, walked)
+    hits = [np.nonzero(np.all(lo <= b, axis=1) & np.all(a <= hi, axis=1))[0] for a, b in zip(qlo, qhi)]
+    np.testing.assert_array_equal(dense, [(len(h), int((h.astype(np.int64) ** 2).sum())) for h in hits])
+    assert max(len(h) for h in hits) > 64 and min(len(h) for h in hits) == 0
+
+    dense, walked = _run_both(monkeypatch, first_passing, [tree.id, *queries, wp.array(keys), 0.8], lanes)
+    np.testing.assert_array_equal(dense, walked)  # the same first result: the same order
+    flat = tree._tree
+    order = flat.links[:, 1][[n for n in range(flat.node_count) if flat.links[n, 1] >= 0]]  # leaves by node
+    rank = np.empty(500, np.int64)
+    rank[order] = np.arange(500)
+    for lane, h in enumerate(hits):
+        passing = h[keys[h] > 0.8]
+        want = (1, int(passing[np.argmin(rank[passing])])) if len(passing) else (0, -1)
+        assert tuple(dense[lane]) == want, lane
+    assert 0 < (dense[:, 0] == 1).sum() < lanes
