@@ -29,7 +29,7 @@ EXAMPLES = [
     ("core/example_raymarch.py", {"height": 240, "width": 320}, ["render"], 3, 3),
     ("core/example_fft_poisson_navier_stokes_2d.py", {}, ["step"], 8, 5),
     ("core/example_mesh.py", {"stage_path": None}, ["step"], 8, 5),
-    ("core/example_mesh_intersect.py", {"stage_path": None}, ["step"], 3, 3),
+    ("core/example_mesh_intersect.py", {"stage_path": None}, ["step"], 8, 5),
     ("core/example_raycast.py", {"height": 240, "width": 320}, ["render"], 3, 3),
     ("optim/example_particle_repulsion.py", {}, ["step"], 5, 3),
     ("core/example_sph.py", {"stage_path": None}, ["step"], 1, 2),
