@@ -46,6 +46,33 @@ def test_cell_ranges_follow_a_stable_sort_of_cells():
     assert grid._cell_ends.numpy().tolist() == [1, 4]
 
 
+def _cells(pts: np.ndarray, width: float, dims: tuple) -> np.ndarray:
+    c = np.floor(pts / np.float32(width)).astype(np.int64) % np.array(dims)
+    return (c[:, 2] * dims[1] + c[:, 1]) * dims[0] + c[:, 0]
+
+
+def test_rebuilds_sort_as_a_first_build_does():
+    """A rebuild of as many points sorts them in the last build's order (faster when they moved
+    little): the result is a stable sort of the cells whatever that order was."""
+    rng = np.random.default_rng(3)
+    dims = (6, 5, 4)
+    grid = wp.HashGrid(*dims)
+    pts = rng.random((700, 3)).astype(np.float32) * 3.0
+    for step, count in enumerate([700, 700, 700, 300, 300, 700]):
+        if step == 2:
+            pts = rng.random((700, 3)).astype(np.float32) * 3.0  # points that all moved
+        else:
+            pts = pts + rng.normal(0, 0.05, pts.shape).astype(np.float32)  # points that moved a little
+        grid.build(wp.array(pts[:count], dtype=wp.vec3), 0.5)
+        cells = _cells(pts[:count], 0.5, dims)
+        order = np.argsort(cells, kind="stable")
+        np.testing.assert_array_equal(grid._point_ids.numpy()[:count], order, err_msg=f"build {step}")
+        ends = np.cumsum(np.bincount(cells, minlength=int(np.prod(dims))))
+        np.testing.assert_array_equal(grid._cell_ends.numpy(), ends)
+        np.testing.assert_array_equal(grid._cell_starts.numpy(), ends - np.bincount(cells, minlength=ends.size))
+    assert grid._sorted is not None and grid._sort_hint(700) is grid._point_ids.buffer  # (the hint was used)
+
+
 @wp.kernel
 def _query_without_grid(grid: wp.uint64, out: wp.array(dtype=int)):
     n = int(0)

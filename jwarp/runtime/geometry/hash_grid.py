@@ -35,22 +35,44 @@ from jwarp.runtime.device import get_device
 _MAX_CELL_COUNT = (1 << 31) - 1
 
 
+_ROW = 32
+
+
+def _running_total(counts: Any, total: int) -> Any:
+    """The inclusive prefix sum of ``counts`` (non-negative, summing to ``total``). In rows of
+    :data:`_ROW` cells, each row's running sums are one float32 product with a triangular matrix
+    (exact: integers below 2^24), plus the rows' offsets: 262,144 cells 0.45 ms, against 1.9 for
+    ``lax.associative_scan`` (and jnp.cumsum is several times slower still on XLA:CPU)."""
+    if total >= 1 << 24:
+        return lax.associative_scan(jnp.add, counts)
+    size = counts.shape[0]
+    rows = jnp.pad(counts, (0, -size % _ROW)).reshape(-1, _ROW).astype(jnp.float32)
+    upper = jnp.triu(jnp.ones((_ROW, _ROW), jnp.float32))
+    within = jnp.dot(rows, upper, precision=lax.Precision.HIGHEST).astype(jnp.int32)
+    last = within[:, -1]
+    before = lax.associative_scan(jnp.add, last) - last
+    return (within + before[:, None]).reshape(-1)[:size]
+
+
 @functools.partial(jax.jit, static_argnames=("dims", "capacity"))
-def _build(points: Any, inv: Any, groups: Any, dims: tuple, capacity: int) -> tuple:
+def _build(points: Any, inv: Any, groups: Any, hint: Any, dims: tuple, capacity: int) -> tuple:
     """(point ids in cell order, cell starts, cell ends, groups in that order, grid row ranges, the
     doubled order). With ``groups``, points of one cell are ordered by group id as an unsigned number
     (Warp's (cell, group) keys). The last two serve queries lowered as (lane, candidate) pairs
-    (:mod:`jwarp.builtins.hash_grid_pairs`); made here, once per build, not in every launch."""
+    (:mod:`jwarp.builtins.hash_grid_pairs`); made here, once per build, not in every launch.
+    ``hint[:n]``: a permutation of the point indices, the order in which the keys are sorted (any
+    gives the same result; the last build's order gives nearly sorted keys)."""
     dx, dy, dz = dims
     n = points.shape[0]
     cells = cell_index(*(cell_coord(points[:, k] * inv) for k in range(3)), dims).astype(jnp.int32)
     if groups is None:  # one sort of unique int64 keys (cell, index): far faster than a stable argsort
-        keys = jnp.sort(cells.astype(jnp.int64) * max(n, 1) + jnp.arange(n, dtype=jnp.int64))
+        index = hint[:n]
+        keys = jnp.sort(cells[index].astype(jnp.int64) * max(n, 1) + index.astype(jnp.int64))
         order = (keys % max(n, 1)).astype(jnp.int32)
     else:
         order = jnp.lexsort((groups.astype(jnp.uint32), cells)).astype(jnp.int32)
     counts = jnp.zeros(dx * dy * dz, jnp.int32).at[cells].add(1, mode="promise_in_bounds")
-    ends = lax.associative_scan(jnp.add, counts)  # a prefix sum; jnp.cumsum is several times slower on XLA:CPU
+    ends = _running_total(counts, n)
     starts = ends - counts
     point_ids = jnp.zeros(capacity, jnp.int32).at[: order.shape[0]].set(order)
     sorted_groups = jnp.zeros(capacity, jnp.int32)
@@ -101,6 +123,8 @@ class HashGrid(handles.Registered):
         self._point_ids = array(np.zeros(1, np.int32), dtype=scalars.int32, device=self.device)
         self._point_groups = array(np.zeros(1, np.int32), dtype=scalars.int32, device=self.device)
         self._grouped = False
+        self._sorted = None  # (point count, point ids) of the last build without groups
+        self._identity = None
         zeros = np.zeros(count, np.int32)
         self._cell_starts = array(zeros, dtype=scalars.int32, device=self.device)
         self._cell_ends = array(zeros, dtype=scalars.int32, device=self.device)
@@ -165,13 +189,27 @@ class HashGrid(handles.Registered):
         data = points.buffer.reshape(-1, 3)
         with storage.x64():
             point_ids, starts, ends, sorted_groups, grid_rows, doubled = _build(
-                data, jnp.asarray(inv), group_data, self._dims, self._capacity)
+                data, jnp.asarray(inv), group_data, self._sort_hint(points.size), self._dims, self._capacity)
+        self._sorted = (points.size, point_ids) if groups is None else None
         self._grid_rows._set_buffer(grid_rows)
         self._doubled._set_buffer(doubled)
         self._point_ids._set_buffer(point_ids)
         self._point_groups._set_buffer(sorted_groups)
         self._cell_starts._set_buffer(starts)
         self._cell_ends._set_buffer(ends)
+
+    def _sort_hint(self, count: int) -> Any:
+        """The order the build's sort reads the points in: the last build's, when it sorted ``count``
+        points without groups and its ids are still the grid's (not in a capture's trace). Points move
+        little between builds, so the keys come nearly sorted: 62,500 keys sort in 1.0 ms instead of
+        2.2. Otherwise the index order."""
+        ids = self._point_ids.buffer
+        if (self._sorted is not None and self._sorted[0] == count and self._sorted[1] is ids
+                and not isinstance(ids, jax.core.Tracer)):
+            return ids
+        if self._identity is None or self._identity.shape[0] != self._capacity:
+            self._identity = jnp.arange(self._capacity, dtype=jnp.int32)
+        return self._identity
 
     def _launch_operands(self) -> handles.LaunchOperands:
         """The grid's buffers for a launch that receives its id (see :mod:`jwarp.runtime.handles`)."""
