@@ -9,6 +9,10 @@ pairs. Steps go on while some lane filled its row (it may have more). The query'
 results ``*_next`` collected and did not hand out yet) is given back first: the walk starts at the
 first of them (:func:`jwarp.builtins.bvh_queries.rewind`).
 
+Box queries of small trees take a :class:`DensePlan` instead: one step tests every lane's box against
+every leaf (:mod:`jwarp.builtins.bvh_dense`), and the pass reads each lane's results from its bit
+words, in the walk's order.
+
 Example (inside the compiler):
     >>> plan = pair_plan(ctx, query, active)  # doctest: +SKIP
     >>> rows, prims, state = plan.table(0, plan.start)  # (n, 2): first position, count  # doctest: +SKIP
