@@ -62,15 +62,34 @@ def compiled_first(ahead: Any, fallback: Callable[[], Callable]) -> Callable:
     return call
 
 
-def copies_a_parameter(compiled: Any) -> bool:
-    """Whether the compiled program copies one of its entry parameters (from its optimized HLO).
+COPY_LIMIT = 1 << 16
+"""Bytes of parameters a donating program may copy and still be used (see :func:`copies_a_parameter`):
+a copy of 64 KiB costs a few microseconds a launch, compiling the plain program instead about as long
+as the first compile (1.7 s for Warp's ``example_mesh`` simulation kernel)."""
+
+_BYTES = {"pred": 1, "s8": 1, "u8": 1, "s16": 2, "u16": 2, "f16": 2, "bf16": 2, "s32": 4, "u32": 4, "f32": 4,
+          "s64": 8, "u64": 8, "f64": 8, "c64": 8, "c128": 16}
+
+
+def copies_a_parameter(compiled: Any, limit: int = 0) -> bool:
+    """Whether the compiled program copies more than ``limit`` bytes of its entry parameters (from
+    its optimized HLO).
 
     Without donation no output shares a parameter's buffer, so a parameter copy in the donating
     program is one that donation itself caused."""
     text = compiled.as_text()
     entry = text[text.rfind("\nENTRY ") :]
-    params = set(re.findall(r"^\s*(%\S+) = [^\n]*? parameter\(", entry, re.MULTILINE))
-    return any(name in params for name in re.findall(r" copy\((%[^),]+)\)", entry))
+    params = dict(re.findall(r"^\s*(%\S+) = (\w+\[[\d,]*\])[^\n]*? parameter\(", entry, re.MULTILINE))
+    copied = 0
+    for name in set(re.findall(r" copy\((%[^),]+)\)", entry)) & params.keys():
+        dtype, dims = params[name][:-1].split("[")
+        size = _BYTES.get(dtype, 8)
+        for d in filter(None, dims.split(",")):
+            size *= int(d)
+        copied += size
+        if copied > limit:
+            return True
+    return False
 
 
-__all__ = ["TIER_AFTER", "Tiered", "compiled_first", "copies_a_parameter"]
+__all__ = ["COPY_LIMIT", "TIER_AFTER", "Tiered", "compiled_first", "copies_a_parameter"]

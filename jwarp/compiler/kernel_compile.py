@@ -27,7 +27,7 @@ from jwarp.compiler.lane_vjp import lower_with_chunked_vjp
 from jwarp.compiler.context import (REPORTED_FLAGS, KernelContext, SlotState, first_site, initial_accumulator,
                                      join_planes, split_planes)
 from jwarp.compiler.emitters import OLDER_EMITTERS, compile_options, level_options
-from jwarp.compiler.ahead_programs import Tiered, compiled_first, copies_a_parameter
+from jwarp.compiler.ahead_programs import COPY_LIMIT, Tiered, compiled_first, copies_a_parameter
 from jwarp.compiler.handles import bind_handle
 from jwarp.compiler.output_interleave import INTERLEAVE_LANES, interleaved_program
 from jwarp.compiler.lower import Frame, FunctionLowerer
@@ -513,7 +513,7 @@ class CompiledKernel:
         if ahead is None:  # fell back to the XLA path: its donating program
             return self.executable(donate=True, operands=operands)
         self._memory[True] = ahead.memory_analysis()
-        if copies_a_parameter(ahead):
+        if copies_a_parameter(ahead, COPY_LIMIT):
             return self.executable()
         first = compiled_first(ahead, lambda: self._jaxpr_executable(donate=True))
         if jaxpr is None or OLDER_EMITTERS.keys() & (level or {}).keys() or not compile_options(jaxpr, operands):
@@ -521,7 +521,7 @@ class CompiledKernel:
 
         def upgrade(args: tuple) -> Callable | None:
             better = compile_program(fn, *args, level=level)
-            return None if copies_a_parameter(better) else compiled_first(
+            return None if copies_a_parameter(better, COPY_LIMIT) else compiled_first(
                 better, lambda: self._jaxpr_executable(donate=True))
 
         return Tiered(first, upgrade)

@@ -100,33 +100,38 @@ def test_tape_inputs_are_never_donated(donate):
     np.testing.assert_allclose(y.numpy(), 10.0)
 
 
-@wp.kernel
-def _integrate(x: wp.array(dtype=wp.vec3), v: wp.array(dtype=wp.vec3), dt: float):
-    i = wp.tid()
-    v[i] = v[i] + wp.vec3(0.0, -9.8, 0.0) * dt
-    x[i] = x[i] + v[i] * dt
-
-
 def _executables(kernel) -> dict:
     (compiled,) = [c for c in kernel._cache.values() if hasattr(c, "_executables")]
     return compiled._executables
 
 
-@pytest.mark.parametrize("use_command", [False, True])
-def test_donation_is_dropped_where_xla_would_copy_the_buffer_first(donate, use_command):
+def _make_integrate():
+    @wp.kernel
+    def integrate(x: wp.array(dtype=wp.vec3), v: wp.array(dtype=wp.vec3), dt: float):
+        i = wp.tid()
+        v[i] = v[i] + wp.vec3(0.0, -9.8, 0.0) * dt
+        x[i] = x[i] + v[i] * dt
+
+    return integrate
+
+
+@pytest.mark.parametrize("lanes, large", [(256, False), (8192, True)])  # 3 KiB and 96 KiB buffers
+def test_donation_is_dropped_where_xla_would_copy_large_buffers_first(donate, lanes, large):
     # interleaved vec3 components are written from strided reads of the same buffer: XLA cannot
-    # update it in place and would copy the donated parameter, so the plain executable runs
+    # update it in place and would copy the donated parameter. Above COPY_LIMIT (64 KiB) the plain
+    # executable runs; below, the donating one (a small copy costs less than a second compile)
     wp.config.donate_buffers = True
-    x = wp.array(np.zeros((256, 3), np.float32), dtype=wp.vec3)
-    v = wp.array(np.ones((256, 3), np.float32), dtype=wp.vec3)
-    cmd = wp.launch(_integrate, 256, [x, v, 0.5], record_cmd=True)
-    run = cmd.launch if use_command else (lambda: wp.launch(_integrate, 256, [x, v, 0.5]))
+    kernel = _make_integrate()
+    x = wp.array(np.zeros((lanes, 3), np.float32), dtype=wp.vec3)
+    v = wp.array(np.ones((lanes, 3), np.float32), dtype=wp.vec3)
     for _ in range(3):
-        run()
-    exes = _executables(_integrate)
-    assert exes[True] is exes[False]
+        wp.launch(kernel, lanes, [x, v, 0.5])
+    exes = _executables(kernel)
+    assert (exes[True] is exes.get(False)) == large
+    plain_compiled = False in exes and exes[False]._cache_size() > 0
+    assert plain_compiled == large  # (a small copy: one compile only)
     expected_v = np.ones(3) + np.array([0.0, -9.8, 0.0]) * 0.5 * 3
-    np.testing.assert_allclose(v.numpy(), np.tile(expected_v, (256, 1)), rtol=1e-6)
+    np.testing.assert_allclose(v.numpy(), np.tile(expected_v, (lanes, 1)), rtol=1e-6)
 
 
 @wp.kernel
