@@ -147,12 +147,17 @@ class DensePlan:
         return gather_rows(prims, lane_offset + rank)
 
 
+_DENSE_WORDS = 1 << 23
+"""Most bit words of a dense plan (its words and their running counts take 64 MiB each): larger
+launches walk (1,024-leaf trees: up to 262,144 lanes dense)."""
+
+
 def _dense_plan(q: dict, trees: list, kind: int | None, n: int) -> DensePlan | None:
     """The dense plan of box queries whose trees are all small, else None."""
     if kind != bq.AABB or not all(bvh_dense.dense_ok(tree) for tree, _ in trees):
         return None
     stride = 32 * max(1 << (bvh_dense.word_count(tree) - 1).bit_length() for tree, _ in trees)
-    if n * stride >= 1 << 31:
+    if n * stride >= 1 << 31 or n * (stride // 32) > _DENSE_WORDS:
         return None
     return DensePlan(q, trees, stride)
 

@@ -155,3 +155,28 @@ def test_loops_over_dense_results_match_walked_loops_and_brute_force(monkeypatch
         want = (1, int(passing[np.argmin(rank[passing])])) if len(passing) else (0, -1)
         assert tuple(dense[lane]) == want, lane
     assert 0 < (dense[:, 0] == 1).sum() < lanes
+
+
+def test_launches_with_too_many_words_walk(monkeypatch):
+    """A dense plan keeps two words arrays of lanes x words: past ``_DENSE_WORDS`` the loop walks."""
+    from jwarp.builtins import bvh_pairs
+    from jwarp.runtime.kernel import forget_compiled
+
+    rng = np.random.default_rng(2)
+    lo = (rng.random((100, 3)) * 2.0).astype(np.float32)
+    hi = lo + np.float32(0.3)
+    tree = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3))
+    lanes = 400
+    qlo = (rng.random((lanes, 3)) * 2.0).astype(np.float32)
+    qhi = qlo + np.float32(0.5)
+    plans = []
+    real = bvh_pairs._dense_plan
+    monkeypatch.setattr(bvh_pairs, "_dense_plan", lambda *a: plans.append(real(*a)) or plans[-1])
+    monkeypatch.setattr(bvh_pairs, "_DENSE_WORDS", lanes * 4 - 1)  # 100 leaves: 4 words a lane
+    forget_compiled()
+    out = wp.zeros(lanes, dtype=wp.vec2i)
+    wp.launch(count_and_sum, dim=lanes, inputs=[tree.id, wp.array(qlo, dtype=wp.vec3), wp.array(qhi, dtype=wp.vec3),
+                                                 out])
+    assert plans == [None]
+    hits = [np.nonzero(np.all(lo <= b, axis=1) & np.all(a <= hi, axis=1))[0] for a, b in zip(qlo, qhi)]
+    np.testing.assert_array_equal(out.numpy(), [(len(h), int((h.astype(np.int64) ** 2).sum())) for h in hits])
