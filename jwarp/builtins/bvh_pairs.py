@@ -130,7 +130,10 @@ class DensePlan:
         through = bvh_dense.running_counts(words)
         n = live.shape[0]
         rows = jnp.stack([lax.iota(jnp.int32, n) * self.stride, through[:, -1]], axis=1)
-        return rows, (words, through, offset, jnp.concatenate(prims), step >= 0), ()
+        # the barriers' predicate (see lane_pool.barrier): true at run time, but not foldable (``step``
+        # is: the plan's single step makes XLA drop its loop, and the barriers with it)
+        go = through[0, -1] >= 0
+        return rows, (words, through, offset, jnp.concatenate(prims), go), ()
 
     def ids(self, position: Any, found: tuple) -> Any:
         """The primitive at ``position``: the lane's ``k``-th set bit. The lanes' rows are gathered,
