@@ -120,4 +120,19 @@ def select(words: Any, through: Any, k: Any) -> Any:
     return index * _BITS + bit
 
 
-__all__ = ["DENSE_LEAVES", "dense_ok", "leaf_words", "running_counts", "select", "word_count"]
+def lowest_set_bit(words: list) -> tuple:
+    """Each lane's lowest set bit over ``words`` (uint32 lane arrays, word 0 first): (whether any is
+    set, its rank, the words with it cleared)."""
+    found = jnp.zeros(jnp.shape(words[0]), bool)
+    rank = jnp.zeros(jnp.shape(words[0]), jnp.int32)
+    out = list(words)
+    for j, w in enumerate(words):
+        here = ~found & (w != 0)
+        bit = _popcount((w & (~w + jnp.uint32(1))) - jnp.uint32(1))  # trailing zeros
+        rank = where(here, j * _BITS + bit, rank)
+        out[j] = where(here, w & (w - jnp.uint32(1)), w)
+        found = found | here
+    return found, rank, out
+
+
+__all__ = ["DENSE_LEAVES", "dense_ok", "leaf_words", "lowest_set_bit", "running_counts", "select", "word_count"]

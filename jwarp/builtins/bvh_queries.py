@@ -37,7 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jwarp.builtins import triangle_math as tm
+from jwarp.builtins import bvh_dense, triangle_math as tm
 from jwarp.builtins.bvh_walk import Tree, subtree, walk
 from jwarp.builtins.lane_pool import gather_rows
 from jwarp.builtins.common import Call, Value
@@ -309,9 +309,64 @@ def collect(call: Call, q: dict, need: Any, mesh_kind: bool, size: int, kind: in
     return node, fill, buf
 
 
+_WORDS_HELD = BUFFER + 1
+"""``fill`` of a query whose buffer fields hold the bit words of its results (see :func:`_words_next`)."""
+WORDS_LEAVES = 32 * BUFFER
+"""Box queries of trees of at most this many leaves keep their results as bit words (all fit the
+buffer fields)."""
+
+
+def _words_next(q: dict, run0: Any, found_trees: list) -> tuple:
+    """:func:`_buffered_next` for box queries of trees of at most ``32 * BUFFER`` leaves: the first call
+    (or the first after a rewind) tests every leaf at once (:mod:`jwarp.builtins.bvh_dense`) and keeps
+    the results' bit words in the buffer fields; each call hands out the lowest set bit and clears it.
+    ``node`` follows the last leaf handed out, so a rewind goes on from there. No walk at all: a loop
+    of ``*_next`` calls that cannot run as a pass over pairs walked once per 8 results of a lane."""
+    shape = q["node"].shape
+    need = run0 & (q["fill"] == BUFFER) & (q["pos"] >= q["fill"])
+
+    def refill(q: dict) -> dict:
+        flat = {k: jnp.reshape(q[k], (-1,)) for k in ("ax", "ay", "az", "bx", "by", "bz", "node", "root")}
+        lower, upper = (flat["ax"], flat["ay"], flat["az"]), (flat["bx"], flat["by"], flat["bz"])
+        run_all = need.reshape(-1)
+        words = jnp.zeros((run_all.shape[0], BUFFER), jnp.uint32)
+        for tree, _, selected in found_trees:
+            mine = run_all if selected is None else run_all & selected.reshape(-1)
+            end = subtree(tree, flat["root"])[1]
+            w, _ = bvh_dense.leaf_words(tree, lower, upper, mine, flat["node"], end)
+            w = jnp.pad(w, ((0, 0), (0, BUFFER - w.shape[1])))
+            words = w if selected is None else where(selected.reshape(-1, 1), w, words)
+        q = dict(q, fill=where(need, _WORDS_HELD, q["fill"]), pos=where(need, 0, q["pos"]))
+        for j, b in enumerate(_BUFFER_FIELDS[2:]):
+            q[b] = where(need, lax.bitcast_convert_type(words[:, j], jnp.int32).reshape(shape), q[b])
+        return q
+
+    q = lax.cond(jnp.any(need), refill, dict, q)
+    held = run0 & (q["fill"] == _WORDS_HELD)
+    words = [lax.bitcast_convert_type(q[b], jnp.uint32) for b in _BUFFER_FIELDS[2:]]
+    found, rank, cleared = bvh_dense.lowest_set_bit(words)
+    found = held & found
+    node = jnp.zeros_like(rank)
+    for tree, _, selected in found_trees:
+        nodes = jnp.nonzero(tree.links[:, 1] >= 0, size=(tree.count + 1) // 2, fill_value=0)[0].astype(jnp.int32)
+        mine = gather_rows(nodes, rank)
+        node = mine if selected is None else where(selected, mine, node)
+    prim = jnp.zeros_like(node)
+    for tree, _, selected in found_trees:
+        mine = gather_rows(tree.links, node)[..., 1]
+        prim = mine if selected is None else where(selected, mine, prim)
+    for b, w in zip(_BUFFER_FIELDS[2:], cleared):
+        q[b] = where(found, lax.bitcast_convert_type(w, jnp.int32), q[b])
+    q["node"] = where(found, node + 1, q["node"])
+    return q, found, prim
+
+
 def _buffered_next(call: Call, q: dict, run0: Any, mesh_kind: bool, kind: int | None) -> tuple:
     """Hand each running lane its next collected result, walking first where the buffer is used up.
     Returns (query fields, found mask, result index)."""
+    found_trees = trees(call, q["owner"], mesh_kind)
+    if kind == AABB and all((t.count + 1) // 2 <= min(WORDS_LEAVES, 32 * BUFFER) for t, _, _ in found_trees):
+        return _words_next(q, run0, found_trees)
     need = run0 & (q["pos"] >= q["fill"]) & (q["fill"] >= BUFFER)
 
     def refill(q: dict) -> dict:
@@ -326,7 +381,7 @@ def _buffered_next(call: Call, q: dict, run0: Any, mesh_kind: bool, kind: int | 
     found = run0 & (q["pos"] < q["fill"])
     node = _next_held(q)
     prim = jnp.zeros_like(node)
-    for tree, _, selected in trees(call, q["owner"], mesh_kind):
+    for tree, _, selected in found_trees:
         mine = gather_rows(tree.links, node)[..., 1]
         prim = mine if selected is None else where(selected, mine, prim)
     q["pos"] = where(found, q["pos"] + 1, q["pos"])
@@ -342,8 +397,9 @@ def _next_held(q: dict) -> Any:
 
 
 def rewind(q: dict, run0: Any) -> dict:
-    """Drop the running lanes' buffers, moving them back to their first result not handed out."""
-    held = run0 & (q["pos"] < q["fill"])
+    """Drop the running lanes' buffers, moving them back to their first result not handed out (a
+    buffer of bit words, :func:`_words_next`, is already there: ``node`` follows its last result)."""
+    held = run0 & (q["pos"] < q["fill"]) & (q["fill"] <= BUFFER)
     node = _next_held(q)
     empty = jnp.int32(BUFFER)
     return dict(q, node=where(held, node, q["node"]), fill=where(run0, empty, q["fill"]),

@@ -180,3 +180,99 @@ def test_launches_with_too_many_words_walk(monkeypatch):
     assert plans == [None]
     hits = [np.nonzero(np.all(lo <= b, axis=1) & np.all(a <= hi, axis=1))[0] for a, b in zip(qlo, qhi)]
     np.testing.assert_array_equal(out.numpy(), [(len(h), int((h.astype(np.int64) ** 2).sum())) for h in hits])
+
+
+_NEXT_CALLS = r"""
+import json, sys
+import numpy as np
+import jwarp as wp
+from jwarp.builtins import bvh_queries
+from jwarp.runtime.kernel import forget_compiled
+
+
+@wp.kernel
+def take_limit_rest(bvh0: wp.uint64, bvh1: wp.uint64, lowers: wp.array(dtype=wp.vec3), uppers: wp.array(dtype=wp.vec3),
+                    first: int, found: wp.array2d(dtype=int), counts: wp.array2d(dtype=int)):
+    i = wp.tid()
+    bvh = bvh0
+    if i % 3 == 1:  # the tree chosen per lane at run time
+        bvh = bvh1
+    q = wp.bvh_query_aabb(bvh, lowers[i], uppers[i])
+    b = int(0)
+    k = int(0)
+    while wp.bvh_query_next(q, b):
+        found[i, k] = b
+        k += 1
+        if k == first:
+            break
+    counts[i, 0] = k
+    if wp.bvh_query_next(q, b, 1.0e30):  # a call with a limit: goes on from the first not handed out
+        found[i, k] = b
+        k += 1
+    counts[i, 1] = k
+    while wp.bvh_query_next(q, b):  # buffered again
+        found[i, k] = b
+        k += 1
+    counts[i, 2] = k
+    counts[i, 3] = int(wp.bvh_query_next(q, b))  # exhausted: stays so
+
+
+data = np.load(sys.argv[1])
+trees = [wp.Bvh(wp.array(data[f"lo{t}"], dtype=wp.vec3), wp.array(data[f"hi{t}"], dtype=wp.vec3)) for t in (0, 1)]
+taken = []
+real = bvh_queries._words_next
+bvh_queries._words_next = lambda *a: taken.append(1) or real(*a)
+out = {}
+for leaves in (bvh_queries.WORDS_LEAVES, 0):  # bit words, then walks
+    bvh_queries.WORDS_LEAVES = leaves
+    forget_compiled()
+    taken.clear()
+    lanes = data["qlo"].shape[0]
+    found = wp.full((lanes, 300), -1, dtype=int)
+    counts = wp.zeros((lanes, 4), dtype=int)
+    wp.launch(take_limit_rest, dim=lanes, inputs=[trees[0].id, trees[1].id, wp.array(data["qlo"], dtype=wp.vec3),
+                                                  wp.array(data["qhi"], dtype=wp.vec3), int(data["first"]), found, counts])
+    out[str(leaves)] = {"found": found.numpy().tolist(), "counts": counts.numpy().tolist(), "words": bool(taken)}
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("first", [1, 8, 9, 40])
+def test_next_calls_on_small_trees_hand_out_the_walks_results_in_order(tmp_path, first):
+    """``*_next`` calls of box queries of trees of at most 256 leaves keep their results as bit words
+    (``bvh_queries._words_next``): the same results in the same order as the walked buffers, through a
+    ``break``, a call with a limit (a rewind) and a second loop, for lanes of two trees. In a
+    subprocess with a timeout: a query that never ran out would loop forever."""
+    import json
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(8)
+    boxes = {}
+    for t, count in enumerate((256, 77)):
+        lo = (rng.random((count, 3)) * 3.0).astype(np.float32)
+        boxes[f"lo{t}"], boxes[f"hi{t}"] = lo, lo + (rng.random((count, 3)) * 0.7).astype(np.float32)
+    lanes = 600
+    qlo = (rng.random((lanes, 3)) * 3.0).astype(np.float32)
+    qhi = qlo + (rng.random((lanes, 3)) * rng.choice([0.05, 0.6, 1.5], (lanes, 1))).astype(np.float32)
+    qlo[::7] += 50.0  # boxes that miss every tree
+    qhi[::7] += 50.0
+    np.savez(tmp_path / "data.npz", qlo=qlo, qhi=qhi, first=first, **boxes)
+    script = tmp_path / "next_calls.py"
+    script.write_text(_NEXT_CALLS)
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "data.npz")], capture_output=True, text=True,
+                          timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    runs = json.loads(done.stdout.strip().splitlines()[-1])
+    words, walked = runs[str(256)], runs["0"]
+    assert words["words"] and not walked["words"]
+    np.testing.assert_array_equal(words["counts"], walked["counts"])
+    np.testing.assert_array_equal(words["found"], walked["found"])  # the same order
+    got, counts = np.array(words["found"]), np.array(words["counts"])
+    for i in range(lanes):
+        lo, hi = (boxes["lo1"], boxes["hi1"]) if i % 3 == 1 else (boxes["lo0"], boxes["hi0"])
+        want = np.nonzero(np.all(lo <= qhi[i], axis=1) & np.all(qlo[i] <= hi, axis=1))[0]
+        assert counts[i, 2] == len(want) and counts[i, 3] == 0, i
+        assert counts[i, 0] == min(first, len(want)) and counts[i, 1] == min(first + 1, len(want)), i
+        assert sorted(got[i, :len(want)]) == sorted(want), i
+    assert counts[:, 2].max() > 3 * 8 and (counts[:, 2] == 0).any()
