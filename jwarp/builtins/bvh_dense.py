@@ -11,8 +11,10 @@ and their order are the walk's, bit for bit: a box test is comparisons only, and
 its children's, so a leaf whose box overlaps the query lies under nodes that overlap it too.
 
 Used by the pass over (lane, result) pairs (:class:`jwarp.builtins.bvh_pairs.DensePlan`), which reads
-each lane's results once. Not by ``*_next`` calls: those collect a few results at a time, and
-testing every leaf at every refill cost 2-20x the walk. Only axis-aligned box queries come here (a
+each lane's results once, and by ``*_next`` calls on trees of at most 256 leaves, whose words fit the
+query's buffer fields (``bvh_queries._words_next``: tested once per query). Larger trees' ``*_next``
+calls keep walking: they collect 8 results at a time, and testing every leaf at every refill cost
+2-20x the walk. Only axis-aligned box queries come here (a
 sphere's or ray's test rounds, and how it rounds depends on XLA's fusions; mesh sphere queries also
 test each triangle).
 

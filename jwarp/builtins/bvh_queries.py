@@ -15,7 +15,9 @@ Each walk is a loop over all lanes with a fixed cost of its own, so a query *col
 out one by one, walking again only when some lane has used its buffer up (a conditional on the
 lanes; a loop over a lane with 176 results walks 23 times, not 176). The walk is stackless, so its
 state is one node: a ``bvh_query_next`` with ``max_dist`` (whose limit may change between calls)
-rewinds to the first result not handed out and walks from there unbuffered.
+rewinds to the first result not handed out and walks from there unbuffered. Box queries of trees of at
+most 256 leaves keep bit words of all their results in the buffer fields instead (no walks; see
+:func:`_words_next`).
 
 Example:
     >>> import jwarp as wp
