@@ -191,8 +191,9 @@ from jwarp.runtime.kernel import forget_compiled
 
 
 @wp.kernel
-def take_limit_rest(bvh0: wp.uint64, bvh1: wp.uint64, lowers: wp.array(dtype=wp.vec3), uppers: wp.array(dtype=wp.vec3),
-                    first: int, found: wp.array2d(dtype=int), counts: wp.array2d(dtype=int)):
+def take_limit_rest(bvh0: wp.uint64, bvh1: wp.uint64, lowers: wp.array(dtype=wp.vec3),
+                    uppers: wp.array(dtype=wp.vec3), first: int, found: wp.array2d(dtype=int),
+                    counts: wp.array2d(dtype=int)):
     i = wp.tid()
     bvh = bvh0
     if i % 3 == 1:  # the tree chosen per lane at run time
