@@ -231,8 +231,9 @@ for leaves in (bvh_queries.WORDS_LEAVES, 0):  # bit words, then walks
     lanes = data["qlo"].shape[0]
     found = wp.full((lanes, 300), -1, dtype=int)
     counts = wp.zeros((lanes, 4), dtype=int)
-    wp.launch(take_limit_rest, dim=lanes, inputs=[trees[0].id, trees[1].id, wp.array(data["qlo"], dtype=wp.vec3),
-                                                  wp.array(data["qhi"], dtype=wp.vec3), int(data["first"]), found, counts])
+    queries = [wp.array(data["qlo"], dtype=wp.vec3), wp.array(data["qhi"], dtype=wp.vec3)]
+    wp.launch(take_limit_rest, dim=lanes, inputs=[trees[0].id, trees[1].id, *queries, int(data["first"]), found,
+                                                  counts])
     out[str(leaves)] = {"found": found.numpy().tolist(), "counts": counts.numpy().tolist(), "words": bool(taken)}
 print(json.dumps(out))
 """
