@@ -53,14 +53,18 @@ def _popcount(words: Any) -> Any:
     return lax.population_count(words).astype(jnp.int32)
 
 
-def _leaves(tree: Tree) -> tuple:
-    """The leaf nodes in node order ``(m,)`` and, per node ``v`` (and ``v == count``), the number of
-    leaves before it (an empty tree's one node is no leaf: its ranks are all 0)."""
-    m = (tree.count + 1) // 2
+def leaf_nodes(tree: Tree) -> Any:
+    """The leaf nodes in node order ``(m,)``: the node of each leaf rank (one primitive per leaf: a
+    tree of ``n`` nodes has ``(n + 1) // 2`` leaves; an empty tree's one node is no leaf)."""
     is_leaf = tree.links[:, 1] >= 0
-    nodes = jnp.nonzero(is_leaf, size=m, fill_value=tree.count - 1)[0].astype(jnp.int32)
-    rank = jnp.concatenate([jnp.zeros(1, jnp.int32), jnp.cumsum(is_leaf.astype(jnp.int32))])
-    return nodes, rank
+    return jnp.nonzero(is_leaf, size=(tree.count + 1) // 2, fill_value=tree.count - 1)[0].astype(jnp.int32)
+
+
+def _leaves(tree: Tree) -> tuple:
+    """:func:`leaf_nodes` and, per node ``v`` (and ``v == count``), the number of leaves before it (an
+    empty tree's ranks are all 0)."""
+    is_leaf = (tree.links[:, 1] >= 0).astype(jnp.int32)
+    return leaf_nodes(tree), jnp.concatenate([jnp.zeros(1, jnp.int32), jnp.cumsum(is_leaf)])
 
 
 def word_count(tree: Tree) -> int:
@@ -137,4 +141,4 @@ def lowest_set_bit(words: list) -> tuple:
     return found, rank, out
 
 
-__all__ = ["DENSE_LEAVES", "dense_ok", "leaf_words", "lowest_set_bit", "running_counts", "select", "word_count"]
+__all__ = ["DENSE_LEAVES", "dense_ok", "leaf_nodes", "leaf_words", "lowest_set_bit", "running_counts", "select", "word_count"]

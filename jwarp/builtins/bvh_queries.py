@@ -348,14 +348,11 @@ def _words_next(q: dict, run0: Any, found_trees: list) -> tuple:
     words = [lax.bitcast_convert_type(q[b], jnp.uint32) for b in _BUFFER_FIELDS[2:]]
     found, rank, cleared = bvh_dense.lowest_set_bit(words)
     found = held & found
-    node = jnp.zeros_like(rank)
-    for tree, _, selected in found_trees:
-        nodes = jnp.nonzero(tree.links[:, 1] >= 0, size=(tree.count + 1) // 2, fill_value=0)[0].astype(jnp.int32)
-        mine = gather_rows(nodes, rank)
+    node, prim = jnp.zeros_like(rank), jnp.zeros_like(rank)
+    for tree, _, selected in found_trees:  # (each lane's rank is of the tree it selects)
+        mine = gather_rows(bvh_dense.leaf_nodes(tree), rank)
         node = mine if selected is None else where(selected, mine, node)
-    prim = jnp.zeros_like(node)
-    for tree, _, selected in found_trees:
-        mine = gather_rows(tree.links, node)[..., 1]
+        mine = gather_rows(tree.links, mine)[..., 1]
         prim = mine if selected is None else where(selected, mine, prim)
     for b, w in zip(_BUFFER_FIELDS[2:], cleared):
         q[b] = where(found, lax.bitcast_convert_type(w, jnp.int32), q[b])
