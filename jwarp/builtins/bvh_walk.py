@@ -91,7 +91,9 @@ def walk(tree: Tree, state: dict, active: Any, enter: Enter, leaf: Leaf, stop_on
     flat.setdefault("found", jnp.zeros(flat["node"].shape, bool))
 
     def running(s: dict) -> Any:
-        go = s["node"] < tree.count
+        # a node outside the tree (a query's state overwritten: no valid query starts there) ends the
+        # lane; a negative one would otherwise climb node by node towards the root, ~2^31 steps
+        go = (s["node"] >= 0) & (s["node"] < tree.count)
         if "end" in s:
             go = go & (s["node"] < s["end"])
         return go & ~s["found"] if stop_on_accept else go
