@@ -2,7 +2,8 @@
 
 A loop qualifies when its iterations are independent: the body only *accumulates* into variables of
 the enclosing scope (``v += e``, ``v -= e``, ``v = v + e`` or ``v = v - e``, possibly under ``if``;
-``v`` read nowhere else), uses the others as scratch (assigned before read in each iteration, never
+``v`` read nowhere else; or keeps an extreme or the best candidate by a key:
+:mod:`jwarp.compiler.pair_reductions`), uses the others as scratch (assigned before read in each iteration, never
 read after the loop), stores nothing and calls nothing whose effect depends on the order
 (``print``, an atomic whose result is used; user functions are checked from their source).
 
@@ -20,9 +21,13 @@ import inspect
 import textwrap
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from jwarp.compiler.loop_carry import assigned_names
-from jwarp.compiler.masks import accumulation, added_term
-from jwarp.compiler.values import STATIC
+from jwarp.compiler.masks import added_term
+from jwarp.compiler.pair_reductions import KEY, MAX, MIN, Reduction, reductions
+from jwarp.compiler.values import STATIC, leaves_of, zeros_value
+from jwarp.lang import scalars
 from jwarp.lang.arrays import ArrayType
 from jwarp.lang.tile_types import TileType
 
@@ -30,21 +35,6 @@ if TYPE_CHECKING:
     from jwarp.compiler.lower import FunctionLowerer
 
 _ORDERED = frozenset({"print", "printf", "breakpoint", "volume_store", "atomic_cas", "atomic_exch"})
-
-
-def _accumulations(body: list[ast.stmt], names: set[str]) -> bool:
-    """Every use of ``names`` in ``body`` is ``v += e``, ``v -= e``, ``v = v + e``, ``v = e + v``
-    or ``v = v - e`` (``e`` without ``v``): each iteration adds a term of its own."""
-    allowed: set[int] = set()
-    for node in _walk(body):
-        parts = accumulation(node)
-        if parts is None or parts[0].id not in names:
-            continue
-        target, term, reference = parts
-        if any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(term)):
-            return False
-        allowed.update(id(n) for n in (target, reference) if n is not None)
-    return all(id(n) in allowed for n in _walk(body) if isinstance(n, ast.Name) and n.id in names)
 
 
 def _walk(body: list[ast.stmt]):
@@ -203,8 +193,9 @@ def pure_statements(lw: FunctionLowerer, body: list[ast.stmt]) -> bool:
     return _pure(body, static_lookup(lw), set())
 
 
-def accumulators(lw: FunctionLowerer, node: ast.For, loop: ast.stmt | None = None) -> set[str] | None:
-    """The names a query loop accumulates into, or None when it must stay a masked while loop.
+def accumulators(lw: FunctionLowerer, node: ast.For, loop: ast.stmt | None = None) -> dict[str, Reduction] | None:
+    """The names a query loop accumulates into, with how (sums, extremes, keys and their payloads:
+    :mod:`jwarp.compiler.pair_reductions`), or None when it must stay a masked while loop.
 
     ``loop``: the statement the loop really is when ``node`` stands for it (a ``while`` over a
     query's ``*_next`` calls, whose target is a variable assigned before it: only reads of the
@@ -218,16 +209,22 @@ def accumulators(lw: FunctionLowerer, node: ast.For, loop: ast.stmt | None = Non
     if node.target.id in outer or used_outside(lw.src.tree, loop or node, temps, loads):
         return None
     outer -= _scratch(lw.src.tree, loop or node, node.body, outer)
-    if not _accumulations(node.body, outer):
+    kinds = reductions(node.body, outer, static_lookup(lw))
+    if kinds is None or not pure_statements(lw, node.body):
         return None
-
-    if not pure_statements(lw, node.body):
-        return None
-    for name in outer:
+    for name, kind in kinds.items():
         t = lw.env[name].type
         if t is STATIC or isinstance(t, (ArrayType, TileType)):
             return None
-    return outer
+        if kind.kind == KEY and not (scalars.is_int(t) or scalars.is_float(t)):
+            return None  # (keys are compared: numbers only)
+        if kind.kind in (MAX, MIN) and not all(_numeric(leaf) for leaf in leaves_of(zeros_value(t))):
+            return None
+    return kinds
+
+
+def _numeric(leaf: Any) -> bool:
+    return np.issubdtype(leaf.dtype, np.integer) or np.issubdtype(leaf.dtype, np.floating)
 
 
 GUARDED_WORK = 16

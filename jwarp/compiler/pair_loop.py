@@ -17,7 +17,10 @@ a group runs as many rounds as its lanes' most candidates need. So that the lane
 similar counts, tiles of :data:`TILE` consecutive lanes are sorted by their counts. The body is
 lowered once over a round's slots (lane values broadcast along the slots, gathered once per group;
 accumulators start at zero), each lane's slots are summed column by column (XLA fuses that into
-the body's loop) and the sums are added into the lanes. The work is about the number of
+the body's loop) and the sums are added into the lanes. Extremes, best candidates by a key (with
+their payloads) and last values (:mod:`jwarp.compiler.pair_reductions`) start each pair at their
+reduction's extreme and are reduced per round in the candidates' order, then combined with the
+lane's value so far (the rounds of a lane come in its candidates' order). The work is about the number of
 candidates (plus the rounds some lanes of a group sit out), not their maximum times the lanes.
 
 A body that adds its terms only where a test on the data passes (``if d < r: f += force(...)``, or
@@ -43,10 +46,12 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from jwarp.builtins.lane_pool import barrier, gather_rows
 from jwarp.compiler import pair_analysis
+from jwarp.compiler import pair_reductions as red
 from jwarp.compiler.masks import Touched
 from jwarp.compiler.loop_carry import CarrySpec, Snapshot, assigned_names, run_lax_loop
 from jwarp.compiler.operators import truth
@@ -124,10 +129,11 @@ def _plain_leaf(leaf: Any, grid: tuple) -> bool:
     return jnp.ndim(leaf) == 0 or jnp.ndim(leaf) == len(grid)
 
 
-def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str], record,
+def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str] | dict[str, red.Reduction], record,
                 exit_if: ast.If | None = None, first_hit: str | None = None) -> bool:
     """Lower the query loop ``node`` as a pass over pairs; False when the query cannot be planned
-    (the caller then lowers the masked while loop). ``record(trips)`` notes the loop's trip count
+    (the caller then lowers the masked while loop). ``names``: the variables it accumulates into, with
+    their :class:`jwarp.compiler.pair_reductions.Reduction` (a set: sums). ``record(trips)`` notes the loop's trip count
     (the most candidates of a lane), as the while loop would. With ``exit_if`` (the body's last
     statement, see :mod:`jwarp.compiler.pair_exit`) the pass runs the rest of the body and the
     test of ``exit_if`` and stores each lane's first candidate that passes it in the int32 local
@@ -154,7 +160,11 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
     # the lanes shared evenly between the groups (padding lanes run every round of their group)
     group = -(-(-(-n // groups)) // tile) * tile
     # runs the filtered blocks of sparse_block when the body only accumulates under data-dependent tests
-    sparse = exit_if is None and pair_analysis.guarded_accumulations(node.body, names, pair_analysis.static_lookup(lw))
+    kinds = dict(names) if isinstance(names, dict) else {k: red.Reduction(red.SUM) for k in names}
+    names = set(kinds)
+    summed = all(r.kind == red.SUM for r in kinds.values())
+    sparse = summed and exit_if is None and pair_analysis.guarded_accumulations(node.body, set(kinds),
+                                                                                pair_analysis.static_lookup(lw))
     if ctx.thread_coords is not None:
         coords = tuple(jnp.broadcast_to(c, grid).reshape(n) for c in ctx.thread_coords)
     else:
@@ -162,6 +172,9 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
     target = node.target.id
     scratch = (assigned_names(node.body) & set(lw.env)) - names  # vetted by accumulators()
     body = node.body if exit_if is None else node.body[:-1]
+    lasts = {k for k, r in kinds.items() if r.kind == red.LAST}
+    body = red.flagged_body(body, lasts)  # each pair records whether it assigned a last value
+    flags = {red.flag_name(k): k for k in lasts}
     lane_env = dict(lw.env)  # the values before the loop: all but the accumulators stay so in it
     state: dict = {}
 
@@ -243,13 +256,16 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
         before = dict(lw.env)
         pair_env = {}
         for k, v in before.items():
-            if k in names:
-                pair_env[k] = zeros_value(v.type)
+            if k in names:  # sums start at zero, the others at their reduction's extreme (see pair_reductions)
+                starts = [red.start_of(kinds[k], leaf.dtype) for leaf in leaves_of(zeros_value(v.type))]
+                pair_env[k] = value_from_leaves(v.type, starts)
             elif k in gr["env"]:
                 pair_env[k] = value_from_leaves(v.type, [spread(x) if is_varying_leaf(x) else x
                                                          for x in gr["env"][k]])
             else:
                 pair_env[k] = v
+        for flag in flags:
+            pair_env[flag] = Value(scalars.bool_, np.bool_(False))
         pair_env[target] = Value(scalars.int32, plan.ids(pos, state["table"]["ids"]))
         saved = (ctx.grid, ctx.tid, ctx.thread_coords)
         ctx.grid, ctx.tid = (pairs,), (lax.iota(jnp.int32, pairs),)
@@ -267,7 +283,7 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             ctx.grid, ctx.tid, ctx.thread_coords = saved
             touched, lw.touched = lw.touched, None
         for k, v in pair_env.items():
-            if k not in names and k != target and k not in scratch and lw.env.get(k) is not v:
+            if k not in names and k not in flags and k != target and k not in scratch and lw.env.get(k) is not v:
                 raise _Fallback()
         values = lw.env
         lw.env = before  # the accumulators are added into the lanes after the group's last round
@@ -283,17 +299,50 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             slot = jnp.min(where(hit.reshape(group, w), column, w), axis=1)
             first = jnp.take_along_axis(ids, jnp.minimum(slot, w - 1)[:, None], axis=1)[:, 0]
             local[_FIRST] = where((local[_FIRST] < 0) & (slot < w), first, local[_FIRST])
+        def columns(leaf: Any, start: Any) -> Any:  # (group, w), the pairs outside ``valid`` at ``start``
+            leaf = jnp.broadcast_to(leaf, (pairs,))
+            return where(valid, leaf, jnp.asarray(start, leaf.dtype)).reshape(group, w)
+
         for k in names:
+            kind = kinds[k]
+            if kind.kind == red.PAYLOAD:
+                continue  # with its key
+            if kind.kind == red.LAST:  # the value of the lane's last pair that assigned one
+                column = red.last_columns(columns(values[red.flag_name(k)].data, False))
+                at = jnp.maximum(column, 0)[:, None]
+                for j, leaf in enumerate(leaves_of(values[k])):
+                    key = f"n:{k}:{j}"
+                    picked = jnp.take_along_axis(columns(leaf, 0), at, axis=1)[:, 0]
+                    local[key] = where(column >= 0, picked.astype(local[key].dtype), local[key])
+                continue
             for j, leaf in enumerate(leaves_of(values[k])):
-                if is_const(leaf) and not bool(leaf):
-                    continue
                 key = f"n:{k}:{j}"
-                leaf = jnp.broadcast_to(leaf, (pairs,))
-                leaf = where(valid, leaf, jnp.zeros((), leaf.dtype)).reshape(group, w)
-                part = leaf[:, 0]
-                for c in range(1, w):  # column by column: XLA fuses these into the body's loop
-                    part = part + leaf[:, c]
-                local[key] = local[key] + part.astype(local[key].dtype)
+                if kind.kind == red.SUM:
+                    if is_const(leaf) and not bool(leaf):
+                        continue
+                    leaf = columns(leaf, 0)
+                    part = leaf[:, 0]
+                    for c in range(1, w):  # column by column: XLA fuses these into the body's loop
+                        part = part + leaf[:, c]
+                    local[key] = local[key] + part.astype(local[key].dtype)
+                elif kind.kind in (red.MAX, red.MIN):
+                    leaf = columns(leaf, red.start_of(kind, local[key].dtype))
+                    part = leaf[:, 0]
+                    for c in range(1, w):
+                        part = red.combine_extreme(kind.kind, part, leaf[:, c])
+                    local[key] = red.combine_extreme(kind.kind, local[key], part.astype(local[key].dtype))
+                else:  # a key: the round's best candidate replaces the lane's best only when strictly better
+                    best, column = red.best_columns(columns(leaf, red.start_of(kind, leaf.dtype)), kind.less)
+                    better = red.replaces(kind.less, best, local[key]) & (column < w)
+                    local[key] = where(better, best.astype(local[key].dtype), local[key])
+                    at = jnp.minimum(column, w - 1)[:, None]
+                    for p, pk in kinds.items():
+                        if pk.kind != red.PAYLOAD or pk.key != k:
+                            continue
+                        for jp, pleaf in enumerate(leaves_of(values[p])):
+                            pkey = f"n:{p}:{jp}"
+                            picked = jnp.take_along_axis(columns(pleaf, 0), at, axis=1)[:, 0]
+                            local[pkey] = where(better, picked.astype(local[pkey].dtype), local[pkey])
         return None
 
     def iteration() -> None:
@@ -367,6 +416,8 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             state["group"] = gr = gather_group(t, g)
             state["rounds"] = t["rounds"][g]
             local = {key: jnp.zeros(group, carry[key].dtype) for key in sums}
+            for key in kept:  # extremes, keys and payloads go on from the lanes' values so far
+                local[key] = carry[key].reshape(n).at[gr["lanes"]].get(mode="fill", fill_value=0)
             more = lambda c: c[0] * rounds_per < t["rounds"][g]  # noqa: E731
             if first_hit is not None:  # (a lane's hit from an earlier step stands; a group stops once all hit)
                 local[_FIRST] = carry[hit_key].reshape(n).at[gr["lanes"]].get(mode="fill", fill_value=0)
@@ -379,7 +430,8 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
                                                                      unique_indices=True)
                 carry[hit_key] = flat.reshape(grid)
             for key, part in local.items():  # the lanes of a group are distinct
-                flat = carry[key].reshape(n).at[gr["lanes"]].add(part, mode="drop", unique_indices=True)
+                lanes = carry[key].reshape(n).at[gr["lanes"]]
+                flat = (lanes.set if key in kept else lanes.add)(part, mode="drop", unique_indices=True)
                 carry[key] = flat.reshape(grid)
             return g + 1, carry
 
@@ -399,12 +451,14 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
         return final
 
     # the accumulators' leaves, carried with the launch's shape (a group adds its sums into them)
-    sums = sorted(f"n:{k}:{j}" for k in names for j in range(len(leaves_of(lw.env[k]))))
+    leaf_keys = {k: [f"n:{k}:{j}" for j in range(len(leaves_of(lw.env[k])))] for k in names}
+    sums = sorted(key for k in names if kinds[k].kind == red.SUM for key in leaf_keys[k])
+    kept = sorted(key for k in names if kinds[k].kind != red.SUM for key in leaf_keys[k])
     hit_key = f"n:{first_hit}:0"
     carried = set(names) | ({first_hit} if first_hit is not None else set())
     snap = Snapshot(lw)
     try:
-        run_lax_loop(lw, node, CarrySpec(names=carried, promote=set(sums) | {hit_key}), emit)
+        run_lax_loop(lw, node, CarrySpec(names=carried, promote=set(sums) | set(kept) | {hit_key}), emit)
     except _Fallback:
         snap.restore(lw)
         return False

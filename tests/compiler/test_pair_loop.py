@@ -70,6 +70,36 @@ def test_routing_of_query_loops(monkeypatch):
 
 
 @wp.kernel
+def routed_extremes(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array(dtype=float)):
+    i = wp.tid()
+    p = x[i]
+    best = float(h)
+    k = int(-1)
+    for a in wp.hash_grid_query(grid, p, h):  # planned: a key and its payload
+        d = wp.length(x[a] - p)
+        if d < best and a != i:
+            best = d
+            k = a
+    m = float(0.0)
+    q = wp.hash_grid_query(grid, p, h)
+    b = int(0)
+    while wp.hash_grid_query_next(q, b):  # planned: an extreme
+        m = wp.max(m, float(b))
+    low = float(h)
+    c = int(-1)
+    for e in wp.hash_grid_query(grid, p, h):  # not planned: <= keeps the last equal candidate
+        r = wp.length(x[e] - p)
+        if r <= low:
+            low = r
+            c = e
+    out[i] = best + float(k) + m + low + float(c)
+
+
+def test_routing_of_loops_that_keep_extremes(monkeypatch):
+    assert _route(monkeypatch, routed_extremes, 4) == {"a", "b"}
+
+
+@wp.kernel
 def counts(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array(dtype=int)):
     i = wp.tid()
     query = wp.hash_grid_query(grid, x[i], h)

@@ -1,9 +1,9 @@
 """Hash-grid ``for`` loops lowered as a flattened pass over (lane, candidate) pairs (loops that only
 accumulate): an SPH density and a force sum under ``if`` (``acc += ...``), a DEM-style contact sum
 (``f = f + contact(...)``) with an atomic, an integer count, queries wrapping around a small grid and
-larger than it, a 2-D launch, a masked launch (some lanes skip the loop), and loops that are NOT pure
-accumulations (an order-dependent checksum, a loop variable read after the loop, a random state)
-which keep the per-lane loop; and the ``while wp.hash_grid_query_next(query, index)`` form of an
+larger than it, a 2-D launch, a masked launch (some lanes skip the loop), a loop keeping the last
+candidate (``k = j``, reduced in the query's order), and loops that are NOT pure accumulations (an
+order-dependent checksum, a random state) which keep the per-lane loop; and the ``while wp.hash_grid_query_next(query, index)`` form of an
 accumulating loop (lowered the same way) next to while forms that must keep the per-lane loop (the
 last index read after the loop, a query read again). Variables of the kernel's scope that a loop
 body only uses as scratch (assigned before read in each iteration, never read after the loop, as
