@@ -60,7 +60,7 @@ _BUFFER_FIELDS = ("fill", "pos", *(f"buf{j}" for j in range(BUFFER)))
 next one to hand out, ``buf0``... their leaf nodes."""
 
 
-def _query_type(name: str, next_builtin: str) -> StructType:
+def _query_type(name: str, next_builtin: str, *aliases: str) -> StructType:
     fields = {"owner": scalars.uint64, "kind": scalars.int32, **{f: scalars.float32 for f in _FIELDS[2:9]},
               "node": scalars.int32, "index": scalars.int32, "root": scalars.int32,
               **{f: scalars.int32 for f in _BUFFER_FIELDS}}
@@ -68,12 +68,13 @@ def _query_type(name: str, next_builtin: str) -> StructType:
     cls.__module__ = __name__
     t = StructType(cls)
     t._jwarp_query_next_ = next_builtin  # for-loops iterate queries with this builtin
+    t._jwarp_query_next_names_ = (next_builtin, *aliases)  # the builtins that step it (while loops)
     return t
 
 
 BvhQuery = _query_type("BvhQuery", "bvh_query_next")
 """A lane's BVH query (any kind: box, ray, sphere, capsule)."""
-MeshQuery = _query_type("MeshQuery", "mesh_query_next")
+MeshQuery = _query_type("MeshQuery", "mesh_query_next", "mesh_query_aabb_next")
 """A lane's mesh query (box or sphere); ``wp.MeshQueryAABB`` names the same type."""
 MeshQueryAABB = MeshQuery
 

@@ -4,7 +4,8 @@
 The while form visits the same candidates in the same order as the ``for`` form; the pair pass is
 taken only when nothing can observe the difference:
 
-- the test is exactly ``<query's *_next builtin>(query, index)`` with two variable names, ``index``
+- the test is exactly ``<query's *_next builtin>(query, index)`` (or an alias: ``wp.mesh_query_aabb_next``
+  and ``wp.mesh_query_next``) with two variable names, ``index``
   an ``int32`` variable and ``query`` a query value whose type can be planned;
 - ``query`` is assigned once in the function, by a plain assignment earlier in the same block as
   the loop, and read nowhere but in this loop's test (so each run of the loop starts from a fresh
@@ -93,8 +94,8 @@ def lower_query_while(lw: FunctionLowerer, node: ast.While, record: Callable[[An
     step = getattr(query.type, "_jwarp_query_next_", None)
     if step is None or getattr(query.type, "_jwarp_query_pairs_", None) is None:
         return False
-    if getattr(_callee(lw, test.func), "name", None) != step:
-        return False
+    if getattr(_callee(lw, test.func), "name", None) not in getattr(query.type, "_jwarp_query_next_names_", (step,)):
+        return False  # (a mesh query steps by mesh_query_aabb_next or its alias mesh_query_next)
     if not _fresh_query(lw.src.tree, node, q.id):
         return False
     loop = ast.copy_location(ast.For(target=ast.Name(id=i.id, ctx=ast.Store()), iter=test, body=node.body,

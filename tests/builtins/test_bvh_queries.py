@@ -290,3 +290,91 @@ def test_a_guarded_accumulation_over_several_steps_matches_brute_force(monkeypat
         w = (1 - x) ** 2 * (1 + 2 * x) * np.exp(-x) / (1 + x * x) + x ** 3
         want.append((near.sum(), w.sum()))
     np.testing.assert_allclose(out.numpy(), np.array(want), rtol=1e-4, atol=1e-4)
+
+
+@wp.kernel
+def keep_while(bvh: wp.uint64, lowers: wp.array(dtype=wp.vec3), uppers: wp.array(dtype=wp.vec3),
+               out: wp.array(dtype=wp.vec4i)):
+    i = wp.tid()
+    q = wp.bvh_query_aabb(bvh, lowers[i], uppers[i])
+    c = int(0)
+    best = float(1.0e9)
+    best_c = int(-1)
+    top = int(-1)
+    last = int(-1)
+    while wp.bvh_query_next(q, c):
+        key = float((c * 7919) % 1009)  # distinct keys for fewer than 1009 boxes
+        if key < best:
+            best = key
+            best_c = c
+        top = wp.max(top, c)
+        if c % 3 == 0:
+            last = c
+    out[i] = wp.vec4i(best_c, top, last, int(best))
+
+
+@wp.kernel
+def keep_while_mesh(mesh: wp.uint64, lowers: wp.array(dtype=wp.vec3), uppers: wp.array(dtype=wp.vec3),
+                    out: wp.array(dtype=wp.vec4i)):
+    i = wp.tid()
+    q = wp.mesh_query_aabb(mesh, lowers[i], uppers[i])
+    f = int(0)
+    best = float(1.0e9)
+    best_f = int(-1)
+    top = int(-1)
+    last = int(-1)
+    while wp.mesh_query_aabb_next(q, f):
+        key = float((f * 7919) % 1009)
+        if key < best:
+            best = key
+            best_f = f
+        top = wp.max(top, f)
+        if f % 3 == 0:
+            last = f
+    out[i] = wp.vec4i(best_f, top, last, int(best))
+
+
+def test_while_loops_keeping_the_best_take_the_pair_pass(monkeypatch, results_by):
+    """``while wp.bvh_query_next`` / ``wp.mesh_query_aabb_next`` loops keeping the best key with its
+    index, a maximum and the last index passing a test take the pass over pairs and give what the
+    per-lane loop gives (the last index depends on the walk's order) and what brute force gives."""
+    from tests.differential.meshes import torus
+    from jwarp.compiler import pair_analysis, pair_loop
+    from jwarp.runtime.kernel import forget_compiled
+
+    taken = []
+    real = pair_loop.lower_pairs
+
+    def spy(lw, node, *args, **kwargs):
+        done = real(lw, node, *args, **kwargs)
+        taken.append(done)
+        return done
+
+    lo, hi = _boxes(9, size=0.9)
+    qlo, qhi, expected = _queries(lo, hi)
+    points, tris = torus(16, 12)
+    corners = points[tris.reshape(-1, 3)]
+    mesh_hits = [set(np.nonzero(np.all(corners.min(1) <= b, axis=1) & np.all(a <= corners.max(1), axis=1))[0])
+                 for a, b in zip(qlo, qhi)]
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3))
+    mesh = wp.Mesh(points=wp.array(points, dtype=wp.vec3), indices=wp.array(tris, dtype=int))
+    inputs = [wp.array(qlo, dtype=wp.vec3), wp.array(qhi, dtype=wp.vec3)]
+
+    def run(kernel, owner):
+        out = wp.zeros(len(qlo), dtype=wp.vec4i)
+        wp.launch(kernel, dim=len(qlo), inputs=[owner.id, *inputs, out])
+        return out.numpy()
+
+    monkeypatch.setattr(pair_loop, "lower_pairs", spy)
+    forget_compiled()
+    paired = {"bvh": run(keep_while, bvh), "mesh": run(keep_while_mesh, mesh)}
+    assert taken == [True, True]
+    monkeypatch.setattr(pair_analysis, "accumulators", lambda *args: None)  # the per-lane loops
+    forget_compiled()
+    for name, kernel, owner, hits in (("bvh", keep_while, bvh, expected), ("mesh", keep_while_mesh, mesh, mesh_hits)):
+        np.testing.assert_array_equal(paired[name], run(kernel, owner), err_msg=name)
+        keys = [{c: (c * 7919) % 1009 for c in h} for h in hits]
+        best = np.array([min(k, key=k.get) if k else -1 for k in keys])
+        np.testing.assert_array_equal(paired[name][:, 0], best, err_msg=name)
+        np.testing.assert_array_equal(paired[name][:, 1], [max(h) if h else -1 for h in hits], err_msg=name)
+        assert (paired[name][:, 2] >= 0).sum() > 20
