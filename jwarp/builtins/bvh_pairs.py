@@ -11,7 +11,9 @@ first of them (:func:`jwarp.builtins.bvh_queries.rewind`).
 
 Box queries of small trees take a :class:`DensePlan` instead: one step tests every lane's box against
 every leaf (:mod:`jwarp.builtins.bvh_dense`), and the pass reads each lane's results from its bit
-words, in the walk's order.
+words, in the walk's order. Box queries of larger trees take a :class:`LevelPlan`: its first step
+searches every lane level by level (:mod:`jwarp.builtins.bvh_levels`), and the lanes that search had
+no room for are walked in the steps after.
 
 Example (inside the compiler):
     >>> plan = pair_plan(ctx, query, active)  # doctest: +SKIP
@@ -26,7 +28,7 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
-from jwarp.builtins import bvh_dense, bvh_walk, bvh_queries as bq
+from jwarp.builtins import bvh_dense, bvh_levels, bvh_trail, bvh_walk, bvh_queries as bq
 from jwarp.builtins.lane_pool import barrier, gather_rows
 from jwarp.compiler.registry import Call
 from jwarp.compiler.values import leaves_of, to_device_leaf
@@ -150,6 +152,44 @@ class DensePlan:
         return gather_rows(prims, lane_offset + rank)
 
 
+@dataclass
+class LevelPlan(BvhPlan):
+    """A :class:`BvhPlan` whose first step finds every lane's results level by level
+    (:func:`jwarp.builtins.bvh_levels.search`; box queries of one halving tree): a lane's results
+    are one range of that step's frontier. Lanes it could not complete (no room: see
+    :data:`LEVEL_PAIRS`) stay live from their nodes, and the later steps walk them."""
+
+    tree: Any = None
+    count: int = 0  # the tree's primitives
+
+    def table(self, step: Any, state: dict) -> tuple:
+        n = state["live"].shape[0]
+        capacity = min(max(LEVEL_PAIRS * n, 4 * bvh_levels.CHUNK), MOST_LEVEL_PAIRS)
+        size = max(n * PER_STEP, capacity + 2 * bvh_levels.CHUNK)  # (both branches' buffers alike)
+
+        def levels(state: dict) -> tuple:
+            q, tree = self.fields, self.tree
+            rows = bvh_trail.node_rows(tree, self.count, lambda prim: [prim.astype(jnp.float32)])
+            end = bvh_walk.subtree(tree, q["root"])[1]
+            found = bvh_levels.search(rows, self.count, (q["ax"], q["ay"], q["az"]), (q["bx"], q["by"], q["bz"]),
+                                      state["live"], state["node"], end, tree.bounds[0], capacity)
+            done = state["live"] & found.complete
+            table = jnp.stack([found.first, where(done, found.count, 0)], axis=1)
+            prims = jnp.pad(found.prims, (0, size - found.prims.shape[0]))
+            return table, prims, {"node": state["node"], "live": state["live"] & ~done}
+
+        def walked(state: dict) -> tuple:
+            table, prims, state = BvhPlan.table(self, step, state)
+            return table, jnp.pad(prims, (0, size - prims.shape[0])), state
+
+        return lax.cond(step == 0, levels, walked, state)
+
+
+LEVEL_PAIRS = 32
+"""Frontier pairs per lane a :class:`LevelPlan` search has room for (at most :data:`MOST_LEVEL_PAIRS`)."""
+MOST_LEVEL_PAIRS = 1 << 22
+
+
 _DENSE_WORDS = 1 << 23
 """Most bit words of a dense plan (its words and their running counts take 64 MiB each): larger
 launches walk (1,024-leaf trees: up to 262,144 lanes dense)."""
@@ -174,14 +214,21 @@ def pair_plan(ctx: Any, query: Any, active: Any) -> BvhPlan | DensePlan:
     q = {k: jnp.broadcast_to(to_device_leaf(leaf), ctx.grid).reshape(n) for k, leaf in zip(names, leaves_of(query))}
     q = bq.rewind(q, active)
     found = [(tree, selected) for tree, _, selected in bq.trees(call, q["owner"], mesh_kind)]
-    dense = _dense_plan(dict(q, live=active), found, bq.static_kind(query), n)
+    kind = bq.static_kind(query)
+    dense = _dense_plan(dict(q, live=active), found, kind, n)
     if dense is not None:
         return dense
     links = [(tree.links, selected) for tree, selected in found]
-    return BvhPlan(call, q, mesh_kind, links, {"node": q["node"], "live": active}, bq.static_kind(query))
+    start = {"node": q["node"], "live": active}
+    if kind == bq.AABB and len(found) == 1 and not bq.grouped(call, q["owner"], mesh_kind):
+        tree = found[0][0]
+        count = (tree.count + 1) // 2  # (a halving tree: one primitive per leaf)
+        if bvh_trail.supported(count, False):
+            return LevelPlan(call, q, mesh_kind, links, start, kind, tree, count)
+    return BvhPlan(call, q, mesh_kind, links, start, kind)
 
 
 bq.BvhQuery._jwarp_query_pairs_ = pair_plan
 bq.MeshQuery._jwarp_query_pairs_ = pair_plan
 
-__all__ = ["PER_STEP", "BvhPlan", "DensePlan", "pair_plan"]
+__all__ = ["LEVEL_PAIRS", "MOST_LEVEL_PAIRS", "PER_STEP", "BvhPlan", "DensePlan", "LevelPlan", "pair_plan"]

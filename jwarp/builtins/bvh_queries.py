@@ -279,6 +279,12 @@ def trees(call: Call, owner: Any, mesh_kind: bool) -> list:
     return out
 
 
+def grouped(call: Call, owner: Any, mesh_kind: bool) -> bool:
+    """Whether a tree the query's id may select was built with groups (not a halving tree)."""
+    kinds = ("mesh",) if mesh_kind else ("bvh", "mesh")
+    return any(bool(h.fact("grouped")) for h, _ in _bound(call, owner, kinds, "Mesh" if mesh_kind else "Bvh"))
+
+
 def collect(call: Call, q: dict, need: Any, mesh_kind: bool, size: int, kind: int | None = None) -> tuple:
     """Walk the lanes ``need`` of the query fields ``q`` on from their nodes, collecting up to ``size``
     results each (``kind``: the query's kind where it is known at compile time). Returns (node to

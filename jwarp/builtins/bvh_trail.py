@@ -42,7 +42,7 @@ from jwarp.compiler.selects import clip, where
 # columns of a row: 12 for two child boxes (or up to 12 of leaf data), then the leaf flag and the
 # primitive index (bit pattern of an int32); padded to 16 floats (one 64-byte cache line)
 _WIDTH = 16
-_FLAG, _PRIM = 12, 13
+FLAG, PRIM = 12, 13
 # lanes walked at once by default (point queries: `lane_pool.uneven_width`; coherent rays pass a wider pool).
 # `mesh_query_point_sign_normal` on the 16k-triangle sphere, 4,096 / 65,536 queries (one core):
 # 1240 / 980 ms with 4096 lanes (then 256), 125 / 737 ms with 256, 92 / 832 ms with 128; Warp 19 / 288 ms.
@@ -141,7 +141,7 @@ def node_rows(tree: Tree, count: int, leaf_data: Callable[[Any], Any]) -> Any:
 
 def _is_leaf(row: Any) -> Any:
     """Which gathered rows are leaves (the flag column)."""
-    return row[:, _FLAG] != 0
+    return row[:, FLAG] != 0
 
 
 def root_slot(count: int) -> int:
@@ -166,7 +166,7 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
         is entered, bit 2: the left one is nearer) and the leaf's candidate value."""
         run = running(s)
         is_leaf = run & _is_leaf(row)
-        prim = lax.bitcast_convert_type(row[:, _PRIM], jnp.int32)
+        prim = lax.bitcast_convert_type(row[:, PRIM], jnp.int32)
         cols = tuple(row[:, k] for k in range(12))
         if update is not None:  # the leaf's new state fields, kept where the lane is not at a leaf
             new = update(s, prim, cols)
@@ -352,7 +352,7 @@ def lookahead_stepper(rows: Any, enter: Callable, candidate: Callable | None, be
         ``candidate`` walk, one lane array as :func:`stepper`'s: the leaf's value (``>= 0``) or
         ``-1 - code`` (a lane stands on a leaf or on an internal node, never both)."""
         leaf = live & _is_leaf(row)
-        prim = lax.bitcast_convert_type(row[:, _PRIM], jnp.int32)
+        prim = lax.bitcast_convert_type(row[:, PRIM], jnp.int32)
         cols = tuple(row[:, k] for k in range(12))
         code = _code(*entered(s, row, live & ~leaf, enter))
         if update is not None:
@@ -519,7 +519,7 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     if update is None:
         slot = out[best_prim]
         names = tuple(leaf_columns or {})
-        picked = gather_rows(rows[:, [_PRIM, *(leaf_columns[k] for k in names)]], slot)  # a few columns
+        picked = gather_rows(rows[:, [PRIM, *(leaf_columns[k] for k in names)]], slot)  # a few columns
         prim = lax.bitcast_convert_type(picked[:, 0], jnp.int32)
         out[best_prim] = where(slot > 0, prim, initial)
         out.update({k: where(slot > 0, picked[:, 1 + j], 0.0) for j, k in enumerate(names)})
@@ -529,5 +529,6 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     return {k: v.reshape(shape) for k, v in out.items()}
 
 
-__all__ = ["CULL_DEPTH", "LOOKAHEAD_WIDTH", "MAX_LEVELS", "SHARE_LANES_PER_SLOT", "heap_order", "inorder_order", "lookahead_stepper", "needs_general",
-           "node_rows", "root_slot", "sharing", "stepper", "supported", "walk_trail"]
+__all__ = ["CULL_DEPTH", "FLAG", "LOOKAHEAD_WIDTH", "MAX_LEVELS", "PRIM", "SHARE_LANES_PER_SLOT", "heap_order",
+           "inorder_order", "lookahead_stepper", "needs_general", "node_rows", "root_slot", "sharing", "stepper",
+           "supported", "walk_trail"]

@@ -117,7 +117,8 @@ class Bvh(handles.Registered):
     def _launch_operands(self) -> handles.LaunchOperands:
         """The BVH's buffers for a launch that receives its id (see :mod:`jwarp.runtime.handles`)."""
         arrays = {"node_bounds": self._node_bounds, "node_links": self._node_links, **self._groups}
-        return handles.LaunchOperands("bvh", (("nodes", self._tree.node_count),), arrays, {})
+        static = (("nodes", self._tree.node_count), ("grouped", self.groups is not None))
+        return handles.LaunchOperands("bvh", static, arrays, {})
 
 
 __all__ = ["Bvh"]
