@@ -14,7 +14,8 @@ A lane resumed at a node (results already handed out) or limited to a subtree ke
 ``[node, end)`` of the pre-order numbering: a walk from ``node`` meets exactly the leaves there whose
 boxes pass (a node's box holds its children's, so a leaf's ancestors pass when it does), and they
 are consecutive in the frontier. The frontier holds at most ``capacity`` pairs: the lanes from the
-first pair that found no room on are *incomplete* (their results are left to a walk).
+first pair that found no room on are *incomplete* (:class:`jwarp.builtins.bvh_pairs.LevelPlan`
+searches them again in its next step, or walks them once a search completes no lane).
 
 Example (inside a builtin):
     >>> found = search(rows, count, lower, upper, live, node, end, pre, capacity)  # doctest: +SKIP
@@ -37,13 +38,22 @@ from jwarp.compiler.prefix_sums import running_total
 from jwarp.compiler.selects import where
 
 CHUNK = 4096
-"""Frontier pairs expanded at once (a prototype on 32,768 box queries of a 16k-triangle sphere:
-chunks of 2,048-8,192 within noise of each other, 18-20 ms a search)."""
+"""Frontier pairs expanded at once, at most (a prototype on 32,768 box queries of a 16k-triangle
+sphere: chunks of 2,048-8,192 within noise of each other, 18-20 ms a search)."""
+
+
+def chunk_for(lanes: int) -> int:
+    """The chunk of a search of ``lanes`` lanes: about two frontier pairs a lane, a power of two in
+    [256, :data:`CHUNK`] (a level costs at least one chunk)."""
+    size = 256
+    while size < 2 * lanes and size < CHUNK:
+        size *= 2
+    return size
 
 
 @dataclass
 class Found:
-    """Each lane's results: ``prims`` ``(capacity + 2 CHUNK,)`` (the frontier's primitives), and per
+    """Each lane's results: ``prims`` ``(capacity + 2 chunk,)`` (the frontier's primitives), and per
     lane its first position there, its number of results and whether the search completed it."""
 
     prims: Any
@@ -53,14 +63,14 @@ class Found:
 
 
 def search(rows: Any, count: int, lower: tuple, upper: tuple, live: Any, node: Any, end: Any, root_box: Any,
-           capacity: int) -> Found:
+           capacity: int, chunk: int = CHUNK) -> Found:
     """The leaves of each ``live`` lane whose boxes overlap its box ``[lower, upper]`` (xyz lane
     arrays) and whose pre-order numbers lie in ``[node, end)``, in the walk's order. ``rows``: the
     in-order table of the tree over ``count`` primitives; ``root_box``: the root's ``(6,)`` box
-    (lower, upper). ``capacity``: the most frontier pairs."""
+    (lower, upper). ``capacity``: the most frontier pairs; ``chunk``: pairs expanded at once."""
     n = live.shape[0]
     pre, _, levels = bvh_trail.inorder_order(count)
-    size = capacity + 2 * CHUNK  # (a chunk's children are written past the count, at most 2 CHUNK)
+    size = capacity + 2 * chunk  # (a chunk's children are written past the count, at most 2 chunk)
     box = jnp.stack([*lower, *upper], axis=1)
     lo, hi = tuple(root_box[k] for k in range(3)), tuple(root_box[k] for k in range(3, 6))
     start = live & tm.boxes_overlap(lower, upper, lo, hi)
@@ -73,11 +83,11 @@ def search(rows: Any, count: int, lower: tuple, upper: tuple, live: Any, node: A
         """One level: each pair's children (a leaf stays), written over ``out`` (a buffer of the
         frontier's size whose contents are not needed). Returns the next frontier, its size and the
         first incomplete lane."""
-        def chunk(c: tuple) -> tuple:
+        def one(c: tuple) -> tuple:
             begin, out, filled, cut = c
-            here = lax.dynamic_slice(pairs, (begin, jnp.int32(0)), (CHUNK, 2))
+            here = lax.dynamic_slice(pairs, (begin, jnp.int32(0)), (chunk, 2))
             lane, slot = here[:, 0], here[:, 1]
-            valid = (begin + lax.iota(jnp.int32, CHUNK) < alive) & (lane < cut)
+            valid = (begin + lax.iota(jnp.int32, chunk) < alive) & (lane < cut)
             row = gather_rows(rows, slot)
             mine = gather_rows(box, lane)
             a, b = tuple(mine[:, k] for k in range(3)), tuple(mine[:, k] for k in range(3, 6))
@@ -88,7 +98,7 @@ def search(rows: Any, count: int, lower: tuple, upper: tuple, live: Any, node: A
             right = inner & tm.boxes_overlap(a, b, tuple(row[:, k] for k in range(6, 9)),
                                              tuple(row[:, k] for k in range(9, 12)))
             kids = left.astype(jnp.int32) + right.astype(jnp.int32)
-            through = running_total(kids, 2 * CHUNK)
+            through = running_total(kids, 2 * chunk)
             first = filled + through - kids  # each pair's children keep its place, left first
             half = jnp.right_shift(slot & -slot, 1)
             out = out.at[where(left, first, size)].set(jnp.stack([lane, where(leaf, slot, slot - half)], axis=1),
@@ -98,9 +108,9 @@ def search(rows: Any, count: int, lower: tuple, upper: tuple, live: Any, node: A
             total = filled + through[-1]
             # no room from the pair at `capacity` on: its lane and those after it are left to a walk
             cut = where(total > capacity, jnp.minimum(cut, out[capacity, 0]), cut)
-            return begin + CHUNK, out, jnp.minimum(total, capacity), cut
+            return begin + chunk, out, jnp.minimum(total, capacity), cut
 
-        _, out, filled, cut = lax.while_loop(lambda c: c[0] < alive, chunk, (jnp.int32(0), out, jnp.int32(0), cut))
+        _, out, filled, cut = lax.while_loop(lambda c: c[0] < alive, one, (jnp.int32(0), out, jnp.int32(0), cut))
         return out, filled, cut
 
     def two_levels(_: Any, carry: tuple) -> tuple:
@@ -112,32 +122,34 @@ def search(rows: Any, count: int, lower: tuple, upper: tuple, live: Any, node: A
         return pairs, spare, alive, cut
 
     alive = jnp.sum(start, dtype=jnp.int32)
-    carry = (pairs, jnp.zeros_like(pairs), alive, jnp.int32(n))
+    cut = where(alive > capacity, pairs[capacity, 0], n)  # (more lanes than room: the first without)
+    carry = (pairs, jnp.zeros_like(pairs), jnp.minimum(alive, capacity), cut)
     pairs, _, alive, cut = lax.fori_loop(0, levels // 2, two_levels, carry)
-    return _tally(rows, pairs, alive, cut, node, end, jnp.asarray(pre), n, size)
+    return _tally(rows, pairs, alive, cut, node, end, jnp.asarray(pre), n, size, chunk)
 
 
-def _tally(rows: Any, pairs: Any, alive: Any, cut: Any, node: Any, end: Any, pre: Any, n: int, size: int) -> Found:
+def _tally(rows: Any, pairs: Any, alive: Any, cut: Any, node: Any, end: Any, pre: Any, n: int, size: int,
+           chunk: int) -> Found:
     """Each complete lane's first position and number of results in ``[node, end)`` (consecutive in the
     frontier), and the frontier's primitives, chunk by chunk over the pairs alive."""
-    def chunk(c: tuple) -> tuple:
+    def one(c: tuple) -> tuple:
         begin, prims, first, count = c
-        here = lax.dynamic_slice(pairs, (begin, jnp.int32(0)), (CHUNK, 2))
+        here = lax.dynamic_slice(pairs, (begin, jnp.int32(0)), (chunk, 2))
         lane, slot = here[:, 0], here[:, 1]
-        position = begin + lax.iota(jnp.int32, CHUNK)
+        position = begin + lax.iota(jnp.int32, chunk)
         p = gather_rows(pre, slot)
         keep = (position < alive) & (lane < cut) & (gather_rows(node, lane) <= p) & (p < gather_rows(end, lane))
         target = where(keep, lane, n)
         count = count.at[target].add(1, mode="drop")
         first = first.at[target].min(position, mode="drop")
         prim = lax.bitcast_convert_type(gather_rows(rows, slot)[:, bvh_trail.PRIM], jnp.int32)
-        return begin + CHUNK, lax.dynamic_update_slice(prims, prim, (begin,)), first, count
+        return begin + chunk, lax.dynamic_update_slice(prims, prim, (begin,)), first, count
 
     start = (jnp.int32(0), jnp.zeros(size, jnp.int32), jnp.full(n, np.iinfo(np.int32).max, jnp.int32),
              jnp.zeros(n, jnp.int32))
-    _, prims, first, count = lax.while_loop(lambda c: c[0] < alive, chunk, start)
+    _, prims, first, count = lax.while_loop(lambda c: c[0] < alive, one, start)
     complete = lax.iota(jnp.int32, n) < cut
     return Found(prims, where(count > 0, first, 0), count, complete)
 
 
-__all__ = ["CHUNK", "Found", "search"]
+__all__ = ["CHUNK", "Found", "chunk_for", "search"]

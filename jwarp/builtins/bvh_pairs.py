@@ -154,35 +154,38 @@ class DensePlan:
 
 @dataclass
 class LevelPlan(BvhPlan):
-    """A :class:`BvhPlan` whose first step finds every lane's results level by level
+    """A :class:`BvhPlan` whose steps find the live lanes' results level by level
     (:func:`jwarp.builtins.bvh_levels.search`; box queries of one halving tree): a lane's results
-    are one range of that step's frontier. Lanes it could not complete (no room: see
-    :data:`LEVEL_PAIRS`) stay live from their nodes, and the later steps walk them."""
+    are one range of the step's frontier. The lanes a step had no room for (see
+    :data:`LEVEL_PAIRS`) stay live from their nodes, and the next step searches them again; once a
+    step completes no lane (one lane has more results than the frontier holds), the steps after it
+    walk the lanes left (``state["levels"]`` says which a step does)."""
 
     tree: Any = None
     count: int = 0  # the tree's primitives
 
     def table(self, step: Any, state: dict) -> tuple:
         n = state["live"].shape[0]
-        capacity = min(max(LEVEL_PAIRS * n, 4 * bvh_levels.CHUNK), MOST_LEVEL_PAIRS)
-        size = max(n * PER_STEP, capacity + 2 * bvh_levels.CHUNK)  # (both branches' buffers alike)
+        chunk = bvh_levels.chunk_for(n)
+        capacity = min(max(LEVEL_PAIRS * n, 4 * chunk), MOST_LEVEL_PAIRS)
+        size = max(n * PER_STEP, capacity + 2 * chunk)  # (both branches' buffers alike)
 
         def levels(state: dict) -> tuple:
             q, tree = self.fields, self.tree
             rows = bvh_trail.node_rows(tree, self.count, lambda prim: [prim.astype(jnp.float32)])
             end = bvh_walk.subtree(tree, q["root"])[1]
             found = bvh_levels.search(rows, self.count, (q["ax"], q["ay"], q["az"]), (q["bx"], q["by"], q["bz"]),
-                                      state["live"], state["node"], end, tree.bounds[0], capacity)
+                                      state["live"], state["node"], end, tree.bounds[0], capacity, chunk)
             done = state["live"] & found.complete
             table = jnp.stack([found.first, where(done, found.count, 0)], axis=1)
             prims = jnp.pad(found.prims, (0, size - found.prims.shape[0]))
-            return table, prims, {"node": state["node"], "live": state["live"] & ~done}
+            return table, prims, {"node": state["node"], "live": state["live"] & ~done, "levels": jnp.any(done)}
 
         def walked(state: dict) -> tuple:
             table, prims, state = BvhPlan.table(self, step, state)
-            return table, jnp.pad(prims, (0, size - prims.shape[0])), state
+            return table, jnp.pad(prims, (0, size - prims.shape[0])), dict(state, levels=jnp.asarray(False))
 
-        return lax.cond(step == 0, levels, walked, state)
+        return lax.cond(state["levels"], levels, walked, state)
 
 
 LEVEL_PAIRS = 32
@@ -224,7 +227,7 @@ def pair_plan(ctx: Any, query: Any, active: Any) -> BvhPlan | DensePlan:
         tree = found[0][0]
         count = (tree.count + 1) // 2  # (a halving tree: one primitive per leaf)
         if bvh_trail.supported(count, False):
-            return LevelPlan(call, q, mesh_kind, links, start, kind, tree, count)
+            return LevelPlan(call, q, mesh_kind, links, dict(start, levels=jnp.asarray(True)), kind, tree, count)
     return BvhPlan(call, q, mesh_kind, links, start, kind)
 
 

@@ -65,12 +65,13 @@ def test_lanes_without_room_are_left_incomplete_from_one_lane_on():
     node, end = np.zeros(lanes, np.int32), np.full(lanes, tree.node_count, np.int32)
     full = _search(tree, qlo, qhi, live, node, end, 1 << 18)
     assert full[3].all() and full[2].sum() > 4 * lanes
-    prims, first, n, complete = _search(tree, qlo, qhi, live, node, end, 2 * lanes)
-    cut = int(np.argmin(complete)) if not complete.all() else lanes
-    assert 0 < cut < lanes and not complete[cut:].any()  # complete: the lanes before one lane
-    for lane in range(cut):
-        got = prims[first[lane]:first[lane] + n[lane]]
-        np.testing.assert_array_equal(got, full[0][full[1][lane]:full[1][lane] + full[2][lane]])
+    for room in (2 * lanes, lanes // 2):  # (the second: fewer pairs than lanes from the start)
+        prims, first, n, complete = _search(tree, qlo, qhi, live, node, end, room)
+        cut = int(np.argmin(complete)) if not complete.all() else lanes
+        assert 0 < cut < lanes and not complete[cut:].any()  # complete: the lanes before one lane
+        for lane in range(cut):
+            got = prims[first[lane]:first[lane] + n[lane]]
+            np.testing.assert_array_equal(got, full[0][full[1][lane]:full[1][lane] + full[2][lane]])
 
 
 @wp.kernel
@@ -95,10 +96,11 @@ def keep_order(mesh: wp.uint64, lowers: wp.array(dtype=wp.vec3), uppers: wp.arra
     out[i] = wp.vec4i(n, total, last, checksum)
 
 
-@pytest.mark.parametrize("room", ["enough", "little"])
+@pytest.mark.parametrize("room", ["enough", "little", "too little"])
 def test_loops_over_level_results_match_walked_loops(monkeypatch, room):
-    """A mesh of 2,048 faces (more than dense plans take): the level search's results, or (with
-    room for few pairs) its complete lanes and walks for the others, give what walks give."""
+    """A mesh of 2,048 faces (more than dense plans take): the level search's results give what
+    walks give, also with room for few pairs (searches step by step, a few lanes each) and with room
+    for fewer pairs than some lane has results (then walks take over)."""
     from jwarp.runtime.kernel import forget_compiled
 
     rng = np.random.default_rng(11)
@@ -118,8 +120,8 @@ def test_loops_over_level_results_match_walked_loops(monkeypatch, room):
         return real(*args)
 
     monkeypatch.setattr(bvh_pairs.bq.MeshQuery, "_jwarp_query_pairs_", spy)
-    if room == "little":
-        monkeypatch.setattr(bvh_pairs, "MOST_LEVEL_PAIRS", 3 * lanes)
+    if room != "enough":
+        monkeypatch.setattr(bvh_pairs, "MOST_LEVEL_PAIRS", 3 * lanes if room == "little" else 12)
         monkeypatch.setattr(bvh_levels, "CHUNK", 256)
     outs = []
     for level_plans in (True, False):
