@@ -25,7 +25,7 @@ import numpy as np
 
 from jwarp.compiler.loop_carry import assigned_names
 from jwarp.compiler.masks import added_term
-from jwarp.compiler.pair_reductions import KEY, MAX, MIN, Reduction, reductions
+from jwarp.compiler.pair_reductions import KEY, MAX, MIN, SUM, Reduction, reductions
 from jwarp.compiler.values import STATIC, leaves_of, zeros_value
 from jwarp.lang import scalars
 from jwarp.lang.arrays import ArrayType
@@ -218,13 +218,19 @@ def accumulators(lw: FunctionLowerer, node: ast.For, loop: ast.stmt | None = Non
             return None
         if kind.kind == KEY and not (scalars.is_int(t) or scalars.is_float(t)):
             return None  # (keys are compared: numbers only)
-        if kind.kind in (MAX, MIN) and not all(_numeric(leaf) for leaf in leaves_of(zeros_value(t))):
-            return None
+        if kind.kind != SUM and not _plain_leaves(t, bools=kind.kind not in (MAX, MIN)):
+            return None  # (values picked or compared per pair: numbers, and bools where picked)
     return kinds
 
 
-def _numeric(leaf: Any) -> bool:
-    return np.issubdtype(leaf.dtype, np.integer) or np.issubdtype(leaf.dtype, np.floating)
+def _plain_leaves(t: Any, bools: bool) -> bool:
+    """Whether every leaf of a value of type ``t`` is a number (or, with ``bools``, a bool)."""
+    try:
+        leaves = leaves_of(zeros_value(t))
+    except TypeError:
+        return False
+    return all(np.issubdtype(np.asarray(leaf).dtype, np.integer) or np.issubdtype(np.asarray(leaf).dtype, np.floating)
+               or (bools and np.asarray(leaf).dtype == np.bool_) for leaf in leaves)
 
 
 GUARDED_WORK = 16

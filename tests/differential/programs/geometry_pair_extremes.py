@@ -75,6 +75,7 @@ def lasts(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, hit: wp.array(d
     near = int(0)
     k = int(-1)
     q = wp.vec3()
+    touched = bool(False)
     for j in wp.hash_grid_query(grid, p, h):
         d = wp.length(x[j] - p)
         if d < 0.5 * h and j != i:
@@ -82,7 +83,9 @@ def lasts(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, hit: wp.array(d
             q = x[j]
         if j % 3 == 1:
             k = j  # the last such candidate in the query's order
-    hit[i] = near
+        if d > 0.9 * h:
+            touched = True
+    hit[i] = near + 10 * int(touched)
     last[i] = k
     where[i] = q
 
