@@ -161,6 +161,7 @@ NOT_ELIGIBLE = {  # program: why it does not run on the Pallas path
     "geometry_hash_grid_groups": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_hash_grid_pairs": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_mesh_iterators": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
+    "geometry_pair_extremes": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_mesh_queries": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_mesh_rays": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_mesh_large_launch": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
