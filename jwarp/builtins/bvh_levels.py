@@ -1,38 +1,40 @@
-"""Box queries of large trees searched level by level over (lane, node) pairs, results in walk order.
+"""BVH queries of large trees searched level by level over (lane, node) pairs, results in walk order.
 
 A walk (:mod:`jwarp.builtins.bvh_walk`) takes one node per lane a step; on the CPU a step of a pool
 costs XLA's fixed work per operation whatever the pool's width, and a box query of a 16k-triangle
 mesh walked 3,336 steps for 32,768 lanes. Here every lane's search advances one tree level at a
 time over a flat *frontier* of (lane, in-order slot) pairs (:func:`jwarp.builtins.bvh_trail.node_rows`:
 a slot's row holds both children's boxes): each pair is replaced by its children whose boxes the
-lane's box overlaps (a leaf stays as it is), in chunks of :data:`CHUNK` pairs, so the work follows
-the pairs alive at each level. The frontier starts in lane order and each pair's children keep its
-place, left child first; in-order slots rank leaves as the walk meets them, so once every pair is a
-leaf the frontier holds each lane's results contiguous and in the walk's order.
+lane's query enters (its box overlaps them, its ray hits them, ...; a leaf stays as it is), in
+chunks of at most :data:`CHUNK` pairs, so the work follows the pairs alive at each level. The
+frontier starts in lane order and each pair's children keep its place, left child first; in-order
+slots rank leaves as the walk meets them, so once every pair is a leaf the frontier holds each
+lane's results contiguous and in the walk's order.
 
 A lane resumed at a node (results already handed out) or limited to a subtree keeps the leaves in
 ``[node, end)`` of the pre-order numbering: a walk from ``node`` meets exactly the leaves there whose
-boxes pass (a node's box holds its children's, so a leaf's ancestors pass when it does), and they
-are consecutive in the frontier. The frontier holds at most ``capacity`` pairs: the lanes from the
-first pair that found no room on are *incomplete* (:class:`jwarp.builtins.bvh_pairs.LevelPlan`
-searches them again in its next step, or walks them once a search completes no lane).
+boxes pass (a node's box holds its children's and the tests are monotone, so a leaf's ancestors pass
+when it does), and they are consecutive in the frontier. The frontier holds at most ``capacity``
+pairs: the lanes from the first pair that found no room on are *incomplete*
+(:class:`jwarp.builtins.bvh_pairs.LevelPlan` searches them again in its next step, or walks them once
+a search completes no lane).
 
 Example (inside a builtin):
-    >>> found = search(rows, count, lower, upper, live, node, end, pre, capacity)  # doctest: +SKIP
+    >>> found = search(rows, count, (ax, ay, az, bx, by, bz), overlap, live, node, end, root_box,
+    ...                capacity)  # doctest: +SKIP
     >>> found.first, found.count, found.complete  # per lane  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
 from jwarp.builtins import bvh_trail
-from jwarp.builtins import triangle_math as tm
 from jwarp.builtins.lane_pool import gather_rows
 from jwarp.compiler.prefix_sums import running_total
 from jwarp.compiler.selects import where
@@ -62,18 +64,20 @@ class Found:
     complete: Any
 
 
-def search(rows: Any, count: int, lower: tuple, upper: tuple, live: Any, node: Any, end: Any, root_box: Any,
-           capacity: int, chunk: int = CHUNK) -> Found:
-    """The leaves of each ``live`` lane whose boxes overlap its box ``[lower, upper]`` (xyz lane
-    arrays) and whose pre-order numbers lie in ``[node, end)``, in the walk's order. ``rows``: the
-    in-order table of the tree over ``count`` primitives; ``root_box``: the root's ``(6,)`` box
-    (lower, upper). ``capacity``: the most frontier pairs; ``chunk``: pairs expanded at once."""
+def search(rows: Any, count: int, lanes: tuple, test: Callable[[tuple, tuple, tuple], Any], live: Any, node: Any,
+           end: Any, root_box: Any, capacity: int, chunk: int = CHUNK) -> Found:
+    """The leaves of each ``live`` lane whose boxes pass its ``test`` and whose pre-order numbers lie
+    in ``[node, end)``, in the walk's order. ``lanes``: the lane arrays the test reads (a query's
+    box, or ray, ...); ``test(lanes, lower, upper)``: whether those lanes' queries enter the boxes
+    ``[lower, upper]`` (xyz arrays), true for a node's box wherever it is for one of its children's.
+    ``rows``: the in-order table of the tree over ``count`` primitives; ``root_box``: the root's
+    ``(6,)`` box (lower, upper). ``capacity``: the most frontier pairs; ``chunk``: pairs expanded at once."""
     n = live.shape[0]
     pre, _, levels = bvh_trail.inorder_order(count)
     size = capacity + 2 * chunk  # (a chunk's children are written past the count, at most 2 chunk)
-    box = jnp.stack([*lower, *upper], axis=1)
+    table = jnp.stack(lanes, axis=1)  # a row per lane: what its test reads
     lo, hi = tuple(root_box[k] for k in range(3)), tuple(root_box[k] for k in range(3, 6))
-    start = live & tm.boxes_overlap(lower, upper, lo, hi)
+    start = live & test(lanes, lo, hi)
     placed = running_total(start.astype(jnp.int32), n)
     at = where(start, placed - 1, size)
     pairs = jnp.full((size, 2), n, jnp.int32).at[at].set(
@@ -89,14 +93,13 @@ def search(rows: Any, count: int, lower: tuple, upper: tuple, live: Any, node: A
             lane, slot = here[:, 0], here[:, 1]
             valid = (begin + lax.iota(jnp.int32, chunk) < alive) & (lane < cut)
             row = gather_rows(rows, slot)
-            mine = gather_rows(box, lane)
-            a, b = tuple(mine[:, k] for k in range(3)), tuple(mine[:, k] for k in range(3, 6))
+            mine = gather_rows(table, lane)
+            query = tuple(mine[:, k] for k in range(table.shape[1]))
             leaf = row[:, bvh_trail.FLAG] != 0
             inner = valid & ~leaf
-            left = (valid & leaf) | (inner & tm.boxes_overlap(a, b, tuple(row[:, k] for k in range(3)),
-                                                                tuple(row[:, k] for k in range(3, 6))))
-            right = inner & tm.boxes_overlap(a, b, tuple(row[:, k] for k in range(6, 9)),
-                                             tuple(row[:, k] for k in range(9, 12)))
+            left = (valid & leaf) | (inner & test(query, tuple(row[:, k] for k in range(3)),
+                                                  tuple(row[:, k] for k in range(3, 6))))
+            right = inner & test(query, tuple(row[:, k] for k in range(6, 9)), tuple(row[:, k] for k in range(9, 12)))
             kids = left.astype(jnp.int32) + right.astype(jnp.int32)
             through = running_total(kids, 2 * chunk)
             first = filled + through - kids  # each pair's children keep its place, left first

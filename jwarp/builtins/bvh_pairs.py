@@ -155,7 +155,8 @@ class DensePlan:
 @dataclass
 class LevelPlan(BvhPlan):
     """A :class:`BvhPlan` whose steps find the live lanes' results level by level
-    (:func:`jwarp.builtins.bvh_levels.search`; box queries of one halving tree): a lane's results
+    (:func:`jwarp.builtins.bvh_levels.search`; queries of one halving tree whose kind is known at
+    compile time, but a mesh's sphere queries): a lane's results
     are one range of the step's frontier. The lanes a step had no room for (see
     :data:`LEVEL_PAIRS`) stay live from their nodes, and the next step searches them again; once a
     step completes no lane (one lane has more results than the frontier holds), the steps after it
@@ -174,8 +175,13 @@ class LevelPlan(BvhPlan):
             q, tree = self.fields, self.tree
             rows = bvh_trail.node_rows(tree, self.count, lambda prim: [prim.astype(jnp.float32)])
             end = bvh_walk.subtree(tree, q["root"])[1]
-            found = bvh_levels.search(rows, self.count, (q["ax"], q["ay"], q["az"]), (q["bx"], q["by"], q["bz"]),
-                                      state["live"], state["node"], end, tree.bounds[0], capacity, chunk)
+            names = ("ax", "ay", "az", "bx", "by", "bz", "radius_sq")
+
+            def test(lanes: tuple, lower: tuple, upper: tuple) -> Any:  # the walk's own node test
+                return bq.node_test(dict(zip(names, lanes)), self.kind, lower, upper, jnp.float32(jnp.inf))
+
+            found = bvh_levels.search(rows, self.count, tuple(q[k] for k in names), test, state["live"], state["node"],
+                                      end, tree.bounds[0], capacity, chunk)
             done = state["live"] & found.complete
             table = jnp.stack([found.first, where(done, found.count, 0)], axis=1)
             prims = jnp.pad(found.prims, (0, size - found.prims.shape[0]))
@@ -223,10 +229,12 @@ def pair_plan(ctx: Any, query: Any, active: Any) -> BvhPlan | DensePlan:
         return dense
     links = [(tree.links, selected) for tree, selected in found]
     start = {"node": q["node"], "live": active}
-    if kind == bq.AABB and len(found) == 1 and not bq.grouped(call, q["owner"], mesh_kind):
+    # (mesh sphere queries also test each face: a walk's leaf step)
+    searched = kind is not None and not (mesh_kind and kind == bq.SPHERE)
+    if searched and len(found) == 1 and not bq.grouped(call, q["owner"], mesh_kind):
         tree = found[0][0]
         count = (tree.count + 1) // 2  # (a halving tree: one primitive per leaf)
-        if bvh_trail.supported(count, False):
+        if count >= 2 and bvh_trail.supported(count, False):  # (an empty tree is one node without one)
             return LevelPlan(call, q, mesh_kind, links, dict(start, levels=jnp.asarray(True)), kind, tree, count)
     return BvhPlan(call, q, mesh_kind, links, start, kind)
 

@@ -180,7 +180,7 @@ def mesh_get_bvh(call: Call, id: Value) -> Value:
     return Value(scalars.uint64, id.data)
 
 
-def _node_test(q: dict, kind: Any, lower: tuple, upper: tuple, max_dist: Any) -> Any:
+def node_test(q: dict, kind: Any, lower: tuple, upper: tuple, max_dist: Any) -> Any:
     """Whether each lane's query overlaps a box (Warp's per-kind node tests). ``kind``: the lanes'
     kinds, or one kind as a Python int (only its test is computed)."""
     a, b = (q["ax"], q["ay"], q["az"]), (q["bx"], q["by"], q["bz"])
@@ -247,7 +247,7 @@ def advance(call: Call, q: dict, run0: Any, mesh_kind: bool, limit: Any, need: A
         tree = view.tree if view is not None else Tree.of(call, handle)
 
         def enter(s: dict, lower: tuple, upper: tuple) -> Any:
-            return _node_test(s, s["kind"], lower, upper, s["limit"])
+            return node_test(s, s["kind"], lower, upper, s["limit"])
 
         def leaf(s: dict, prim: Any, take: Any) -> tuple:
             ok = take
@@ -295,7 +295,7 @@ def collect(call: Call, q: dict, need: Any, mesh_kind: bool, size: int, kind: in
         run = need if selected is None else need & selected
 
         def enter(s: dict, lower: tuple, upper: tuple) -> Any:
-            return _node_test(s, s["kind"] if kind is None else kind, lower, upper, jnp.float32(jnp.inf))
+            return node_test(s, s["kind"] if kind is None else kind, lower, upper, jnp.float32(jnp.inf))
 
         def leaf(s: dict, prim: Any, take: Any, view: Any = view) -> tuple:
             ok = take

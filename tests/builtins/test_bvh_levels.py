@@ -9,6 +9,7 @@ import pytest
 
 import jwarp as wp
 from jwarp.builtins import bvh_levels, bvh_pairs, bvh_trail
+from jwarp.builtins import triangle_math as tm
 from jwarp.builtins.bvh_walk import Tree
 from jwarp.runtime.geometry import bvh_build
 from tests.builtins.test_bvh_dense import _walk
@@ -18,9 +19,13 @@ def _search(tree, lo, hi, live, node, end, capacity):
     count = (tree.node_count + 1) // 2
     t = Tree(jnp.asarray(tree.bounds), jnp.asarray(tree.links), tree.node_count)
     rows = bvh_trail.node_rows(t, count, lambda prim: [prim.astype(jnp.float32)])
-    found = bvh_levels.search(rows, count, tuple(jnp.asarray(lo[:, k]) for k in range(3)),
-                              tuple(jnp.asarray(hi[:, k]) for k in range(3)), jnp.asarray(live), jnp.asarray(node),
-                              jnp.asarray(end), t.bounds[0], capacity)
+    lanes = tuple(jnp.asarray(lo[:, k]) for k in range(3)) + tuple(jnp.asarray(hi[:, k]) for k in range(3))
+
+    def overlap(q, lower, upper):
+        return tm.boxes_overlap(q[:3], q[3:], lower, upper)
+
+    found = bvh_levels.search(rows, count, lanes, overlap, jnp.asarray(live), jnp.asarray(node), jnp.asarray(end),
+                              t.bounds[0], capacity)
     return tuple(np.asarray(x) for x in (found.prims, found.first, found.count, found.complete))
 
 
@@ -136,3 +141,58 @@ def test_loops_over_level_results_match_walked_loops(monkeypatch, room):
     np.testing.assert_array_equal(outs[0], outs[2])
     np.testing.assert_array_equal(outs[1], outs[3])
     assert outs[0][:, 0].max() > 20 and (outs[0][:, 2] >= 0).sum() > lanes // 4
+
+
+@wp.kernel
+def other_kinds(bvh: wp.uint64, starts: wp.array(dtype=wp.vec3), dirs: wp.array(dtype=wp.vec3),
+                out: wp.array(dtype=wp.vec4i)):
+    i = wp.tid()
+    n = int(0)
+    total = int(0)
+    for a in wp.bvh_query_ray(bvh, starts[i], dirs[i]):
+        n += 1
+        total += a
+    last = int(-1)
+    for b in wp.bvh_query_sphere(bvh, starts[i], 0.4):
+        if b % 3 == 0:
+            last = b  # the last in the walk's order
+    top = int(-1)
+    for c in wp.bvh_query_capsule(bvh, starts[i], dirs[i], 0.1):
+        top = wp.max(top, c)
+    out[i] = wp.vec4i(n, total, last, top)
+
+
+def test_ray_sphere_and_capsule_loops_match_walked_loops(monkeypatch):
+    """Ray, sphere and capsule queries of a 3,000-box tree: searched level by level (the walk's own node
+    tests), the same results in the same order as walked (rays along axes included)."""
+    from jwarp.runtime.kernel import forget_compiled
+
+    rng = np.random.default_rng(13)
+    lo = (rng.random((3000, 3)) * 4.0).astype(np.float32)
+    hi = lo + (rng.random((3000, 3)) * 0.2).astype(np.float32)
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3))
+    lanes = 1000
+    starts = (rng.random((lanes, 3)) * 4.0).astype(np.float32)
+    dirs = rng.normal(size=(lanes, 3)).astype(np.float32)
+    dirs[::5, 0] = 0.0
+    dirs[::7, 2] = 0.0
+    inputs = [bvh.id, wp.array(starts, dtype=wp.vec3), wp.array(dirs, dtype=wp.vec3)]
+    plans = []
+    real = bvh_pairs.pair_plan
+
+    def spy(*args):
+        plans.append(type(real(*args)).__name__)
+        return real(*args)
+
+    monkeypatch.setattr(bvh_pairs.bq.BvhQuery, "_jwarp_query_pairs_", spy)
+    outs = []
+    for level_plans in (True, False):
+        if not level_plans:
+            monkeypatch.setattr(bvh_pairs.bvh_trail, "supported", lambda *a: False)  # walked plans only
+        forget_compiled()
+        out = wp.zeros(lanes, dtype=wp.vec4i)
+        wp.launch(other_kinds, dim=lanes, inputs=[*inputs, out])
+        outs.append(out.numpy())
+    assert plans == ["LevelPlan"] * 3 + ["BvhPlan"] * 3
+    np.testing.assert_array_equal(outs[0], outs[1])
+    assert (outs[0][:, 0] > 0).sum() > lanes // 2 and (outs[0][:, 2] >= 0).sum() > lanes // 4
