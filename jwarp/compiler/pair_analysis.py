@@ -125,14 +125,43 @@ def used_outside(tree: ast.AST, loop: ast.stmt, names: set[str], loads: frozense
                and (n.id not in loads or not isinstance(n.ctx, ast.Store)) for n in ast.walk(tree))
 
 
+def observed_outside(tree: ast.AST, loop: ast.stmt, names: set[str], loads: frozenset = frozenset()) -> bool:
+    """Whether code outside ``loop`` may see what the loop last assigned to a name of ``names`` (its
+    body's temporaries and target, which a pass over pairs leaves unassigned): a use of one inside
+    an enclosing loop (:func:`used_outside`, with ``loads``), or a read after the loop before an
+    assignment on every path to it (a later loop reusing ``d`` assigns it first: not a read)."""
+    parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+    up = parents.get(id(loop))
+    while up is not None:
+        if isinstance(up, (ast.For, ast.While)):
+            return used_outside(tree, loop, names, loads)
+        up = parents.get(id(up))
+    after: list[ast.stmt] = []  # the statements that may run after the loop, in order
+    stmt = loop
+    while True:
+        holder = parents.get(id(stmt))
+        if holder is None:
+            break
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(holder, field, None)
+            if isinstance(block, list) and any(s is stmt for s in block):
+                after.extend(block[[id(s) for s in block].index(id(stmt)) + 1:])
+        if isinstance(holder, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            break
+        stmt = holder
+    exposed, _ = _exposed_reads(after, set())
+    return bool(exposed & names)
+
+
 def _names_read(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def _exposed_reads(body: list[ast.stmt], assigned: set[str]) -> tuple[set[str], set[str]]:
     """Names ``body`` may read before assigning them (``assigned``: names assigned before it),
-    and the names assigned on every path through it. Conservative: a loop's body may not run, and
-    any read in a statement other than an assignment or ``if`` counts."""
+    and the names assigned on every path through it. Conservative: a loop's body may not run (what
+    it assigns does not count after it; inside it, in order, with the ``for`` target assigned), and
+    any read in another statement than an assignment, ``if``, ``for`` or ``while`` counts."""
     exposed: set[str] = set()
     assigned = set(assigned)
     for stmt in body:
@@ -152,6 +181,13 @@ def _exposed_reads(body: list[ast.stmt], assigned: set[str]) -> tuple[set[str], 
             e2, a2 = _exposed_reads(stmt.orelse, assigned)
             exposed |= e1 | e2
             assigned = a1 & a2
+        elif isinstance(stmt, (ast.For, ast.While)) and not stmt.orelse:
+            head = stmt.iter if isinstance(stmt, ast.For) else stmt.test
+            exposed |= _names_read(head) - assigned
+            inner = set(assigned)
+            if isinstance(stmt, ast.For):
+                inner |= {n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)}
+            exposed |= _exposed_reads(stmt.body, inner)[0]
         else:
             exposed |= _names_read(stmt) - assigned
     return exposed, assigned
@@ -206,7 +242,7 @@ def accumulators(lw: FunctionLowerer, node: ast.For, loop: ast.stmt | None = Non
     outer = {n for n in assigned if n in lw.env}
     temps = (assigned - outer) | {node.target.id}
     loads = frozenset({node.target.id}) if loop is not None else frozenset()
-    if node.target.id in outer or used_outside(lw.src.tree, loop or node, temps, loads):
+    if node.target.id in outer or observed_outside(lw.src.tree, loop or node, temps, loads):
         return None
     outer -= _scratch(lw.src.tree, loop or node, node.body, outer)
     kinds = reductions(node.body, outer, static_lookup(lw))

@@ -64,7 +64,7 @@ def exit_split(lw: FunctionLowerer, node: ast.For, loop: ast.stmt | None = None)
     prelude = node.body[:-1]
     temps = assigned_names(prelude) | {node.target.id}
     loads = frozenset({node.target.id}) if loop is not None else frozenset()
-    if (temps - loads) & set(lw.env) or pair_analysis.used_outside(lw.src.tree, loop or node, temps, loads):
+    if (temps - loads) & set(lw.env) or pair_analysis.observed_outside(lw.src.tree, loop or node, temps, loads):
         return None
 
     if not pair_analysis.pure_statements(lw, [*prelude, ast.Expr(last.test)]):

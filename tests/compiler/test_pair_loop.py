@@ -100,6 +100,54 @@ def test_routing_of_loops_that_keep_extremes(monkeypatch):
 
 
 @wp.kernel
+def routed_reuse(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array(dtype=float)):
+    i = wp.tid()
+    p = x[i]
+    s = float(0.0)
+    for a in wp.hash_grid_query(grid, p, h):  # planned: d is assigned before any read after the loop
+        d = wp.length(x[a] - p)
+        s += d
+    for b in wp.hash_grid_query(grid, p, h):  # planned
+        d = wp.length(x[b] - p) * 2.0
+        if d < h:
+            s += d
+    e = float(0.0)
+    for k in range(2):
+        for c in wp.hash_grid_query(grid, p, h):  # not planned: inside a loop, f is read below
+            f = float(c)
+            s += f
+        s += f * float(k)
+    for g in wp.hash_grid_query(grid, p, h):  # not planned: m is read after the loop before any assignment
+        m = float(g)
+        e += m
+    out[i] = s + e + m
+
+
+def test_routing_of_loops_whose_temporaries_later_code_assigns_first(monkeypatch):
+    assert _route(monkeypatch, routed_reuse, 5) == {"a", "b"}
+
+
+def test_loops_reusing_temporaries_give_the_per_lane_results(monkeypatch):
+    """The kernel above with its loops planned or all per-lane gives the same values."""
+    from jwarp.compiler import pair_analysis
+    from jwarp.runtime.kernel import forget_compiled
+
+    x = wp.array(np.random.default_rng(8).random((64, 3)).astype(np.float32), dtype=wp.vec3)
+    grid = wp.HashGrid(4, 4, 4)
+    grid.build(x, 0.3)
+    outs = []
+    for planned in (True, False):
+        if not planned:
+            monkeypatch.setattr(pair_analysis, "accumulators", lambda *args: None)
+        forget_compiled()
+        out = wp.zeros(64, dtype=float)
+        wp.launch(routed_reuse, dim=64, inputs=[grid.id, x, 0.3, out])
+        outs.append(out.numpy())
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5)
+    assert np.abs(outs[0]).max() > 1.0
+
+
+@wp.kernel
 def counts(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array(dtype=int)):
     i = wp.tid()
     query = wp.hash_grid_query(grid, x[i], h)
