@@ -164,6 +164,8 @@ class LevelPlan(BvhPlan):
 
     tree: Any = None
     count: int = 0  # the tree's primitives
+    rows: Any = None  # its in-order node table (made once, outside the pass's steps)
+    end: Any = None  # each lane's subtree end
 
     def table(self, step: Any, state: dict) -> tuple:
         n = state["live"].shape[0]
@@ -172,16 +174,14 @@ class LevelPlan(BvhPlan):
         size = max(n * PER_STEP, capacity + 2 * chunk)  # (both branches' buffers alike)
 
         def levels(state: dict) -> tuple:
-            q, tree = self.fields, self.tree
-            rows = bvh_trail.node_rows(tree, self.count, lambda prim: [prim.astype(jnp.float32)])
-            end = bvh_walk.subtree(tree, q["root"])[1]
+            q = self.fields
             names = ("ax", "ay", "az", "bx", "by", "bz", "radius_sq")
 
             def test(lanes: tuple, lower: tuple, upper: tuple) -> Any:  # the walk's own node test
                 return bq.node_test(dict(zip(names, lanes)), self.kind, lower, upper, jnp.float32(jnp.inf))
 
-            found = bvh_levels.search(rows, self.count, tuple(q[k] for k in names), test, state["live"], state["node"],
-                                      end, tree.bounds[0], capacity, chunk)
+            found = bvh_levels.search(self.rows, self.count, tuple(q[k] for k in names), test, state["live"],
+                                      state["node"], self.end, self.tree.bounds[0], capacity, chunk)
             done = state["live"] & found.complete
             table = jnp.stack([found.first, where(done, found.count, 0)], axis=1)
             prims = jnp.pad(found.prims, (0, size - found.prims.shape[0]))
@@ -235,7 +235,10 @@ def pair_plan(ctx: Any, query: Any, active: Any) -> BvhPlan | DensePlan:
         tree = found[0][0]
         count = (tree.count + 1) // 2  # (a halving tree: one primitive per leaf)
         if count >= 2 and bvh_trail.supported(count, False):  # (an empty tree is one node without one)
-            return LevelPlan(call, q, mesh_kind, links, dict(start, levels=jnp.asarray(True)), kind, tree, count)
+            rows = bvh_trail.node_rows(tree, count, lambda prim: [prim.astype(jnp.float32)])
+            end = bvh_walk.subtree(tree, q["root"])[1]
+            return LevelPlan(call, q, mesh_kind, links, dict(start, levels=jnp.asarray(True)), kind, tree, count, rows,
+                             end)
     return BvhPlan(call, q, mesh_kind, links, start, kind)
 
 

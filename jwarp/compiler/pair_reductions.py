@@ -254,26 +254,32 @@ def last_columns(flags: Any) -> Any:
     return jnp.max(where(flags, column, -1), axis=1)
 
 
-def extreme_of(dtype: Any, kind: str) -> Any:
-    """The value a reduction of ``kind`` starts from for ``dtype``: NaN for float extremes (skipped
-    by ``fmax``/``fmin``), else the type's smallest (max, larger-key) or largest value."""
-    dtype = np.dtype(dtype)
-    if kind in (MAX, MIN) and np.issubdtype(dtype, np.floating):
-        return dtype.type(np.nan)
-    high = kind == MIN or kind == "less"
+def _limit(dtype: np.dtype, high: bool) -> Any:
+    """``+inf`` / ``-inf`` of a float type, else the integer type's largest / smallest value."""
     if np.issubdtype(dtype, np.floating):
         return dtype.type(np.inf if high else -np.inf)
     info = np.iinfo(dtype)
     return dtype.type(info.max if high else info.min)
 
 
+def key_start(dtype: Any, less: bool) -> Any:
+    """A key's starting value: the largest value for a key that keeps the smaller (``e < best``), else
+    the smallest. A pair passes its test against it exactly where a finite value would pass."""
+    return _limit(np.dtype(dtype), high=less)
+
+
 def start_of(reduction: Reduction, dtype: Any) -> Any:
-    """A pair's starting value of a variable reduced as ``reduction`` (a payload starts at zero)."""
+    """A pair's starting value of a variable reduced as ``reduction``: zero for sums, payloads and last
+    values, :func:`key_start` for keys, NaN for float extremes (skipped by ``fmax``/``fmin``), else the
+    integer type's smallest (max) or largest (min) value."""
+    dtype = np.dtype(dtype)
     if reduction.kind in (SUM, PAYLOAD, LAST):
-        return np.dtype(dtype).type(0)
+        return dtype.type(0)
     if reduction.kind == KEY:
-        return extreme_of(dtype, "less" if reduction.less else "more")
-    return extreme_of(dtype, reduction.kind)
+        return key_start(dtype, reduction.less)
+    if np.issubdtype(dtype, np.floating):
+        return dtype.type(np.nan)
+    return _limit(dtype, high=reduction.kind == MIN)
 
 
 def combine_extreme(kind: str, a: Any, b: Any) -> Any:
@@ -292,7 +298,7 @@ def best_columns(keys: Any, less: bool) -> tuple[Any, Any]:
     best = keys[:, 0]
     for c in range(1, w):
         best = jnp.minimum(best, keys[:, c]) if less else jnp.maximum(best, keys[:, c])
-    start = extreme_of(keys.dtype, "less" if less else "more")
+    start = key_start(keys.dtype, less)
     column = jnp.broadcast_to(jnp.arange(w, dtype=jnp.int32)[None, :], keys.shape)
     hit = (keys == best[:, None]) & (best != start)[:, None]
     return best, jnp.min(where(hit, column, w), axis=1)
@@ -303,5 +309,5 @@ def replaces(less: bool, new: Any, old: Any) -> Any:
     return new < old if less else new > old
 
 
-__all__ = ["KEY", "LAST", "MAX", "MIN", "PAYLOAD", "SUM", "Reduction", "best_columns", "combine_extreme", "extreme_of",
+__all__ = ["KEY", "LAST", "MAX", "MIN", "PAYLOAD", "SUM", "Reduction", "best_columns", "combine_extreme", "key_start",
            "flag_name", "flagged_body", "last_columns", "reductions", "replaces", "start_of"]
