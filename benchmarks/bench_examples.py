@@ -2,7 +2,8 @@
 
 Each example runs in a fresh process per implementation: construct it, call its step methods
 ``warm`` times (compiles, and the launch chains that fuse after a few sightings), then time
-``repeats`` more calls, each followed by ``wp.synchronize()``. Prints the best time per
+``repeats`` more calls; every call is followed by ``wp.synchronize()`` (as the examples' frame loops
+are, by reading results back for their renderers). Prints the best time per
 implementation and the jwarp/Warp ratio (< 1: jwarp is faster). Needs ``warp-lang`` for Warp's side;
 some examples need ``usd-core`` (their rows then say so). Usage::
 
@@ -52,7 +53,7 @@ example = module.Example(**kwargs)
 for _ in range(warm):
     for m in methods:
         getattr(example, m)()
-wp.synchronize()
+    wp.synchronize()
 times = []
 for _ in range(repeats):
     start = time.perf_counter()

@@ -199,7 +199,9 @@ def load(ctx: KernelContext, planes: list, shape: tuple, indices: list[Value], s
     lane_axes = _fast_layout(kinds, ctx.grid)
     if lane_axes is not None:
         return zero_outside([_load_fast(ctx, p, kinds, lane_axes) for p in planes], valid)
-    full = [where(i < 0, i + n, i) for i, n in zip(_full_indices(ctx, kinds, shape), shape)]
+    # lane indices kept affine may still be negative (wrap_negative left them); gathered ones are wrapped
+    full = [where(i < 0, i + n, i) if k[0] == "lane" else i
+            for i, n, k in zip(_full_indices(ctx, kinds, shape), shape, kinds)]
     full = [clip(i, 0, n - 1) for i, n in zip(full, shape)]
     if ctx.ref_memory is None:
         # computed once: XLA would otherwise fuse the index computation into every gather that uses

@@ -54,7 +54,7 @@ def _groups(planes: list, lanes: int) -> list[tuple[int, ...]]:
 
 
 def gather(planes: list, index: tuple, lanes: int) -> list:
-    """``[p[index] for p in planes]`` (indices already in bounds), planes of one dtype and shape
+    """``[p[index] for p in planes]`` (indices already in bounds, none negative), planes of one dtype and shape
     gathered as rows of a stacked array."""
     first = planes[0] if planes else None
     if (
@@ -62,9 +62,9 @@ def gather(planes: list, index: tuple, lanes: int) -> list:
         and all(p.dtype == first.dtype and p.shape == first.shape for p in planes)
         and 2 * lanes >= first.size
     ):
-        rows = jnp.stack(planes, axis=-1).at[index].get(mode="promise_in_bounds")
+        rows = jnp.stack(planes, axis=-1).at[index].get(mode="promise_in_bounds", wrap_negative_indices=False)
         return [rows[..., k] for k in range(len(planes))]
-    return [p.at[index].get(mode="promise_in_bounds") for p in planes]
+    return [p.at[index].get(mode="promise_in_bounds", wrap_negative_indices=False) for p in planes]
 
 
 def scatter(planes: list, index: tuple, values: list, op: str, lanes: int, unique: bool = False) -> list:

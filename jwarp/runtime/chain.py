@@ -32,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import Any
 
@@ -231,41 +232,55 @@ _STRUCTURAL = frozenset({"reshape", "squeeze", "expand_dims", "broadcast_in_dim"
                          "convert_element_type", "real", "imag", "copy", "copy_p", "slice"})
 
 
+# A gathered value whose recomputation costs at least this many operations per element is materialised
+# first (see materialised_before).
+RECOMPUTE_LIMIT = 64
+
+
 def materialised_before(steps: list, n_slots: int) -> list:
-    """Per step ``(slots, outputs, (gathers, scattered))`` of a chain, the slots to materialise
-    before it runs.
+    """Per step ``(slots, outputs, (gathered, scattered, costs))`` of a chain, the slots to
+    materialise before it runs.
 
     XLA fuses a kernel into the gathers of the next kernel that reads its output, recomputing it
-    per element read; once one gather reads another's unmaterialised result, the recomputation
-    compounds (a chain of stencil steps: per neighbour, per step; Warp's wave example ran 40x
-    slower fused). So a kernel that gathers gets the slots holding such results materialised first
-    (values computed from a gather since the last materialisation, through kernels that gather or
-    not; a scatter's result is materialised anyway). Other reads keep fusing across kernels, where
-    most of a chain's gain is (the cloth benchmark's cleared force buffer).
+    per element gathered. Where the recomputation is another gather, it compounds (a chain of
+    stencil steps: per neighbour, per step; Warp's wave example ran 40x slower fused); where it is
+    long arithmetic, it is paid per read (the wave example's displacement, 190 operations with an
+    integer division, recomputed per neighbour of the stencil after it: 2.2 ms instead of 0.3).
+    So a slot a kernel gathers from (``gathered``, per operand) is materialised first when a kernel
+    of the chain computed it since it last was, through a gather or with at least
+    :data:`RECOMPUTE_LIMIT` operations per element (``costs``, per output, a division or a
+    transcendental function counting 8, and the unmaterialised values it read counted in). Cheap values keep fusing into the gathers (the cloth benchmark's
+    integration, 25 operations, gathered by the springs: materialised it ran 1-12% slower), and
+    reads lane by lane keep fusing across kernels, where most of a chain's gain is (its cleared
+    force buffer). A scatter's result is materialised anyway; chain inputs are buffers.
 
-    >>> stencil = ((0, 1), [(0, 1)], (True, (False,)))  # reads slot 0, writes slot 1, gathers
-    >>> swap = ((1, 0), [(0, 1)], (True, (False,)))  # reads slot 1, writes slot 0
+    >>> stencil = ((0, 1), [(0, 1)], ((True, False), (False,), (9,)))  # gathers slot 0, writes slot 1
+    >>> swap = ((1, 0), [(0, 1)], ((True, False), (False,), (9,)))  # gathers slot 1, writes slot 0
     >>> materialised_before([stencil, swap, stencil], 2)
     [[], [1], [0]]
     """
-    gathered = [False] * n_slots
+    pending = [0.0] * n_slots  # per slot, what recomputing its value costs per element (0: materialised)
     feeds = []
-    for slots, outs, (gathers, scattered) in steps:
-        feed = sorted({s for s in slots if gathered[s]}) if gathers else []
+    for slots, outs, (gathered, scattered, costs) in steps:
+        feed = sorted({s for s, g in zip(slots, gathered) if g and pending[s] >= RECOMPUTE_LIMIT})
         for s in feed:
-            gathered[s] = False
+            pending[s] = 0.0
         feeds.append(feed)
-        derived = gathers or any(gathered[s] for s in slots)
+        inherited = sum(pending[s] for s in set(slots))
+        derived = math.inf if any(gathered) else inherited
         for i, b in outs:
-            gathered[slots[b]] = derived and not scattered[i]
+            pending[slots[b]] = 0.0 if scattered[i] else max(costs[i] + derived, 1.0)
     return feeds
 
 
 def access_profile(fn: Any, args: list) -> tuple:
-    """``(gathers, scattered)`` of a kernel's traced function: whether it gathers anywhere, and per
-    output whether that output is a scatter's result (moved or reinterpreted only)."""
+    """``(gathered, scattered, costs)`` of a kernel's traced function: per argument, whether a
+    gather reads from it (its value reaches a gather's operand); per output, whether it is a
+    scatter's result (moved or reinterpreted only) and how many operations per element compute it
+    (those it depends on, the ones inside loops and calls counted once)."""
     jaxpr = jax.make_jaxpr(fn)(*args).jaxpr
     outvars = list(jaxpr.outvars)
+    gathered = _gathered_inputs(jaxpr)
     while len(jaxpr.eqns) == 1 and "jaxpr" in jaxpr.eqns[0].params and list(jaxpr.eqns[0].outvars) == outvars:
         inner = jaxpr.eqns[0].params["jaxpr"]
         jaxpr = getattr(inner, "jaxpr", inner)
@@ -282,7 +297,74 @@ def access_profile(fn: Any, args: list) -> tuple:
         ins = [x for x in eqn.invars if not isinstance(x, jax_core.Literal)]
         return name in _STRUCTURAL and bool(ins) and all(scattered(x, depth + 1) for x in ins)
 
-    return _has_gather(jaxpr), tuple(scattered(v) for v in outvars)
+    costs = _output_costs(jaxpr)
+    return tuple(i in gathered for i in range(len(args))), tuple(scattered(v) for v in outvars), costs
+
+
+def _output_costs(jaxpr: Any) -> tuple:
+    """Per output of ``jaxpr``, the operations of the equations it depends on (structural ones free,
+    costly ones weighted: see :data:`_COSTLY`)."""
+    cone: dict = {}
+    weight: dict = {}
+    for eqn in jaxpr.eqns:
+        weight[id(eqn)] = _weight(eqn)
+        deps = {id(eqn)}
+        for v in eqn.invars:
+            if not isinstance(v, jax_core.Literal):
+                deps |= cone.get(id(v), set())
+        for v in eqn.outvars:
+            cone[id(v)] = deps
+    return tuple(sum(weight[e] for e in cone.get(id(v), ())) for v in jaxpr.outvars)
+
+
+# primitives that cost several cycles per element where an add costs one (divisions, roots,
+# transcendental functions): they count this many operations in a value's cost
+_COSTLY = frozenset({"div", "rem", "sqrt", "rsqrt", "cbrt", "exp", "exp2", "log", "log1p", "expm1", "sin", "cos",
+                     "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "pow",
+                     "erf", "erfc", "erf_inv", "lgamma", "digamma", "logistic"})
+_COSTLY_WEIGHT = 8
+
+
+def _weight(eqn: Any) -> int:
+    name = eqn.primitive.name
+    own = 0 if name in _STRUCTURAL else _COSTLY_WEIGHT if name in _COSTLY else 1
+    return own + sum(_weight(e) for sub in jax_core.jaxprs_in_params(eqn.params) for e in sub.eqns)
+
+
+# primitives whose inner jaxpr takes the equation's operands in order
+_POSITIONAL_CALLS = frozenset({"pjit", "jit", "closed_call", "core_call", "custom_jvp_call", "custom_vjp_call",
+                               "remat", "checkpoint"})
+
+
+def _gathered_inputs(jaxpr: Any) -> set:
+    """Positions of ``jaxpr``'s inputs whose values reach the operand (not the indices) of a gather.
+    Calls of inner jaxprs taking the operands in order are followed; any other equation holding a
+    gather somewhere inside counts as gathering from every operand (materialising more only costs
+    a copy)."""
+    depends: dict = {id(v): {i} for i, v in enumerate(jaxpr.invars)}
+    found: set = set()
+
+    def of(var: Any) -> set:
+        return set() if isinstance(var, jax_core.Literal) else depends.get(id(var), set())
+
+    for eqn in jaxpr.eqns:
+        ins = [of(v) for v in eqn.invars]
+        if eqn.primitive.name == "gather":
+            found |= ins[0]
+        else:
+            subs = list(jax_core.jaxprs_in_params(eqn.params))
+            inner = eqn.params.get("jaxpr") if eqn.primitive.name in _POSITIONAL_CALLS else None
+            inner = getattr(inner, "jaxpr", inner)
+            if inner is not None and len(subs) == 1 and len(inner.invars) == len(ins):
+                for k in _gathered_inputs(inner):
+                    found |= ins[k]
+            elif any(_has_gather(sub) for sub in subs):
+                for dep in ins:
+                    found |= dep
+        joined = set().union(*ins) if ins else set()
+        for v in eqn.outvars:
+            depends[id(v)] = joined
+    return found
 
 
 def _has_gather(jaxpr: Any) -> bool:

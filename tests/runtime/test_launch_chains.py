@@ -248,7 +248,12 @@ def test_kernels_reading_what_they_gather_from(monkeypatch):
     anything materialised first (XLA fuses across the chain, where its gain is)."""
     profiles, feeds = _record(monkeypatch, "access_profile"), _record(monkeypatch, "materialised_before")
     _simulate(True, 8)
-    assert profiles == [(True, (True,)), (False, (False, False, False))]  # one per kernel of the chain
+    assert len(profiles) == 2  # one per kernel of the chain
+    (gathered, scattered, _), (gathered_i, scattered_i, costs_i) = profiles
+    assert gathered == (True, False, False, False)  # the springs gather x only (the index pairs are lane reads)
+    assert scattered == (True,)  # f
+    assert gathered_i == (False,) * 4 and scattered_i == (False,) * 3
+    assert 0 < max(costs_i) < chain.RECOMPUTE_LIMIT / 2  # cheap enough to recompute per gathered read
     assert feeds == [[[]] * 6]
 
 
@@ -277,6 +282,54 @@ def test_a_chain_of_stencils_is_materialised_between_them(monkeypatch):
         expect = (np.concatenate([expect[:1], expect[:-1]]) + expect + right) / 3
         expect = 0.5 * (expect + np.concatenate([expect[1:], expect[-1:]]))
     np.testing.assert_allclose(results[1], expect, rtol=1e-4)
+
+
+@wp.kernel
+def _displace(a: wp.array(dtype=float), b: wp.array(dtype=float), width: int, cx: float, h: float):
+    tid = wp.tid()
+    x = float(tid % width) - cx
+    y = float(tid // width) - cx
+    if x * x + y * y < 9.0:
+        a[tid] = h
+        b[tid] = h
+
+
+@wp.kernel
+def _wave(prev: wp.array(dtype=float), cur: wp.array(dtype=float), width: int):
+    tid = wp.tid()
+    x = tid % width
+    y = tid // width
+    left = cur[y * width + wp.max(x - 1, 0)]
+    right = cur[y * width + wp.min(x + 1, width - 1)]
+    up = cur[wp.max(y - 1, 0) * width + x]
+    down = cur[wp.min(y + 1, width - 1) * width + x]
+    prev[tid] = 2.0 * cur[tid] - prev[tid] + 0.1 * (left + right + up + down - 4.0 * cur[tid])
+
+
+def test_costly_values_are_materialised_before_a_gather(monkeypatch):
+    """Warp's wave example: a displacement (an integer division, a distance test) writes the array
+    the next stencil gathers from. Fused into the stencil's gathers, XLA would recompute it per
+    neighbour read; the chain materialises it first, and the results stay those of the launches run
+    one by one."""
+    feeds = _record(monkeypatch, "materialised_before")
+    width = 12
+    start = np.random.default_rng(2).random(width * width).astype(np.float32)
+    results = []
+    for fuse in (False, True):
+        wp.config.fuse_launch_chains = fuse
+        g0, g1 = wp.array(start), wp.array(start[::-1].copy())
+        for step in range(chain.FUSE_AFTER + 2):
+            for sub in range(2):
+                wp.launch(_displace, width * width, inputs=[g0, g1, width, 3.0 + sub, 0.5])
+                wp.launch(_wave, width * width, inputs=[g0, g1, width])
+                g0, g1 = g1, g0
+            wp.synchronize()
+        results.append((g0.numpy(), g1.numpy()))
+    assert _fused_programs() == 1
+    # slot 0: g0, slot 1: g1 of the step's start; the displacements are costly, the stencils gather
+    assert feeds == [[[], [1], [], [0]]]
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
 @wp.kernel
@@ -316,6 +369,9 @@ def test_scalars_that_change_at_every_launch_fuse_and_replay():
     a = wp.zeros(8, dtype=float)
     b = wp.array(np.ones(8, dtype=np.float32))
     expect_a, expect_b = np.zeros(8), np.ones(8)
+    wp.launch(_bump, dim=8, inputs=[a, 0.0])  # (the kernels' first launches make their plans: the
+    wp.launch(_scale, dim=8, inputs=[b, 1.0])  # values below all go through them, run alone or not)
+    wp.synchronize()
     for step in range(chain.FUSE_AFTER + 4):
         for k in range(3):
             t = 0.25 * (3 * step + k) + 0.125  # never the same twice
