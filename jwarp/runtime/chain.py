@@ -52,10 +52,10 @@ FUSE_AFTER = 3
 MAX_LENGTH = 32
 # Chain keys remembered (seen counts and fused programs); the table is cleared when full.
 _TABLE_LIMIT = 64
-# Fused programs built for one set of kernels. A launch sequence whose period does not fit one chain
-# (Warp's wave example: 33 launches per step, chains of 32) starts each chain one launch further into
-# the period: 32 rotations, each a new key that compiles once seen (1.7 s each, 55 s in all, and its
-# steps ran no faster fused). Past this many programs, a set's other chains run launch by launch.
+# Fused programs built for one set of kernels. A launch sequence that fills chains without a period
+# (or before its period shows, see _Stream) makes ever new keys, each of which would compile once
+# seen (Warp's wave example before _Stream: 32 rotations of its 33-launch step, 1.7 s each). Past
+# this many programs, a set's other chains run launch by launch.
 MAX_VARIANTS = 2
 # A written buffer referenced by its array, the operand list and getrefcount's argument only.
 _SOLE_OWNER_REFS = 3
@@ -401,11 +401,68 @@ def append(plan: Any, args: list) -> bool:
     values = plan.launch_values(args)
     batch = deferred.pending
     current = batch[0] if batch is not None else None
-    if type(current) is not Chain or current.device is not plan.device or len(current.entries) >= MAX_LENGTH:
+    if type(current) is not Chain or current.device is not plan.device:
+        _stream.reset()  # (the chain before ended otherwise than full: a synchronisation, another device)
+        current = None
+    elif len(current.entries) >= MAX_LENGTH:
+        _stream.filled()
+        current = None
+    if _stream.recording:
+        if _stream.starts_chain(hash((plan, tuple(map(id, roots)), tuple(map(_kind, values))))):
+            current = None
+    if current is None:
         current = Chain(plan.device)
         deferred.defer(current)  # runs any other pending work first
     current.add(plan, roots, values, list(args))
     return True
+
+
+class _Stream:
+    """Where chains are cut while launches fill them (no synchronisation within :data:`MAX_LENGTH`
+    launches). Cut every MAX_LENGTH launches, a step whose launch count does not divide it (Warp's
+    wave example: 33) starts each chain one launch further into the step: every chain a new key, and
+    past :data:`MAX_VARIANTS` programs none runs fused. So from a chain that filled on, the launches'
+    identities (plan, arrays, value kinds) are recorded, and once all of them (at least two periods,
+    at most the last ``4 * MAX_LENGTH``) repeat with a period of at most ``2 * MAX_LENGTH`` launches,
+    chains also cut at one phase of it: the same chains
+    recur, period after period. A launch that breaks the period forgets it; a chain that ends
+    otherwise than full (a synchronisation, which cuts where the step starts) stops the recording."""
+
+    __slots__ = ("recording", "recent", "count", "period", "anchor")
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.recording = False
+        self.recent: list = []
+        self.count = self.period = self.anchor = 0
+
+    def filled(self) -> None:
+        """A chain is full: record from now on, and look for the period in what was recorded."""
+        self.recording = True
+        if self.period:
+            return
+        h = self.recent
+        for p in range(1, min(len(h) // 2, 2 * MAX_LENGTH) + 1):
+            if h[p:] == h[:-p]:  # every launch recorded repeats the one a period before
+                self.period, self.anchor = p, self.count
+                return
+
+    def starts_chain(self, ident: int) -> bool:
+        """Record the identity of the launch about to be chained; whether a chain starts at it."""
+        h = self.recent
+        p = self.period
+        if p and h[-p] != ident:
+            p = self.period = 0
+        h.append(ident)
+        if len(h) > 4 * MAX_LENGTH:
+            del h[: len(h) - 4 * MAX_LENGTH]
+        self.count += 1
+        return bool(p) and (self.count - 1 - self.anchor) % p == 0
+
+
+_stream = _Stream()
 
 
 def _live(root: Any, impl: type) -> bool:
@@ -439,6 +496,7 @@ def reset() -> None:
         deferred.flush()
         _table.clear()
         _variants.clear()
+        _stream.reset()
 
 
 __all__ = ["Chain", "FUSE_AFTER", "MAX_LENGTH", "MAX_VARIANTS", "append", "has_callbacks", "pending_length", "reset"]

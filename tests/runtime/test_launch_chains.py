@@ -338,10 +338,11 @@ def _scale(a: wp.array(dtype=float), s: float):
     a[i] = a[i] * s
 
 
-def test_sequence_longer_than_a_chain_builds_few_programs():
+def test_sequence_longer_than_a_chain_is_cut_at_its_period():
     """33 launches per step (Warp's wave example: 16 substeps of two kernels, then one more) and no
-    synchronisation: each chain of MAX_LENGTH starts one launch further into the period, a new key
-    every step. Only MAX_VARIANTS of them compile; the results are those of launching one by one."""
+    synchronisation: cut every MAX_LENGTH launches, each chain would start one launch further into
+    the step, a new key every step. Once the period shows, chains cut at one phase of it: one
+    program, run at every step from then on; the results are those of launching one by one."""
     assert chain.MAX_LENGTH == 32
     a = wp.array(np.arange(8, dtype=np.float32))
     b = wp.array(np.ones(8, dtype=np.float32))
@@ -354,10 +355,36 @@ def test_sequence_longer_than_a_chain_builds_few_programs():
         wp.launch(_bump, dim=8, inputs=[b, 1.0])
         expect_a += 8.0
         expect_b = expect_b * 0.5**16 + 1.0
-    built = sum(info.program is not None for info in chain._table.values())
-    assert 0 < built <= chain.MAX_VARIANTS, built
+    built = [info for info in chain._table.values() if info.program is not None]
+    assert len(built) == 1, len(built)
+    assert built[0].seen >= steps - 8, (built[0].seen, steps)  # (the first steps find the period)
     np.testing.assert_allclose(a.numpy(), expect_a, rtol=1e-6)
     np.testing.assert_allclose(b.numpy(), expect_b, rtol=1e-6)
+
+
+def test_a_broken_period_is_forgotten():
+    """Chains cut at a period (above) until a launch breaks it: from there chains cut every
+    MAX_LENGTH launches again, and every result is still that of launching one by one."""
+    wp.config.fuse_launch_chains = True
+    a = wp.array(np.zeros(8, dtype=np.float32))
+    b = wp.array(np.ones(8, dtype=np.float32))
+    expect_a, expect_b = np.zeros(8), np.ones(8)
+    for _ in range(6):
+        for _ in range(16):
+            wp.launch(_bump, dim=8, inputs=[a, 0.5])
+            wp.launch(_scale, dim=8, inputs=[b, 0.5])
+        wp.launch(_bump, dim=8, inputs=[b, 1.0])
+        expect_a += 8.0
+        expect_b = expect_b * 0.5**16 + 1.0
+    assert chain._stream.period == 33
+    for k in range(40):  # another pattern: the period breaks at its first launch
+        wp.launch(_scale, dim=8, inputs=[a, 0.5 if k % 3 else 2.0])
+        expect_a *= 0.5 if k % 3 else 2.0
+    assert chain._stream.period != 33
+    np.testing.assert_allclose(a.numpy(), expect_a, rtol=1e-6)
+    np.testing.assert_allclose(b.numpy(), expect_b, rtol=1e-6)
+    wp.launch(_bump, dim=8, inputs=[a, 0.0])  # the first launch after a synchronisation
+    assert chain._stream.recording is False  # (a.numpy() ran the chain: its next launch stops the recording)
 
 
 def test_scalars_that_change_at_every_launch_fuse_and_replay():
