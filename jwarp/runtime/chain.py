@@ -249,8 +249,9 @@ def materialised_before(steps: list, n_slots: int) -> list:
     So a slot a kernel gathers from (``gathered``, per operand) is materialised first when a kernel
     of the chain computed it since it last was, through a gather or with at least
     :data:`RECOMPUTE_LIMIT` operations per element (``costs``, per output, a division or a
-    transcendental function counting 8, and the unmaterialised values it read counted in). Cheap values keep fusing into the gathers (the cloth benchmark's
-    integration, 25 operations, gathered by the springs: materialised it ran 1-12% slower), and
+    transcendental function counting 8, and the unmaterialised values it read counted in). Cheap
+    values keep fusing into the gathers (the cloth benchmark's integration, 16-22 operations,
+    gathered by the springs: materialised before every spring kernel it ran 1-12% slower), and
     reads lane by lane keep fusing across kernels, where most of a chain's gain is (its cleared
     force buffer). A scatter's result is materialised anyway; chain inputs are buffers.
 
@@ -304,17 +305,24 @@ def access_profile(fn: Any, args: list) -> tuple:
 def _output_costs(jaxpr: Any) -> tuple:
     """Per output of ``jaxpr``, the operations of the equations it depends on (structural ones free,
     costly ones weighted: see :data:`_COSTLY`)."""
-    cone: dict = {}
-    weight: dict = {}
-    for eqn in jaxpr.eqns:
-        weight[id(eqn)] = _weight(eqn)
-        deps = {id(eqn)}
-        for v in eqn.invars:
-            if not isinstance(v, jax_core.Literal):
-                deps |= cone.get(id(v), set())
-        for v in eqn.outvars:
-            cone[id(v)] = deps
-    return tuple(sum(weight[e] for e in cone.get(id(v), ())) for v in jaxpr.outvars)
+    producer = {id(v): e for e in jaxpr.eqns for v in e.outvars}
+    weights: dict = {}
+    costs = []
+    for out in jaxpr.outvars:
+        seen: set = set()
+        todo = [out]
+        total = 0
+        while todo:
+            eqn = producer.get(id(todo.pop()))
+            if eqn is None or id(eqn) in seen:
+                continue
+            seen.add(id(eqn))
+            if id(eqn) not in weights:
+                weights[id(eqn)] = _weight(eqn)
+            total += weights[id(eqn)]
+            todo.extend(v for v in eqn.invars if not isinstance(v, jax_core.Literal))
+        costs.append(total)
+    return tuple(costs)
 
 
 # primitives that cost several cycles per element where an add costs one (divisions, roots,
