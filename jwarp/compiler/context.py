@@ -129,6 +129,8 @@ class KernelContext:
     # the chunks of the lane-chunked backward pass also compute their straight-line locals apart
     # (compiler/materialise.py): their cotangents are computed once, not in every scatter that reads them
     materialise_locals: bool = False
+    # values of arrays read at a pair pass's candidate index, gathered together (compiler/row_gathers.py)
+    prefetched: dict | None = None
 
     def __post_init__(self) -> None:
         self.tid = tuple(self._iota(axis) for axis in range(len(self.grid)))

@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jwarp.compiler import packing
+from jwarp.compiler import packing, row_gathers
 from jwarp.compiler.context import KernelContext
 from jwarp.compiler.values import Value, is_const
 from jwarp.compiler.selects import clip, where
@@ -194,6 +194,10 @@ def load(ctx: KernelContext, planes: list, shape: tuple, indices: list[Value], s
     """Load every plane at ``indices``; returns one leaf per plane."""
     if _in_ref_memory(ctx, planes):
         return ctx.ref_memory.load(ctx, planes, shape, indices, site, mask)
+    if ctx.prefetched is not None:
+        rows = row_gathers.prefetched(ctx, planes, indices)
+        if rows is not None:
+            return rows
     kinds = [classify(i) for i in wrap_negative(ctx, indices, shape, keep_lanes=True)]
     valid = _check(ctx, site, kinds, shape, mask)
     lane_axes = _fast_layout(kinds, ctx.grid)

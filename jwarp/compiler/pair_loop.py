@@ -50,7 +50,7 @@ import numpy as np
 from jax import lax
 
 from jwarp.builtins.lane_pool import barrier, gather_rows
-from jwarp.compiler import pair_analysis
+from jwarp.compiler import pair_analysis, row_gathers
 from jwarp.compiler import pair_reductions as red
 from jwarp.compiler.masks import Touched
 from jwarp.compiler.loop_carry import CarrySpec, Snapshot, assigned_names, run_lax_loop
@@ -267,7 +267,8 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
         for flag in flags:
             pair_env[flag] = Value(scalars.bool_, np.bool_(False))
         pair_env[target] = Value(scalars.int32, plan.ids(pos, state["table"]["ids"]))
-        saved = (ctx.grid, ctx.tid, ctx.thread_coords)
+        saved = (ctx.grid, ctx.tid, ctx.thread_coords, ctx.prefetched)
+        ctx.prefetched = row_gathers.prefetch(ctx, pair_env, body, target, pair_env[target].data)
         ctx.grid, ctx.tid = (pairs,), (lax.iota(jnp.int32, pairs),)
         ctx.thread_coords = tuple(spread(c) for c in gr["coords"])
         lw.env, lw.active = dict(pair_env), valid
@@ -280,7 +281,7 @@ def lower_pairs(lw: FunctionLowerer, node: ast.For, query: Value, names: set[str
             hit = None if exit_if is None else jnp.broadcast_to(truth(lw.eval(exit_if.test)), (pairs,)) & valid
         finally:
             lw.loops.pop()
-            ctx.grid, ctx.tid, ctx.thread_coords = saved
+            ctx.grid, ctx.tid, ctx.thread_coords, ctx.prefetched = saved
             touched, lw.touched = lw.touched, None
         for k, v in pair_env.items():
             if k not in names and k not in flags and k != target and k not in scratch and lw.env.get(k) is not v:
