@@ -194,17 +194,14 @@ def load(ctx: KernelContext, planes: list, shape: tuple, indices: list[Value], s
     """Load every plane at ``indices``; returns one leaf per plane."""
     if _in_ref_memory(ctx, planes):
         return ctx.ref_memory.load(ctx, planes, shape, indices, site, mask)
-    if ctx.prefetched is not None:
-        rows = row_gathers.prefetched(ctx, planes, indices)
-        if rows is not None:
-            return rows
+    if (rows := row_gathers.prefetched(ctx, planes, indices)) is not None:  # (a pair pass's candidate rows)
+        return rows
     kinds = [classify(i) for i in wrap_negative(ctx, indices, shape, keep_lanes=True)]
     valid = _check(ctx, site, kinds, shape, mask)
     lane_axes = _fast_layout(kinds, ctx.grid)
     if lane_axes is not None:
         return zero_outside([_load_fast(ctx, p, kinds, lane_axes) for p in planes], valid)
-    # lane indices kept affine may still be negative (wrap_negative left them); gathered ones are wrapped
-    full = [where(i < 0, i + n, i) if k[0] == "lane" else i
+    full = [where(i < 0, i + n, i) if k[0] == "lane" else i  # (gathered indices are wrapped: wrap_negative)
             for i, n, k in zip(_full_indices(ctx, kinds, shape), shape, kinds)]
     full = [clip(i, 0, n - 1) for i, n in zip(full, shape)]
     if ctx.ref_memory is None:

@@ -5,8 +5,9 @@ from several arrays at the candidate's index: Warp's particle-repulsion example 
 and ``v[index]``, an SPH force kernel positions, velocities, densities and pressures. Each read is a
 gather of its own, and XLA:CPU pays a gather per row fetched (the row's cache miss) much more than per
 value: the arrays whose scalar planes share a type and length (a vec3 array's three, a float
-array's one) are stacked into one table once, and a round of pairs fetches each candidate's row once. The body's reads then find their values here
-(:func:`prefetched`, consulted by :func:`jwarp.compiler.memory.load`) instead of gathering: only
+array's one) are stacked into one table once, and a round of pairs fetches each candidate's row
+once. The body's reads then find their values here (:func:`prefetched`, consulted by
+:func:`jwarp.compiler.memory.load`) instead of gathering: only
 reads whose index is the candidate's index itself, of arrays the body reads as ``a[candidate]``
 and has not written since (a written array's planes are new values, which no prefetch matches).
 
