@@ -60,7 +60,7 @@ def prefetch(ctx: Any, env: dict, body: list[ast.stmt], target: str, ids: Any) -
         if full is None or full[0].data is not ids or not slot.planes:
             continue  # (a view maps the index: its reads gather on their own)
         first = slot.planes[0]
-        if any(p.shape != first.shape or p.dtype != first.dtype for p in slot.planes):
+        if first.shape[0] == 0 or any(p.shape != first.shape or p.dtype != first.dtype for p in slot.planes):
             continue
         groups.setdefault((first.dtype, first.shape), []).append(slot.planes)
     found = {}
