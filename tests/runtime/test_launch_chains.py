@@ -338,16 +338,11 @@ def _scale(a: wp.array(dtype=float), s: float):
     a[i] = a[i] * s
 
 
-def test_sequence_longer_than_a_chain_is_cut_at_its_period():
-    """33 launches per step (Warp's wave example: 16 substeps of two kernels, then one more) and no
-    synchronisation: cut every MAX_LENGTH launches, each chain would start one launch further into
-    the step, a new key every step. Once the period shows, chains cut at one phase of it: one
-    program, run at every step from then on; the results are those of launching one by one."""
-    assert chain.MAX_LENGTH == 32
-    a = wp.array(np.arange(8, dtype=np.float32))
-    b = wp.array(np.ones(8, dtype=np.float32))
-    expect_a, expect_b = a.numpy().astype(np.float64), b.numpy().astype(np.float64)
-    steps = (chain.FUSE_AFTER + 2) * chain.MAX_LENGTH
+def _steps_of_33_launches(start: np.ndarray, steps: int) -> tuple:
+    """``steps`` steps of Warp's wave example's shape (16 substeps of two kernels, then one more), no
+    synchronisation; returns the arrays ``a`` (from ``start``) and ``b`` and what they should hold."""
+    a, b = wp.array(start), wp.array(np.ones(8, dtype=np.float32))
+    expect_a, expect_b = start.astype(np.float64), np.ones(8)
     for _ in range(steps):
         for _ in range(16):
             wp.launch(_bump, dim=8, inputs=[a, 0.5])
@@ -355,6 +350,17 @@ def test_sequence_longer_than_a_chain_is_cut_at_its_period():
         wp.launch(_bump, dim=8, inputs=[b, 1.0])
         expect_a += 8.0
         expect_b = expect_b * 0.5**16 + 1.0
+    return a, b, expect_a, expect_b
+
+
+def test_sequence_longer_than_a_chain_is_cut_at_its_period():
+    """33 launches per step (Warp's wave example: 16 substeps of two kernels, then one more) and no
+    synchronisation: cut every MAX_LENGTH launches, each chain would start one launch further into
+    the step, a new key every step. Once the period shows, chains cut at one phase of it: one
+    program, run at every step from then on; the results are those of launching one by one."""
+    assert chain.MAX_LENGTH == 32
+    steps = (chain.FUSE_AFTER + 2) * chain.MAX_LENGTH
+    a, b, expect_a, expect_b = _steps_of_33_launches(np.arange(8, dtype=np.float32), steps)
     built = [info for info in chain._table.values() if info.program is not None]
     assert len(built) == 1, len(built)
     assert built[0].seen >= steps - 8, (built[0].seen, steps)  # (the first steps find the period)
@@ -366,16 +372,7 @@ def test_a_broken_period_is_forgotten():
     """Chains cut at a period (above) until a launch breaks it: from there chains cut every
     MAX_LENGTH launches again, and every result is still that of launching one by one."""
     wp.config.fuse_launch_chains = True
-    a = wp.array(np.zeros(8, dtype=np.float32))
-    b = wp.array(np.ones(8, dtype=np.float32))
-    expect_a, expect_b = np.zeros(8), np.ones(8)
-    for _ in range(6):
-        for _ in range(16):
-            wp.launch(_bump, dim=8, inputs=[a, 0.5])
-            wp.launch(_scale, dim=8, inputs=[b, 0.5])
-        wp.launch(_bump, dim=8, inputs=[b, 1.0])
-        expect_a += 8.0
-        expect_b = expect_b * 0.5**16 + 1.0
+    a, b, expect_a, expect_b = _steps_of_33_launches(np.zeros(8, dtype=np.float32), 6)
     assert chain._stream.period == 33
     for k in range(40):  # another pattern: the period breaks at its first launch
         wp.launch(_scale, dim=8, inputs=[a, 0.5 if k % 3 else 2.0])
