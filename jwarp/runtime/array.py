@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any, Callable
 
 import jax
@@ -249,7 +250,7 @@ class array(ArrayArithmetic, ReadFlags):
     # -- properties ------------------------------------------------------------------------------
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape)) if self.shape else 1
+        return math.prod(self.shape)  # (numpy's prod cost ~8 us a call on the launch path)
 
     @property
     def strides(self) -> tuple[int, ...]:
@@ -286,7 +287,7 @@ class array(ArrayArithmetic, ReadFlags):
     @property
     def is_contiguous(self) -> bool:
         """Whether the elements are laid out densely in row-major order (as in Warp)."""
-        return chain_is_contiguous(self.root.shape, self._chain)
+        return not self._chain or chain_is_contiguous(self.root.shape, self._chain)
 
     @property
     def ptr(self) -> int | None:

@@ -155,6 +155,7 @@ class Chain:
             moved = tuple(bufs[s] for s in written)
             if not donate:
                 moved = tuple(jax.device_put(b, may_alias=False) for b in moved)
+                jax.block_until_ready(moved)  # (see execution.Program._copies)
             del bufs
             out = program(moved, kept, values)
         except Exception:  # noqa: BLE001 - operands it was not built for, a failed build: run one by one

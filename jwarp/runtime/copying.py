@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import operator
 import os
-from typing import Any
+from functools import lru_cache
+from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
@@ -96,6 +97,21 @@ def _reinterpret(piece: jax.Array, src_dtype: Any, dest_dtype: Any, count: int) 
     return jax.lax.bitcast_convert_type(raw, dest_np)
 
 
+@lru_cache(maxsize=256)
+def _mover(dest_ndim: int, src_ndim: int, src_dtype: Any, dest_dtype: Any, same_dtype: bool, dest_offset: int,
+           src_offset: int, count: int) -> Callable[[jax.Array, jax.Array], jax.Array]:
+    """The compiled copy of ``count`` flat elements of a source buffer into a destination buffer
+    (one dispatch; eager indexing dispatched each of its steps apart: 0.6 ms for 1,000 vec3s)."""
+    def move(d: jax.Array, s: jax.Array) -> jax.Array:
+        d_flat = d.reshape((-1,) + d.shape[dest_ndim:])
+        s_flat = s.reshape((-1,) + s.shape[src_ndim:])
+        piece = s_flat[src_offset : src_offset + count]
+        if not same_dtype:
+            piece = _reinterpret(piece, src_dtype, dest_dtype, count)
+        return d_flat.at[dest_offset : dest_offset + count].set(piece).reshape(d.shape)
+    return jax.jit(move)
+
+
 @exclusive
 def copy_elements(dest: Any, src: Any, dest_offset: Any = 0, src_offset: Any = 0, count: Any = 0) -> None:
     """``wp.copy(dest, src, dest_offset, src_offset, count)`` (module docstring for the rules)."""
@@ -139,22 +155,16 @@ def copy_elements(dest: Any, src: Any, dest_offset: Any = 0, src_offset: Any = 0
             f"source dtype={type_repr(src.dtype)}"
         )
 
-    def move(d: jax.Array, s: jax.Array) -> jax.Array:
-        d_flat = d.reshape((dest.size,) + d.shape[dest.ndim:])
-        s_flat = s.reshape((src.size,) + s.shape[src.ndim:])
-        piece = s_flat[src_offset : src_offset + count]
-        if not same_dtype:
-            piece = _reinterpret(piece, src.dtype, dest.dtype, count)
-        if dest.device is not src.device:
-            piece = jax.device_put(piece, dest.device.jax_device)
-        return d_flat.at[dest_offset : dest_offset + count].set(piece).reshape(d.shape)
-
-    with storage.x64():
-        d_buf, s_buf = dest.buffer, src.buffer
-        if isinstance(d_buf, tuple):
-            new = tuple(move(d, s) for d, s in zip(d_buf, s_buf))
-        else:
-            new = move(d_buf, s_buf)
+    whole = dest_offset == 0 and src_offset == 0 and count == src.size == dest.size and dest.shape == src.shape
+    if whole and same_dtype and dest.device is src.device:
+        new = src.buffer  # buffers are immutable: the copy shares it (as ``assign``; never donated while shared)
+    else:
+        with storage.x64():
+            d_buf, s_buf = dest.buffer, src.buffer
+            if dest.device is not src.device:
+                s_buf = jax.tree.map(lambda b: jax.device_put(b, dest.device.jax_device), s_buf)
+            mover = _mover(dest.ndim, src.ndim, src.dtype, dest.dtype, same_dtype, dest_offset, src_offset, count)
+            new = tuple(mover(d, s) for d, s in zip(d_buf, s_buf)) if isinstance(d_buf, tuple) else mover(d_buf, s_buf)
     before = (dest.root._buffer, src.root._buffer)
     dest._set_buffer(new)
     if same_dtype:

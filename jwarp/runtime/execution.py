@@ -185,7 +185,9 @@ class Program:
         with storage.x64() if self.x64 else _NO_SCOPE:
             for _, b in self.written:
                 copies[b] = jax.device_put(buffers[b], may_alias=False)
-        return copies
+        # ready before the call: an executable given an input still being copied returns before it has
+        # run even under synchronous CPU dispatch, and ``wp.synchronize()`` would then not wait for it
+        return jax.block_until_ready(copies)
 
 
     def run_repeated(self, buffers: list, values: list, count: int) -> tuple | None:

@@ -49,3 +49,40 @@ CASES = [
 @pytest.mark.parametrize("case", CASES)
 def test_copy_checks_match_warp(case):
     assert _message(wp, case) == _message(_warp(), case)
+
+
+@wp.kernel
+def _add_one(a: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    a[i] = a[i] + wp.vec3(1.0, 1.0, 1.0)
+
+
+def test_whole_array_copy_is_unaffected_by_later_writes():
+    """A whole-array copy shares the source's (immutable) buffer: later launches on either array,
+    which may not then write that buffer in place, leave the other as it was."""
+    src = wp.array(np.arange(12, dtype=np.float32).reshape(4, 3), dtype=wp.vec3)
+    dest = wp.zeros(4, dtype=wp.vec3)
+    for _ in range(3):  # (repeats: the launches' plans and programs are made by then)
+        wp.launch(_add_one, 4, [src])
+    wp.copy(dest, src)
+    before = src.numpy().copy()
+    wp.launch(_add_one, 4, [src])
+    np.testing.assert_array_equal(dest.numpy(), before)
+    wp.launch(_add_one, 4, [dest])
+    wp.launch(_add_one, 4, [dest])
+    np.testing.assert_array_equal(src.numpy(), before + 1.0)
+    np.testing.assert_array_equal(dest.numpy(), before + 2.0)
+
+
+def test_partial_copies_reuse_their_compiled_copy():
+    """Copies with offsets or between dtypes of one size run one compiled program per layout."""
+    from jwarp.runtime import copying
+
+    src = wp.array(np.arange(8, dtype=np.float32))
+    dest = wp.zeros(8, dtype=wp.float32)
+    copying._mover.cache_clear()
+    for k in range(3):
+        wp.copy(dest, src, dest_offset=2, src_offset=1, count=4)
+        wp.copy(wp.zeros(8, dtype=wp.int32), src)
+    np.testing.assert_array_equal(dest.numpy(), [0, 0, 1, 2, 3, 4, 0, 0])
+    assert copying._mover.cache_info().misses == 2

@@ -138,6 +138,27 @@ def test_synchronize_waits_for_outstanding_work():
         assert b.buffer.is_ready() and s.is_complete
 
 
+def test_synchronize_waits_for_a_launch_whose_buffers_are_shared():
+    """A launch that may not donate the buffer it rewrites (``wp.copy`` made another array share it)
+    runs the donating program on a copy: ``wp.synchronize()`` still waits for it."""
+    @wp.kernel
+    def heavy(a: wp.array(dtype=float)):
+        i = wp.tid()
+        x = a[i]
+        for _ in range(400):
+            x = wp.sin(x) + 1.0
+        a[i] = x
+
+    a, keep = wp.zeros(40000), wp.zeros(40000)
+    wp.launch(heavy, 40000, inputs=[a])  # the first run chooses the donating program
+    for _ in range(4):  # (the first of these takes the full launch path)
+        wp.copy(keep, a)  # keep shares a's buffer: the next launch cannot donate it
+        wp.launch(heavy, 40000, inputs=[a])
+        wp.synchronize()
+        assert a.buffer.is_ready()
+    np.testing.assert_array_equal(keep.numpy(), wp.clone(keep).numpy())
+
+
 def _count_ticks(monkeypatch) -> list:
     """Replace the barrier's tiny computation with one that counts its calls."""
     calls: list = []
