@@ -40,18 +40,13 @@ class MeshView:
 
     def corners(self, face: Any, table: Any = None) -> tuple:
         """The three corners ``(a, b, c)`` of each lane's face, as (x, y, z) tuples of lane arrays."""
-        return corners_of(self.points if table is None else table, self.tris, face)
+        table = self.points if table is None else table
+        tri = bvh_walk.gather_rows(self.tris, face)
+        verts = bvh_walk.gather_rows(table, tri)  # lanes + (3, 3)
+        return tuple(tuple(verts[..., k, c] for c in range(3)) for k in range(3))
 
     def average_edge_length(self) -> Any:
         return jnp.asarray(self.handle.values["average_edge_length"].data, jnp.float32)
-
-
-def corners_of(points: Any, tris: Any, face: Any) -> tuple:
-    """The corners ``(a, b, c)`` of the faces ``face`` of a mesh with ``points`` ``(n, 3)`` and
-    ``tris`` ``(faces, 3)``, as (x, y, z) tuples of lane arrays."""
-    tri = bvh_walk.gather_rows(tris, face)
-    verts = bvh_walk.gather_rows(points, tri)  # lanes + (3, 3)
-    return tuple(tuple(verts[..., k, c] for c in range(3)) for k in range(3))
 
 
 def lanes(call: Any) -> tuple:
@@ -104,4 +99,4 @@ def stop(x: Any) -> Any:
     return lax.stop_gradient(x)
 
 
-__all__ = ["MeshView", "active", "check_vec3", "corners_of", "full", "per_mesh", "vec3_leaves", "write_back"]
+__all__ = ["MeshView", "active", "check_vec3", "full", "per_mesh", "vec3_leaves", "write_back"]

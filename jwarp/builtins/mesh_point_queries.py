@@ -27,7 +27,7 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
-from jwarp.builtins import bvh_trail, mesh_rows
+from jwarp.builtins import bvh_trail, inverse_trig
 from jwarp.builtins import triangle_math as tm
 from jwarp.builtins import winding_number
 from jwarp.builtins.bvh_walk import descend, gather_rows, table, walk, walk_nearest
@@ -38,7 +38,7 @@ from jwarp.compiler.registry import builtin
 from jwarp.compiler.values import value_from_leaves
 from jwarp.lang import scalars
 from jwarp.lang.struct import StructType
-from jwarp.compiler.selects import where
+from jwarp.compiler.selects import clip, where
 
 
 def _struct(name: str, fields: dict) -> StructType:
@@ -99,6 +99,15 @@ def _seed_bound(view: MeshView, point: tuple) -> tuple[Any, Any]:
     return face, where(bad, jnp.inf, bound * jnp.float32(1.0 + 1e-5))
 
 
+def _corner_columns(view: MeshView):
+    """The leaf data of :func:`jwarp.builtins.bvh_trail.node_rows`: a face's 9 corner coordinates and
+    whether it is a sliver (1.0: computed once per face, not at every step of every lane)."""
+    def columns(prim: Any) -> list:
+        a, b, c = view.corners(prim)
+        return [*a, *b, *c, tm.is_sliver(a, b, c).astype(jnp.float32)]
+    return columns
+
+
 def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthest: bool = False) -> dict:
     """Best face (and its squared distance) per lane; ``furthest`` looks for the farthest point."""
     shape = run.shape
@@ -121,7 +130,7 @@ def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthes
             return where(tm.is_sliver(a, b, c), jnp.inf, tm.dot(d, d))
 
         if bvh_trail.supported(view.face_count, bool(view.handle.fact("grouped"))):
-            rows = mesh_rows.rows_of(view)
+            rows = bvh_trail.node_rows(view.tree, view.face_count, _corner_columns(view))
             state.pop("node")
             def tested(s: dict, prim: Any, cols: tuple) -> Any:
                 a, b, c = cols[0:3], cols[3:6], cols[6:9]
@@ -129,7 +138,7 @@ def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthes
                 u, v = tm.closest_point_to_triangle(a, b, c, point)
                 cp = tm.add(tm.add(tm.scale(a, u), tm.scale(b, v)), tm.scale(c, 1.0 - u - v))
                 d = tm.sub(cp, point)
-                return where(mesh_rows.is_sliver(cols[mesh_rows.SLIVER_COLUMN]), jnp.inf, tm.dot(d, d))
+                return where(cols[9] != 0, jnp.inf, tm.dot(d, d))
 
             return bvh_trail.walk_trail(rows, view.face_count, state, run, near, tested, best="best",
                                         best_prim="face", share=True)
@@ -242,6 +251,17 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
         reach = s["best"] + eps
         return tm.distance_to_box_sq(_point_of(s), lower, upper) <= reach * reach
 
+    def angle(x: tuple, y: tuple, acos: Any = inverse_trig.acos) -> Any:
+        return acos(clip(tm.dot(tm.normalize(x), tm.normalize(y)), -1.0, 1.0))
+
+    def vertex_angles(a: tuple, b: tuple, c: tuple) -> tuple:
+        """The face's angles at ``a``, ``b``, ``c`` (Warp's vertex weights), for every face at every
+        launch: in float32 vector code (XLA's ``acos`` took 0.4 ms for the 12,200 faces of Warp's bunny)."""
+        e0, e1, e2 = tm.sub(b, a), tm.sub(c, a), tm.sub(c, b)
+        neg = lambda x: tuple(-y for y in x)  # noqa: E731
+        acos = inverse_trig.acos_within_ulp
+        return angle(e0, e1, acos), angle(e2, neg(e0), acos), angle(neg(e1), neg(e2), acos)
+
     def scored(s: dict, prim: Any, corners: tuple, take: Any, sliver: Any = None, angles: tuple | None = None) -> tuple:
         """(new state, updated) after the face ``prim`` with ``corners`` (lanes ``take``; ``sliver``:
         whether the face is one, and ``angles``: its :func:`vertex_angles`, when known)."""
@@ -266,7 +286,7 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
         at_a, at_b = la < eps_sq, lb < eps_sq
         pick = lambda x, y, z: tuple(where(at_a, p, where(at_b, q, r)) for p, q, r in zip(x, y, z))  # noqa: E731
         if angles is None:
-            corner = mesh_rows.angle(pick(e0, e2, neg(e1)), pick(e1, neg(e0), neg(e2)))
+            corner = angle(pick(e0, e2, neg(e1)), pick(e1, neg(e0), neg(e2)))
         else:
             corner = where(at_a, angles[0], where(at_b, angles[1], angles[2]))
         weight = where(at_a | at_b | (lc < eps_sq), corner, where(on_edge, pi, 2.0 * pi))
@@ -291,11 +311,17 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
 
         def update(s: dict, prim: Any, cols: tuple) -> dict:
             # columns 9-11: the vertex angles, the first -1 for a sliver
-            out, _ = scored(s, prim, (cols[0:3], cols[3:6], cols[6:9]), jnp.ones(prim.shape, bool),
-                            mesh_rows.is_sliver(cols[mesh_rows.SLIVER_COLUMN]), cols[9:12])
+            out, _ = scored(s, prim, (cols[0:3], cols[3:6], cols[6:9]), jnp.ones(prim.shape, bool), cols[9] < 0,
+                            cols[9:12])
             return {k: out[k] for k in _NORMAL_FIELDS}
 
-        rows = mesh_rows.rows_of(view)
+        def leaf_data(prim: Any) -> list:
+            """A face's corners and vertex angles (computed once per face, not at every lane step)."""
+            a, b, c = view.corners(prim)
+            at_a, at_b, at_c = vertex_angles(a, b, c)
+            return [*a, *b, *c, where(tm.is_sliver(a, b, c), -1.0, at_a), at_b, at_c]
+
+        rows = bvh_trail.node_rows(view.tree, view.face_count, leaf_data)
         state.pop("node")
         return bvh_trail.walk_trail(rows, view.face_count, state, run, near, None, best="best", best_prim="face",
                                     update=update, changes=("nx", "ny", "nz"))

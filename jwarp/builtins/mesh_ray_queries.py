@@ -23,7 +23,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from jwarp.builtins import bvh_trail, mesh_rows
+from jwarp.builtins import bvh_trail
 from jwarp.builtins import triangle_math as tm
 from jwarp.builtins.bvh_walk import subtree, walk, walk_nearest
 from jwarp.builtins.common import Call, Value
@@ -116,10 +116,14 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
         return _after_ties(where(hit & (t >= 0), t, jnp.inf), *corners)
 
     if root is None and bvh_trail.supported(view.face_count, bool(view.handle.fact("grouped"))):
+        def leaf_data(prim: Any) -> list:  # the corners, then 1.0 for a sliver (see _after_ties)
+            corners = view.corners(prim)
+            return [x for corner in corners for x in corner] + [tm.is_sliver(*corners).astype(jnp.float32)]
+
         def tested(s: dict, prim: Any, cols: tuple) -> Any:
             hit, t, _, _, _ = _hit(s, cols[0:3], cols[3:6], cols[6:9])
             t = where(hit & (t >= 0), t, jnp.inf)
-            return where(mesh_rows.is_sliver(cols[mesh_rows.SLIVER_COLUMN]), jnp.nextafter(t, jnp.inf), t)
+            return where(cols[9] > 0, jnp.nextafter(t, jnp.inf), t)
 
         def enter_fast(s: dict, lower: tuple, upper: tuple) -> tuple:
             start_, _, rcp_ = _ray_of(s)
@@ -139,7 +143,7 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
             return {**dict(zip(("rx", "ry", "rz"), r)), **dict(zip(_SETUP_KEYS, tm.ray_setup(d))),
                     "general": general, **({"robust": robust_} if safe else {})}
 
-        rows = mesh_rows.rows_of(view)
+        rows = bvh_trail.node_rows(view.tree, view.face_count, leaf_data)
         derived = ("node", "rx", "ry", "rz") + _SETUP_KEYS + (("robust",) if safe else ())
         lean = {k: v for k, v in state.items() if k not in derived}
         stop_at = None
@@ -148,14 +152,14 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
             stop_at = lambda s_: s_["t"] < s_["limit"]  # noqa: E731
         s = dict(state, **bvh_trail.walk_trail(rows, view.face_count, lean, run, enter, tested,
                                                fast=(enter_fast, "general"), derive=derive, stop=stop_at,
-                                               pool=RAY_POOL, leaf_columns={"sliver": mesh_rows.SLIVER_COLUMN}))
+                                               pool=RAY_POOL, leaf_columns={"sliver": 9}))
     else:
         s = walk_nearest(view.tree, state, run, enter, candidate, fetch=view.corners, depth=view.depth)
     found = s["t"] < max_t
     corners = view.corners(s["face"])  # gathered only where a result reads them (sign, u, v, normal)
     hit = run & found
     _, _, _, _, sign = _hit(s, *corners)
-    sliver = mesh_rows.is_sliver(s.pop("sliver")) if "sliver" in s else tm.is_sliver(*corners)
+    sliver = s.pop("sliver") > 0 if "sliver" in s else tm.is_sliver(*corners)
     t = where(found & sliver, jnp.nextafter(s["t"], -jnp.inf), s["t"])  # (see _after_ties)
     return dict(s, t=t, hit=hit, sign=where(hit, sign, jnp.ones_like(sign)))
 
@@ -251,7 +255,7 @@ def _trail_count(view: MeshView, state: dict, run: Any) -> Any:
         hit, t, _, _, _ = _hit(s, cols[0:3], cols[3:6], cols[6:9])
         return {"count": s["count"] + (hit & (t >= 0)).astype(jnp.int32)}
 
-    rows = mesh_rows.rows_of(view)
+    rows = bvh_trail.node_rows(view.tree, view.face_count, lambda prim: [x for c in view.corners(prim) for x in c])
     lean = {k: v for k, v in state.items() if k not in ("node", "end", "rx", "ry", "rz") + _SETUP_KEYS}
     return bvh_trail.walk_trail(rows, view.face_count, lean, run, enter, None, best="count", best_prim=None,
                                 fast=(enter_fast, "general"), derive=derive, update=counted, pool=COUNT_POOL)["count"]

@@ -16,15 +16,10 @@ Example:
 
 from __future__ import annotations
 
-import sys
-import weakref
 from typing import Any
 
-import jax
 import numpy as np
 
-from jwarp.builtins import bvh_trail, mesh_rows
-from jwarp.builtins.mesh_common import corners_of
 from jwarp.lang import composites, scalars
 from jwarp.runtime import handles
 from jwarp.runtime.array import array
@@ -74,16 +69,6 @@ def node_bounds(tree: bvh_build.FlatTree, refitter: Any, lowers: np.ndarray, upp
         return np.asarray(refitter.bounds(lowers, uppers))
     bvh_build.refit(tree, lowers, uppers)
     return tree.bounds
-
-
-def _node_rows_of(points: Any, tris: Any, bounds: Any, links: Any, face_count: int) -> Any:
-    """The mesh's node table (:mod:`jwarp.builtins.mesh_rows`), as a kernel would build it."""
-    return mesh_rows.build(bounds, links, face_count, lambda face: corners_of(points, tris, face))
-
-
-_node_rows = jax.jit(_node_rows_of, static_argnums=(4,))
-# a refit writes the new table over the old one (a table is 2 MB for a 12,200-face mesh)
-_node_rows_over = jax.jit(lambda old, *args: _node_rows_of(*args), static_argnums=(5,), donate_argnums=(0,))
 
 
 def _vec3_array(a: Any, what: str) -> None:
@@ -161,43 +146,7 @@ class Mesh(handles.Registered):
         self._winding_table = self.support_winding_number and winding_table.supported(
             self._face_count, groups is not None)
         self._winding_rows = array(self._winding_moments(), dtype=scalars.float32, device=self.device)
-        self._no_rows = array(np.zeros((1, 16), np.float32), dtype=scalars.float32, device=self.device)
-        self._trail_rows: array | None = None
-        self._rows_source: tuple = ()  # weak references to the buffers the table was built from
-        self._rows_read = False  # whether launches read the table since it was built
-        self._build_rows()
         self.id = handles.register(self)
-
-    def _build_rows(self) -> None:
-        """Build the node table of the BVH walks (:mod:`jwarp.builtins.mesh_rows`) from the current
-        points and node boxes, which query launches then read instead of building it (0.8 ms of a
-        2.1 ms launch of 1,000 sign-normal queries on Warp's 12,200-face bunny)."""
-        if not bvh_trail.supported(self._face_count, self.groups is not None):
-            return
-        points, bounds = self._points.buffer, self._node_bounds.buffer
-        args = (points, self._tris.buffer, bounds, self._node_links.buffer, self._face_count)
-        if self._trail_rows is None:
-            self._trail_rows = array(_node_rows(*args), dtype=scalars.float32, device=self.device)
-        else:
-            old = self._trail_rows.buffer
-            if sys.getrefcount(old) > 3:  # held elsewhere too (a graph, a jax handle): not overwritten
-                self._trail_rows._set_buffer(_node_rows(*args))
-            else:
-                self._trail_rows._set_buffer(_node_rows_over(old, *args))
-        self._rows_source = (weakref.ref(points), weakref.ref(bounds))
-        self._rows_read = False
-
-    def _rows_current(self) -> bool:
-        """Whether launches read the node table: it was built from the points and node boxes a launch
-        would read now (not after the points were written or refit since, nor for traced points).
-        A table is built at construction, and at a refit when launches read the last one: a mesh
-        refit before each of its query launches (deformed at every step) keeps building its table in
-        the kernel, which costs no more than a build of its own."""
-        source = self._rows_source
-        if source and source[0]() is self._points.buffer and source[1]() is self._node_bounds.buffer:
-            self._rows_read = True
-            return True
-        return False
 
     def _winding_moments(self) -> np.ndarray:
         """The fast-winding-number table (one dummy row when the mesh has none)."""
@@ -230,8 +179,6 @@ class Mesh(handles.Registered):
             self._node_bounds.assign(self._tree.bounds)
         if self._winding_table:
             self._winding_rows.assign(self._winding_moments())
-        if self._rows_read:  # launches read the last table: build it again for the new boxes
-            self._build_rows()
 
     @property
     def points(self) -> array:
@@ -269,16 +216,14 @@ class Mesh(handles.Registered):
 
     def _launch_operands(self) -> handles.LaunchOperands:
         """The mesh's buffers for a launch that receives its id (see :mod:`jwarp.runtime.handles`)."""
-        rows = self._rows_current()
         static = (("faces", self._face_count), ("nodes", self._tree.node_count),
                   ("velocities", self._velocities is not None), ("winding", self.support_winding_number),
                   ("winding_table", self._winding_table), ("depth", self._tree.depth),
-                  ("grouped", self.groups is not None), ("trail_rows", rows))
+                  ("grouped", self.groups is not None))
         arrays = {"points": self._points, "indices": self.indices, "tris": self._tris,
                   "velocities": self._velocities if self._velocities is not None else self._no_velocities,
                   "node_bounds": self._node_bounds, "node_links": self._node_links,
-                  "winding_rows": self._winding_rows, "trail_rows": self._trail_rows if rows else self._no_rows,
-                  **self._groups}
+                  "winding_rows": self._winding_rows, **self._groups}
         # (a device refit's result stays a device scalar: a replayed launch passes it on as it is)
         values = {"average_edge_length": (scalars.float32, self._average_edge_length)}
         return handles.LaunchOperands("mesh", static, arrays, values)
