@@ -113,27 +113,29 @@ def test_event_of_another_device_cannot_be_recorded():
             wp.Stream("cuda:0").record_event(e)
 
 
-def test_synchronize_waits_for_outstanding_work():
-    @wp.kernel
-    def heavy(a: wp.array(dtype=float)):
-        i = wp.tid()
-        x = a[i]
-        for _ in range(200):
-            x = wp.sin(x) + 1.0
-        a[i] = x
+@wp.kernel
+def _heavy(a: wp.array(dtype=float)):
+    """Long enough a launch that a synchronisation which does not wait for it sees it unfinished."""
+    i = wp.tid()
+    x = a[i]
+    for _ in range(200):
+        x = wp.sin(x) + 1.0
+    a[i] = x
 
+
+def test_synchronize_waits_for_outstanding_work():
     a = wp.zeros(20000)
     for _ in range(3):
-        wp.launch(heavy, 20000, inputs=[a])
+        wp.launch(_heavy, 20000, inputs=[a])
     wp.synchronize()
     assert a.buffer.is_ready()
-    wp.launch(heavy, 20000, inputs=[a])
+    wp.launch(_heavy, 20000, inputs=[a])
     wp.synchronize_device()
     assert a.buffer.is_ready()
     with simulated_cuda_devices(1):
         s = wp.get_stream()
         b = wp.zeros(20000)
-        wp.launch(heavy, 20000, inputs=[b], stream=s)
+        wp.launch(_heavy, 20000, inputs=[b], stream=s)
         wp.synchronize_stream(s)
         assert b.buffer.is_ready() and s.is_complete
 
@@ -141,19 +143,11 @@ def test_synchronize_waits_for_outstanding_work():
 def test_synchronize_waits_for_a_launch_whose_buffers_are_shared():
     """A launch that may not donate the buffer it rewrites (``wp.copy`` made another array share it)
     runs the donating program on a copy: ``wp.synchronize()`` still waits for it."""
-    @wp.kernel
-    def heavy(a: wp.array(dtype=float)):
-        i = wp.tid()
-        x = a[i]
-        for _ in range(400):
-            x = wp.sin(x) + 1.0
-        a[i] = x
-
     a, keep = wp.zeros(40000), wp.zeros(40000)
-    wp.launch(heavy, 40000, inputs=[a])  # the first run chooses the donating program
+    wp.launch(_heavy, 40000, inputs=[a])  # the first run chooses the donating program
     for _ in range(4):  # (the first of these takes the full launch path)
         wp.copy(keep, a)  # keep shares a's buffer: the next launch cannot donate it
-        wp.launch(heavy, 40000, inputs=[a])
+        wp.launch(_heavy, 40000, inputs=[a])
         wp.synchronize()
         assert a.buffer.is_ready()
     np.testing.assert_array_equal(keep.numpy(), wp.clone(keep).numpy())
