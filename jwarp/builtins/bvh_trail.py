@@ -13,8 +13,8 @@ done). This visits nodes in exactly the order of a stack walk (Warp's: nearer ch
 farther one pushed) without a stack array, whose per-lane scatter and gather dominated each step,
 and with only bitwise operations and constant shifts (which vectorise without AVX2).
 
-Each step reads one row of a per-launch table (:func:`node_rows`): for an internal node the boxes
-of both children, for a leaf its primitive's data and index; the query's arithmetic then
+Each step reads one row of a per-launch table (:mod:`jwarp.builtins.bvh_layout`): for an internal
+node the boxes of both children, for a leaf its primitive's data and index; the query's arithmetic then
 vectorises over the lanes (see :mod:`jwarp.builtins.lane_pool`). In narrow pools a step goes down
 two levels (:func:`lookahead_stepper`: a node's box tests, then its nearer entered child's row),
 since there a step's cost is mostly fixed. Closest-primitive walks can share their pending subtrees
@@ -28,21 +28,17 @@ Example (inside a builtin):
 
 from __future__ import annotations
 
-from functools import lru_cache, partial
+from functools import partial
 from typing import Any, Callable
 
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jwarp.builtins.bvh_walk import Tree, gather_rows
+from jwarp.builtins.bvh_layout import FLAG, PRIM, Table, as_table, heap_order, heap_rows, inorder_order, node_rows
 from jwarp.builtins.lane_pool import Sharing, barrier, pooled_loop, uneven_width
 from jwarp.compiler.selects import clip, where
 
-# columns of a row: 12 for two child boxes (or up to 12 of leaf data), then the leaf flag and the
-# primitive index (bit pattern of an int32); padded to 16 floats (one 64-byte cache line)
-_WIDTH = 16
-FLAG, PRIM = 12, 13
 # lanes walked at once by default (point queries: `lane_pool.uneven_width`; coherent rays pass a wider pool).
 # `mesh_query_point_sign_normal` on the 16k-triangle sphere, 4,096 / 65,536 queries (one core):
 # 1240 / 980 ms with 4096 lanes (then 256), 125 / 737 ms with 256, 92 / 832 ms with 128; Warp 19 / 288 ms.
@@ -66,77 +62,9 @@ CULL_DEPTH = 5
 SHARE_LANES_PER_SLOT = 128
 
 
-@lru_cache(maxsize=64)
-def heap_order(count: int) -> tuple[np.ndarray, int]:
-    """``(pre, levels)`` of the halving tree over ``count`` primitives: ``pre[k]`` is the
-    pre-order node number of heap node ``k`` (-1 for an empty slot and for slot 0)."""
-    levels = max(int(count - 1).bit_length(), 0) + 1
-    pre = np.full(1 << levels, -1, np.int64)
-    slot, node = np.array([1]), np.array([0])
-    start, end = np.array([0]), np.array([count])
-    while slot.size:
-        pre[slot] = node
-        inner = end - start > 1
-        s, n, b, e = slot[inner], node[inner], start[inner], end[inner]
-        mid = b + (e - b) // 2
-        slot = np.concatenate([2 * s, 2 * s + 1])
-        node = np.concatenate([n + 1, n + 2 * (mid - b)])
-        start, end = np.concatenate([b, mid]), np.concatenate([mid, e])
-    return pre.astype(np.int32), levels
-
-
-@lru_cache(maxsize=64)
-def inorder_order(count: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """``(pre, kids, levels)``: the halving tree over ``count`` primitives numbered *in order* as a
-    complete tree of ``levels`` levels (padded with empty slots): heap node ``k`` at level ``L``
-    becomes slot ``(2 (k - 2^L) + 1) 2^(levels - 1 - L)``, so a slot's lowest set bit ``h`` is its
-    height bit and its children are ``slot -+ h / 2``. ``pre[slot]``: the pre-order node (-1: empty
-    or slot 0); ``kids[slot]``: the pre-order nodes of its two children (-1: none)."""
-    heap, levels = heap_order(count)
-    size = heap.shape[0]
-    k = np.arange(1, size, dtype=np.int64)
-    level = np.floor(np.log2(k)).astype(np.int64)
-    level -= (np.left_shift(1, level) > k).astype(np.int64)  # exact floor(log2) against rounding
-    level += (np.left_shift(1, level + 1) <= k).astype(np.int64)
-    slot = (2 * (k - np.left_shift(1, level)) + 1) << (levels - 1 - level)
-    pre = np.full(size, -1, np.int64)
-    pre[slot] = heap[1:]
-    kids = np.full((size, 2), -1, np.int64)
-    inner = 2 * k < size
-    kids[slot[inner], 0] = heap[2 * k[inner]]
-    kids[slot[inner], 1] = heap[2 * k[inner] + 1]
-    return pre.astype(np.int32), kids.astype(np.int32), levels
-
-
 def supported(count: int, grouped: bool) -> bool:
     """Whether :func:`walk_trail` can walk the tree over ``count`` primitives."""
     return not grouped and 1 <= count and heap_order(count)[1] <= MAX_LEVELS
-
-
-def node_rows(tree: Tree, count: int, leaf_data: Callable[[Any], Any]) -> Any:
-    """The ``(2^levels, 16)`` float32 table of rows in in-order slots (:func:`inorder_order`): an
-    internal node's two child boxes (lower xyz, upper xyz each; an empty child has an empty box), or
-    a leaf's ``leaf_data(prim)`` (a list of at most 12 lane arrays), flag 1 and primitive index."""
-    pre, kids, _ = inorder_order(count)
-    slots = pre.shape[0]
-    pre_j = jnp.asarray(pre)
-    present = pre_j >= 0
-    node = jnp.maximum(pre_j, 0)
-    prim = gather_rows(tree.links, node)[:, 1]
-    leaf = present & (prim >= 0)
-    empty = jnp.asarray([jnp.inf] * 3 + [-jnp.inf] * 3, jnp.float32)
-    kids = jnp.asarray(kids)
-    boxes = gather_rows(tree.bounds, jnp.maximum(kids, 0))  # (slots, 2, 6)
-    boxes = where((kids >= 0)[..., None], boxes, empty).reshape(slots, 12)
-    # the leaf data once per primitive (fewer than the slots: a tree of 12,200 faces has 32,768),
-    # then a row gather into the leaves' slots
-    data = leaf_data(lax.iota(jnp.int32, count))
-    data = jnp.stack(list(data) + [jnp.zeros_like(data[0])] * (12 - len(data)), axis=1)
-    body = where(leaf[:, None], gather_rows(data, prim), boxes)
-    flag = leaf.astype(jnp.float32)[:, None]
-    bits = lax.bitcast_convert_type(jnp.maximum(prim, 0), jnp.float32)[:, None]
-    pad = jnp.zeros((slots, _WIDTH - 14), jnp.float32)
-    return jnp.concatenate([body, flag, bits, pad], axis=1)
 
 
 def _is_leaf(row: Any) -> Any:
@@ -157,9 +85,10 @@ def stepper(rows: Any, enter: Callable, candidate: Callable | None, best: str = 
     :func:`needs_general`, once per chunk of steps) is False. ``update``, ``stop``: see
     :func:`walk_trail`."""
     running = _running(stop)
+    table = as_table(rows)
 
     def gather(node: Any) -> Any:
-        return gather_rows(rows, node)
+        return table.at(node)
 
     def tests(s: dict, row: Any, enter: Callable = enter) -> tuple:
         """The expensive part, computed once per lane: a code (bit 0/1: the left/right child
@@ -331,9 +260,10 @@ def lookahead_stepper(rows: Any, enter: Callable, candidate: Callable | None, be
     the single step would take next. Steps of narrow pools cost mostly fixed work per step, so
     fewer, longer steps pay there (see :data:`LOOKAHEAD_WIDTH`)."""
     running = _running(stop)
+    table = as_table(rows)
 
     def gather(node: Any) -> Any:
-        return gather_rows(rows, node)
+        return table.at(node)
 
     def entered(s: dict, row: Any, inner: Any, enter: Callable) -> tuple:
         """(left entered, right entered, go left) for the lanes ``inner`` on an internal row."""
@@ -416,7 +346,7 @@ def _enter_root(rows: Any, count: int, flat: dict, enter: Callable, derive: Call
     levels = inorder_order(count)[2]
     depth = max(1, min(depth, levels - 2))
     height = 1 << (levels - depth)  # the parents' height bit, one level above the boxes tested
-    parents = rows[np.arange(1 << (depth - 1)) * 2 * height + height]  # in-order slots of that level
+    parents = as_table(rows).at(jnp.asarray(np.arange(1 << (depth - 1)) * 2 * height + height, jnp.int32))
     s = dict(flat)
     if derive is not None:
         s.update(derive(s))
@@ -450,8 +380,8 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
                update: Callable[[dict, Any, tuple], dict] | None = None, changes: tuple = (),
                stop: str | Callable[[dict], Any] | None = None, pool: int | None = None,
                leaf_columns: dict | None = None, levels: int | None = None, share: bool = False) -> dict:
-    """Closest-primitive search over the rows of :func:`node_rows` (see the module docstring),
-    nearest child first.
+    """Closest-primitive search over the node table ``rows`` (a :class:`~jwarp.builtins.bvh_layout.Table`, or
+    the array of :func:`~jwarp.builtins.bvh_layout.node_rows`; see the module docstring), nearest child first.
 
     ``enter(state, lower, upper)`` returns ``(enter, key)`` (which lanes enter a child box: those
     that may hold a candidate below ``state[best]``; the key orders the children, smaller first,
@@ -519,7 +449,7 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     if update is None:
         slot = out[best_prim]
         names = tuple(leaf_columns or {})
-        picked = gather_rows(rows[:, [PRIM, *(leaf_columns[k] for k in names)]], slot)  # a few columns
+        picked = as_table(rows).at(slot)[:, [PRIM, *(leaf_columns[k] for k in names)]]
         prim = lax.bitcast_convert_type(picked[:, 0], jnp.int32)
         out[best_prim] = where(slot > 0, prim, initial)
         out.update({k: where(slot > 0, picked[:, 1 + j], 0.0) for j, k in enumerate(names)})
@@ -529,6 +459,6 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
     return {k: v.reshape(shape) for k, v in out.items()}
 
 
-__all__ = ["CULL_DEPTH", "FLAG", "LOOKAHEAD_WIDTH", "MAX_LEVELS", "PRIM", "SHARE_LANES_PER_SLOT", "heap_order",
-           "inorder_order", "lookahead_stepper", "needs_general", "node_rows", "root_slot", "sharing", "stepper",
+__all__ = ["CULL_DEPTH", "FLAG", "LOOKAHEAD_WIDTH", "MAX_LEVELS", "PRIM", "SHARE_LANES_PER_SLOT", "Table",
+           "heap_order", "heap_rows", "inorder_order", "lookahead_stepper", "needs_general", "node_rows", "root_slot", "sharing", "stepper",
            "supported", "walk_trail"]

@@ -99,13 +99,10 @@ def _seed_bound(view: MeshView, point: tuple) -> tuple[Any, Any]:
     return face, where(bad, jnp.inf, bound * jnp.float32(1.0 + 1e-5))
 
 
-def _corner_columns(view: MeshView):
-    """The leaf data of :func:`jwarp.builtins.bvh_trail.node_rows`: a face's 9 corner coordinates and
-    whether it is a sliver (1.0: computed once per face, not at every step of every lane)."""
-    def columns(prim: Any) -> list:
-        a, b, c = view.corners(prim)
-        return [*a, *b, *c, tm.is_sliver(a, b, c).astype(jnp.float32)]
-    return columns
+def _sliver_column(a: tuple, b: tuple, c: tuple) -> list:
+    """The leaf data after the corners in a closest-point walk's table (:meth:`MeshView.trail_rows`):
+    whether the face is a sliver (1.0: computed once per face, not at every step of every lane)."""
+    return [tm.is_sliver(a, b, c).astype(jnp.float32)]
 
 
 def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthest: bool = False) -> dict:
@@ -130,7 +127,7 @@ def _closest_walk(view: MeshView, point: tuple, limit_sq: Any, run: Any, furthes
             return where(tm.is_sliver(a, b, c), jnp.inf, tm.dot(d, d))
 
         if bvh_trail.supported(view.face_count, bool(view.handle.fact("grouped"))):
-            rows = bvh_trail.node_rows(view.tree, view.face_count, _corner_columns(view))
+            rows = view.trail_rows(_sliver_column)
             state.pop("node")
             def tested(s: dict, prim: Any, cols: tuple) -> Any:
                 a, b, c = cols[0:3], cols[3:6], cols[6:9]
@@ -315,13 +312,12 @@ def _sign_normal_walk(view: MeshView, point: tuple, max_dist: Any, run: Any, eps
                             cols[9:12])
             return {k: out[k] for k in _NORMAL_FIELDS}
 
-        def leaf_data(prim: Any) -> list:
-            """A face's corners and vertex angles (computed once per face, not at every lane step)."""
-            a, b, c = view.corners(prim)
+        def leaf_data(a: tuple, b: tuple, c: tuple) -> list:
+            """A face's vertex angles after its corners (computed once per face, not at every lane step)."""
             at_a, at_b, at_c = vertex_angles(a, b, c)
-            return [*a, *b, *c, where(tm.is_sliver(a, b, c), -1.0, at_a), at_b, at_c]
+            return [where(tm.is_sliver(a, b, c), -1.0, at_a), at_b, at_c]
 
-        rows = bvh_trail.node_rows(view.tree, view.face_count, leaf_data)
+        rows = view.trail_rows(leaf_data)
         state.pop("node")
         return bvh_trail.walk_trail(rows, view.face_count, state, run, near, None, best="best", best_prim="face",
                                     update=update, changes=("nx", "ny", "nz"))

@@ -116,9 +116,8 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
         return _after_ties(where(hit & (t >= 0), t, jnp.inf), *corners)
 
     if root is None and bvh_trail.supported(view.face_count, bool(view.handle.fact("grouped"))):
-        def leaf_data(prim: Any) -> list:  # the corners, then 1.0 for a sliver (see _after_ties)
-            corners = view.corners(prim)
-            return [x for corner in corners for x in corner] + [tm.is_sliver(*corners).astype(jnp.float32)]
+        def leaf_data(*corners: tuple) -> list:  # after the corners, 1.0 for a sliver (see _after_ties)
+            return [tm.is_sliver(*corners).astype(jnp.float32)]
 
         def tested(s: dict, prim: Any, cols: tuple) -> Any:
             hit, t, _, _, _ = _hit(s, cols[0:3], cols[3:6], cols[6:9])
@@ -143,7 +142,7 @@ def closest_hit(view: MeshView, start: tuple, direction: tuple, max_t: Any, run:
             return {**dict(zip(("rx", "ry", "rz"), r)), **dict(zip(_SETUP_KEYS, tm.ray_setup(d))),
                     "general": general, **({"robust": robust_} if safe else {})}
 
-        rows = bvh_trail.node_rows(view.tree, view.face_count, leaf_data)
+        rows = view.trail_rows(leaf_data)
         derived = ("node", "rx", "ry", "rz") + _SETUP_KEYS + (("robust",) if safe else ())
         lean = {k: v for k, v in state.items() if k not in derived}
         stop_at = None
@@ -255,7 +254,7 @@ def _trail_count(view: MeshView, state: dict, run: Any) -> Any:
         hit, t, _, _, _ = _hit(s, cols[0:3], cols[3:6], cols[6:9])
         return {"count": s["count"] + (hit & (t >= 0)).astype(jnp.int32)}
 
-    rows = bvh_trail.node_rows(view.tree, view.face_count, lambda prim: [x for c in view.corners(prim) for x in c])
+    rows = view.trail_rows(lambda *corners: [])
     lean = {k: v for k, v in state.items() if k not in ("node", "end", "rx", "ry", "rz") + _SETUP_KEYS}
     return bvh_trail.walk_trail(rows, view.face_count, lean, run, enter, None, best="count", best_prim=None,
                                 fast=(enter_fast, "general"), derive=derive, update=counted, pool=COUNT_POOL)["count"]

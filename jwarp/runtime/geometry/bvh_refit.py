@@ -6,7 +6,8 @@ slots ``2k`` and ``2k + 1``, and a level of the tree is a contiguous run of slot
 a bottom-up pass of ``levels`` vectorised steps, each the union of pairs of boxes of the level
 below (a leaf slot takes its primitive's box), followed by one gather into the pre-order node
 layout that queries read: O(primitives) work, in one program, with no copy of the points to the
-host. ``Mesh.refit`` also recomputes the mesh's average edge length there, as Warp does.
+host. A mesh also keeps the boxes in heap order, from which its walks' node tables are built
+without a gather (:func:`jwarp.builtins.bvh_layout.heap_rows`). ``Mesh.refit`` also recomputes the mesh's average edge length there, as Warp does.
 
 Trees built with groups are not halving trees; they refit on the host
 (:func:`jwarp.runtime.geometry.bvh_build.refit`).
@@ -68,17 +69,20 @@ class DeviceRefit:
         put = partial(jax.device_put, device=device)
         self.slot_prim, self.node_slot, self.levels = put(slot_prim), put(node_slot), levels
 
-    def bounds(self, lowers: Any, uppers: Any) -> Any:
-        """Node boxes ``(nodes, 6)`` float32 (lower xyz, upper xyz) for primitive boxes ``(n, 3)``."""
-        return _node_bounds(lowers, uppers, self.slot_prim, self.node_slot, self.levels)
+    def bounds(self, lowers: Any, uppers: Any, heap: bool = False) -> Any:
+        """Node boxes ``(nodes, 6)`` float32 (lower xyz, upper xyz) for primitive boxes ``(n, 3)``;
+        with ``heap``, ``(node boxes, heap boxes)``: the boxes of every heap slot too ``(2^levels, 6)``
+        (empty slots empty)."""
+        return _node_bounds(lowers, uppers, self.slot_prim, self.node_slot, self.levels, heap)
 
-    def mesh(self, points: Any, tris: Any) -> tuple[Any, Any]:
-        """``(node boxes, average edge length)`` of the triangles ``tris`` ``(faces, 3)`` over
-        ``points`` ``(n, 3)``."""
+    def mesh(self, points: Any, tris: Any) -> tuple[Any, Any, Any]:
+        """``(node boxes, heap boxes, average edge length)`` of the triangles ``tris`` ``(faces, 3)``
+        over ``points`` ``(n, 3)``."""
         return _mesh_refit(points, tris, self.slot_prim, self.node_slot, self.levels)
 
 
-def _heap_bounds(lowers: Any, uppers: Any, slot_prim: Any, node_slot: Any, levels: int) -> Any:
+def _heap_bounds(lowers: Any, uppers: Any, slot_prim: Any, node_slot: Any, levels: int) -> tuple[Any, Any]:
+    """(pre-order node boxes, heap slot boxes), lower xyz then upper xyz."""
     # a box as (lower, -upper): the union of two boxes is then one elementwise minimum
     boxes = jnp.concatenate([lowers, -uppers], axis=1)
     leaf = slot_prim >= 0
@@ -94,18 +98,20 @@ def _heap_bounds(lowers: Any, uppers: Any, slot_prim: Any, node_slot: Any, level
         if level == levels - 2:  # a halving tree's leaves are on its last two levels only
             box = jnp.where(leaf[a:b, None], leaf_box[a:b], box)
         runs.append(box)
-    heap = jnp.concatenate([jnp.zeros((1, 6), boxes.dtype), *runs[::-1]])  # slot 0 is unused
-    nodes = heap[node_slot]
-    return jnp.concatenate([nodes[:, :3], -nodes[:, 3:]], axis=1)
+    heap = jnp.concatenate([jnp.full((1, 6), jnp.inf, boxes.dtype), *runs[::-1]])  # slot 0 is unused: empty
+    heap = jnp.concatenate([heap[:, :3], -heap[:, 3:]], axis=1)
+    return heap[node_slot], heap
+
+
+@partial(jax.jit, static_argnums=(4, 5))
+def _node_bounds(lowers: Any, uppers: Any, slot_prim: Any, node_slot: Any, levels: int, heap: bool) -> Any:
+    nodes, heap_boxes = _heap_bounds(lowers.astype(jnp.float32), uppers.astype(jnp.float32), slot_prim, node_slot,
+                                     levels)
+    return (nodes, heap_boxes) if heap else nodes
 
 
 @partial(jax.jit, static_argnums=(4,))
-def _node_bounds(lowers: Any, uppers: Any, slot_prim: Any, node_slot: Any, levels: int) -> Any:
-    return _heap_bounds(lowers.astype(jnp.float32), uppers.astype(jnp.float32), slot_prim, node_slot, levels)
-
-
-@partial(jax.jit, static_argnums=(4,))
-def _mesh_refit(points: Any, tris: Any, slot_prim: Any, node_slot: Any, levels: int) -> tuple[Any, Any]:
+def _mesh_refit(points: Any, tris: Any, slot_prim: Any, node_slot: Any, levels: int) -> tuple[Any, Any, Any]:
     # the corners coordinate-major, (3, faces) each: XLA's CPU code for reductions and strided
     # columns over a minor axis of 3 was several times slower than these row operations. The
     # corners are gathered once, in a loop of their own (``apart``: else XLA gathers them again in
@@ -116,7 +122,7 @@ def _mesh_refit(points: Any, tris: Any, slot_prim: Any, node_slot: Any, levels: 
     length = lambda d: jnp.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])  # noqa: E731
     average = jnp.sum(apart(length(a - b) + length(a - c) + length(c - b))) / (3 * tris.shape[0])
     lowers, uppers = jnp.minimum(jnp.minimum(a, b), c).T, jnp.maximum(jnp.maximum(a, b), c).T
-    return _heap_bounds(lowers, uppers, slot_prim, node_slot, levels), average
+    return (*_heap_bounds(lowers, uppers, slot_prim, node_slot, levels), average)
 
 
 __all__ = ["DeviceRefit", "for_tree", "heap_primitives", "supported"]

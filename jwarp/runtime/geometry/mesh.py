@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from jwarp.builtins import bvh_trail
 from jwarp.lang import composites, scalars
 from jwarp.runtime import handles
 from jwarp.runtime.array import array
@@ -139,8 +140,18 @@ class Mesh(handles.Registered):
         lowers, uppers = self._face_bounds()
         self._tree = bvh_build.build(lowers, uppers, None if groups is None else groups.numpy(), bounds=False)
         self._refitter = bvh_refit.for_tree(self._tree, groups is not None, self.device.jax_device)
-        self._node_bounds = array(node_bounds(self._tree, self._refitter, lowers, uppers), dtype=scalars.float32,
-                                  device=self.device)
+        # walks read tables built from the boxes in heap order and the faces in the tree's order
+        # (jwarp.builtins.bvh_layout.heap_rows): kept where the tree refits on the device
+        self._heap_rows = self._refitter is not None and bvh_trail.supported(self._face_count, groups is not None)
+        if self._refitter is not None:
+            bounds, heap = (np.asarray(x) for x in self._refitter.bounds(lowers, uppers, heap=True))
+        else:
+            bounds, heap = node_bounds(self._tree, None, lowers, uppers), np.zeros((1, 6), np.float32)
+        self._node_bounds = array(bounds, dtype=scalars.float32, device=self.device)
+        self._node_heap = array(heap, dtype=scalars.float32, device=self.device)
+        order = self._tree.order if self._heap_rows else np.zeros(1, np.int32)
+        leaf_faces = np.concatenate([self._tris.numpy()[order], order[:, None]], axis=1).astype(np.int32)
+        self._leaf_faces = array(leaf_faces, dtype=scalars.int32, device=self.device)
         self._node_links = array(self._tree.links, dtype=scalars.int32, device=self.device)
         self._groups = group_tables(self._tree, self.device)
         self._winding_table = self.support_winding_number and winding_table.supported(
@@ -171,8 +182,9 @@ class Mesh(handles.Registered):
             tris = self._tris.buffer
             if tris.shape[0] != self._face_count:  # (an empty mesh keeps one row of zeros)
                 tris = tris[: self._face_count]  # a slice is one more dispatch: 0.09 ms of the bunny's 0.49
-            bounds, self._average_edge_length = self._refitter.mesh(self._points.buffer, tris)
+            bounds, heap, self._average_edge_length = self._refitter.mesh(self._points.buffer, tris)
             self._node_bounds._set_buffer(bounds)
+            self._node_heap._set_buffer(heap)
         else:
             lowers, uppers = self._face_bounds()
             bvh_build.refit(self._tree, lowers, uppers)
@@ -219,10 +231,11 @@ class Mesh(handles.Registered):
         static = (("faces", self._face_count), ("nodes", self._tree.node_count),
                   ("velocities", self._velocities is not None), ("winding", self.support_winding_number),
                   ("winding_table", self._winding_table), ("depth", self._tree.depth),
-                  ("grouped", self.groups is not None))
+                  ("grouped", self.groups is not None), ("heap_rows", self._heap_rows))
         arrays = {"points": self._points, "indices": self.indices, "tris": self._tris,
                   "velocities": self._velocities if self._velocities is not None else self._no_velocities,
-                  "node_bounds": self._node_bounds, "node_links": self._node_links,
+                  "node_bounds": self._node_bounds, "node_links": self._node_links, "node_heap": self._node_heap,
+                  "leaf_faces": self._leaf_faces,
                   "winding_rows": self._winding_rows, **self._groups}
         # (a device refit's result stays a device scalar: a replayed launch passes it on as it is)
         values = {"average_edge_length": (scalars.float32, self._average_edge_length)}
