@@ -3,8 +3,8 @@
 A stackless walk (:func:`jwarp.builtins.bvh_walk.walk`) costs a few microseconds a step whatever its
 pool's width, and a box query that overlaps much of a small mesh visits most of its nodes: Warp's
 ``example_mesh_intersect`` walks 363,534 nodes for 12,288 box queries of a 224-face sphere (about
-20 ms), while testing all 12,288 x 224 (lane, leaf) pairs takes about 0.7 ms. For trees of at most
-:data:`DENSE_LEAVES` leaves, :func:`leaf_words` tests every leaf and packs each lane's passing leaves
+20 ms), while testing all 12,288 x 224 (lane, leaf) pairs takes 0.6-0.9 ms (one core). For trees of at
+most :data:`DENSE_LEAVES` leaves, :func:`leaf_words` tests every leaf and packs each lane's passing leaves
 into bit words (the leaf of rank ``r`` is bit ``r % 32`` of word ``r // 32``; leaves ranked by node
 index, which is the walk's order), and :func:`select` finds a lane's ``k``-th result. The results
 and their order are the walk's, bit for bit: a box test is comparisons only, and a node's box holds
@@ -33,6 +33,7 @@ from jax import lax
 from jwarp.builtins import triangle_math as tm
 from jwarp.builtins.bvh_walk import Tree
 from jwarp.builtins.lane_pool import gather_rows
+from jwarp.builtins.trig import apart
 from jwarp.compiler.selects import where
 
 DENSE_LEAVES = 1024
@@ -75,24 +76,39 @@ def word_count(tree: Tree) -> int:
 def leaf_words(tree: Tree, lower: tuple, upper: tuple, run: Any, node: Any, end: Any) -> tuple:
     """The leaves each lane's walk from ``node`` to ``end`` would accept: ``(lanes, words)`` bit words
     (leaf rank ``r``: bit ``r % 32`` of word ``r // 32``; none for lanes not ``run``) and the leaf
-    nodes by rank ``(m,)``."""
+    nodes by rank ``(m,)``. Lane arrays are ``(lanes,)``.
+
+    One loop iteration a word: 32 box tests of every lane against one leaf box each (scalars), a
+    one-dimensional fusion that vectorises over the lanes. (A ``(lanes, leaves)`` test broadcasting
+    the boxes, packed by a sum over the bits, did not vectorise: Warp's mesh-intersection example,
+    12,288 lanes x 224 leaves, 3.5-4.5 -> 0.6-0.9 ms; 16,384 x 1,024 leaves 22 -> 4.6 ms.)"""
     nodes, rank = _leaves(tree)
     m = nodes.shape[0]
     count = word_count(tree)
     boxes = gather_rows(tree.bounds, nodes)
-    leaf_lo = tuple(boxes[:, k][None, :] for k in range(3))
-    leaf_hi = tuple(boxes[:, 3 + k][None, :] for k in range(3))
-    hit = tm.boxes_overlap(tuple(x[:, None] for x in lower), tuple(x[:, None] for x in upper), leaf_lo, leaf_hi)
-    hit = jnp.pad(hit, ((0, 0), (0, count * _BITS - m)))
-    bits = hit.reshape(hit.shape[0], count, _BITS).astype(jnp.uint32) << lax.iota(jnp.uint32, _BITS)
-    words = jnp.sum(bits, axis=2, dtype=jnp.uint32)
-    # the ranks in [first, last) (XLA's shifts by 32 or more give 0)
+    empty = jnp.asarray([jnp.inf] * 3 + [-jnp.inf] * 3, boxes.dtype)
+    boxes = jnp.concatenate([boxes, jnp.broadcast_to(empty, (count * _BITS - m, 6))]).reshape(count, _BITS, 6)
+    # the lanes' boxes computed once, in a loop of their own (else each test recomputes them)
+    own = apart(jnp.stack([jnp.asarray(x, jnp.float32) for x in (*lower, *upper)]))
+    own_lower, own_upper = tuple(own[k] for k in range(3)), tuple(own[3 + k] for k in range(3))
+
+    def word(w: Any, words: Any) -> Any:
+        leaf = lax.dynamic_index_in_dim(boxes, w, keepdims=False)  # (32, 6)
+        bits = jnp.zeros(own.shape[1:], jnp.uint32)
+        for b in range(_BITS):
+            hit = tm.boxes_overlap(own_lower, own_upper, tuple(leaf[b, k] for k in range(3)),
+                                   tuple(leaf[b, 3 + k] for k in range(3)))
+            bits = bits | (hit.astype(jnp.uint32) << b)
+        return lax.dynamic_update_index_in_dim(words, bits, w, 0)
+
+    words = lax.fori_loop(0, count, word, jnp.zeros((count, own.shape[1]), jnp.uint32)).T
+    # the ranks in [first, last) (XLA's shifts by 32 or more give 0); the padding's bits never count
     first = gather_rows(rank, jnp.minimum(node, tree.count))
     last = where(run, gather_rows(rank, jnp.minimum(end, tree.count)), first)
     base = lax.iota(jnp.int32, count)[None, :] * _BITS
     ones = jnp.uint32(0xFFFFFFFF)
     low = jnp.clip(first[:, None] - base, 0, _BITS).astype(jnp.uint32)
-    high = jnp.clip(last[:, None] - base, 0, _BITS).astype(jnp.uint32)
+    high = jnp.clip(jnp.minimum(last, m)[:, None] - base, 0, _BITS).astype(jnp.uint32)
     keep = lax.shift_left(ones, low) & ~lax.shift_left(ones, high)
     return words & keep, nodes
 
