@@ -460,5 +460,5 @@ def walk_trail(rows: Any, count: int, state: dict, active: Any, enter: Callable[
 
 
 __all__ = ["CULL_DEPTH", "FLAG", "LOOKAHEAD_WIDTH", "MAX_LEVELS", "PRIM", "SHARE_LANES_PER_SLOT", "Table",
-           "heap_order", "heap_rows", "inorder_order", "lookahead_stepper", "needs_general", "node_rows", "root_slot", "sharing", "stepper",
-           "supported", "walk_trail"]
+           "heap_order", "heap_rows", "inorder_order", "lookahead_stepper", "needs_general", "node_rows", "root_slot",
+           "sharing", "stepper", "supported", "walk_trail"]
