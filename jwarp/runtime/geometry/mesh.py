@@ -149,8 +149,11 @@ class Mesh(handles.Registered):
             bounds, heap = node_bounds(self._tree, None, lowers, uppers), np.zeros((1, 6), np.float32)
         self._node_bounds = array(bounds, dtype=scalars.float32, device=self.device)
         self._node_heap = array(heap, dtype=scalars.float32, device=self.device)
-        order = self._tree.order if self._heap_rows else np.zeros(1, np.int32)
-        leaf_faces = np.concatenate([self._tris.numpy()[order], order[:, None]], axis=1).astype(np.int32)
+        # (from the host copy of the faces made above; a mesh without heap boxes keeps one dummy row)
+        order = self._tree.order if self._heap_rows else np.zeros(0, np.int32)
+        leaf_faces = np.concatenate([tris[order], order[:, None]], axis=1).astype(np.int32)
+        if not leaf_faces.size:
+            leaf_faces = np.zeros((1, 4), np.int32)
         self._leaf_faces = array(leaf_faces, dtype=scalars.int32, device=self.device)
         self._node_links = array(self._tree.links, dtype=scalars.int32, device=self.device)
         self._groups = group_tables(self._tree, self.device)
