@@ -157,4 +157,5 @@ def lowest_set_bit(words: list) -> tuple:
     return found, rank, out
 
 
-__all__ = ["DENSE_LEAVES", "dense_ok", "leaf_nodes", "leaf_words", "lowest_set_bit", "running_counts", "select", "word_count"]
+__all__ = ["DENSE_LEAVES", "dense_ok", "leaf_nodes", "leaf_words", "lowest_set_bit", "running_counts", "select",
+           "word_count"]

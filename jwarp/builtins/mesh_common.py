@@ -46,7 +46,7 @@ class MeshView:
         verts = bvh_walk.gather_rows(table, tri)  # lanes + (3, 3)
         return tuple(tuple(verts[..., k, c] for c in range(3)) for k in range(3))
 
-    def trail_rows(self, extras: Callable[[tuple, tuple, tuple], list]) -> bvh_layout.Table | Any:
+    def trail_rows(self, extras: Callable[[tuple, tuple, tuple], list]) -> Any:
         """The node table of the stackless walks (:mod:`jwarp.builtins.bvh_layout`) whose leaves hold
         each face's corners (9 coordinates) and then ``extras(a, b, c)`` (at most 3 arrays) of the
         faces with corners ``a``, ``b``, ``c`` ((x, y, z) tuples of arrays over the faces). Built from

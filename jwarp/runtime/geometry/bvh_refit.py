@@ -7,7 +7,8 @@ a bottom-up pass of ``levels`` vectorised steps, each the union of pairs of boxe
 below (a leaf slot takes its primitive's box), followed by one gather into the pre-order node
 layout that queries read: O(primitives) work, in one program, with no copy of the points to the
 host. A mesh also keeps the boxes in heap order, from which its walks' node tables are built
-without a gather (:func:`jwarp.builtins.bvh_layout.heap_rows`). ``Mesh.refit`` also recomputes the mesh's average edge length there, as Warp does.
+without a gather (:func:`jwarp.builtins.bvh_layout.heap_rows`). ``Mesh.refit`` also recomputes the
+mesh's average edge length there, as Warp does.
 
 Trees built with groups are not halving trees; they refit on the host
 (:func:`jwarp.runtime.geometry.bvh_build.refit`).
