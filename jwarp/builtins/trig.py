@@ -233,10 +233,13 @@ def on_cpu(*args: Any, cpu: Callable, default: Callable) -> Any:
 def apart(value: Any) -> Any:
     """``value``, computed in a loop of its own: XLA fuses nothing across a conditional, and the
     predicate (one lane of ``value`` equals itself or does not) is true at run time without XLA
-    being able to fold it."""
+    being able to fold it. An integer lane is compared as the float of its bits: XLA folds an
+    integer's ``x == x``, and the conditional with it."""
     if jnp.size(value) == 0:
         return value
     first = jnp.reshape(value, (-1,))[0]
+    if not jnp.issubdtype(first.dtype, jnp.floating):
+        first = lax.bitcast_convert_type(first.astype(jnp.int32), jnp.float32)
     go = (first == first) | (first != first)
     return lax.cond(go, lambda v: v, jnp.zeros_like, value)
 

@@ -21,11 +21,13 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from jwarp.builtins.common import Call, Value
 from jwarp.builtins.trig import apart
@@ -136,6 +138,66 @@ def _value_reader(call: Call, h: handles.BoundHandle, dtype: Any, mask: Any) -> 
     return read
 
 
+def _corner_reader(call: Call, h: handles.BoundHandle, read: Callable) -> Callable:
+    """``corners(ijk) -> [leaves of each corner]``: the values of the 8 voxels ``ijk + _OFFSETS`` (as
+    ``read`` gives them). Where the launch is a plain vectorised one, all 8 corners are located by one
+    computation (computed apart), and each table is read by one gather of all corners: 2-3 gathers
+    instead of 16-24, each of which XLA fused with its own copy of the index arithmetic."""
+    ctx = call.ctx
+
+    def separately(ijk: list) -> list:
+        return [read([ijk[0] + ox, ijk[1] + oy, ijk[2] + oz]) for ox, oy, oz in _OFFSETS]
+
+    if ctx.ref_memory is not None or getattr(ctx, "debug", False):
+        return separately
+    tile_map = ctx.slots[h.arrays["tile_map"].data.slot]
+    values = ctx.slots[h.arrays["values"].data.slot]
+    origin, shape = h.fact("tile_origin"), tile_map.shape
+    bg = [jnp.asarray(to_device_leaf(x)) for x in leaves_of(h.values["background"])]
+
+    def locate(i: Any, j: Any, k: Any) -> Any:
+        """(2, 8, lanes): each corner's tile-map position (its size where outside) and voxel offset.
+        Corner-major: a gather of all lanes' first corners, then their second ones..., took 2.2 ms a step
+        of Warp's nvdb example against 2.8 lane-major (whose arithmetic then reads strided columns)."""
+        flat, local = [], []
+        for ox, oy, oz in _OFFSETS:
+            c = (i + ox, j + oy, k + oz)
+            rel = [jnp.right_shift(x, 3) - jnp.int32(o) for x, o in zip(c, origin)]
+            inside = functools.reduce(jnp.logical_and, [(r >= 0) & (r < n) for r, n in zip(rel, shape)])
+            flat.append(where(inside, (rel[0] * shape[1] + rel[1]) * shape[2] + rel[2], tile_map.planes[0].size))
+            local.append(((c[0] & 7) << 6) | ((c[1] & 7) << 3) | (c[2] & 7))
+        return jnp.stack([jnp.stack(flat), jnp.stack(local)])
+
+    def tile_rows() -> Any:
+        """(tiles + 1, k) int32: each tile's leaf (-1: none) and the bits of its value where it has no
+        leaf (a constant tile's, else the background), per plane; the last row is outside the map."""
+        leaves = jnp.concatenate([tile_map.planes[0].reshape(-1), jnp.full((1,), -1, jnp.int32)])
+        cols = [leaves]
+        for p, b in enumerate(bg):
+            other = jnp.broadcast_to(b.astype(values.planes[p].dtype), leaves.shape)
+            if h.fact("constant"):  # tiles of one value: tile map entries -2 - k
+                consts = ctx.slots[h.arrays["tile_values"].data.slot].planes[p].reshape(-1)
+                n = consts.shape[0]
+                other = where(leaves <= -2, consts.at[clip(-2 - leaves, 0, n - 1)].get(mode="promise_in_bounds"),
+                              other)
+            cols.append(lax.bitcast_convert_type(other, jnp.int32))
+        return jnp.stack(cols, axis=-1)
+
+    def corners(ijk: list) -> list:
+        if (jnp.ndim(ijk[0]) != 1 or values.shape[0] == 0
+                or any(jnp.dtype(p.dtype).itemsize != 4 for p in values.planes)):
+            return separately(ijk)
+        flat, local = apart(locate(*ijk))
+        rows = tile_rows().at[flat].get(mode="promise_in_bounds")
+        leaf = rows[..., 0]
+        slot = clip(leaf * 512 + local, 0, values.shape[0] - 1)
+        picked = [where(leaf >= 0, p.at[slot].get(mode="promise_in_bounds"),
+                        lax.bitcast_convert_type(rows[..., 1 + q], p.dtype)) for q, p in enumerate(values.planes)]
+        return [[p[r] for p in picked] for r in range(len(_OFFSETS))]
+
+    return corners
+
+
 def _index_of(call: Call, h: handles.BoundHandle, ijk: list, mask: Any) -> Any:
     """The linear index of a voxel of an index grid (value grids: ``leaf * 512 + offset``), -1 if none."""
     leaf, local = _leaf(call, h, ijk, mask)
@@ -184,8 +246,14 @@ def _computed_once(call: Call, u: list) -> list:
     return list(apart(jnp.stack(u)))
 
 
-def _sample(call: Call, read: Callable, dtype: Any, uvw: Value, mode: Value, grad: bool) -> tuple[list, list]:
-    """(value leaves, gradient leaves) of Warp's sampling at ``uvw`` (index space)."""
+def _sample(call: Call, read: Callable, dtype: Any, uvw: Value, mode: Value, grad: bool,
+            corners: Callable | None = None) -> tuple[list, list]:
+    """(value leaves, gradient leaves) of Warp's sampling at ``uvw`` (index space); ``corners`` reads
+    the 8 voxels of a linear sample at once (default: ``read`` each)."""
+    if corners is None:
+        def corners(ijk: list) -> list:
+            return [read([ijk[0] + ox, ijk[1] + oy, ijk[2] + oz]) for ox, oy, oz in _OFFSETS]
+
     u = [_full(call, jnp.asarray(x).astype(jnp.float32)) for x in leaves_of(uvw)]
     width = _width(dtype)
     sdt = _scalar_of(dtype)._np_dtype
@@ -201,9 +269,8 @@ def _sample(call: Call, read: Callable, dtype: Any, uvw: Value, mode: Value, gra
         frac = [x - b for x, b in zip(u, base)]
         ijk = [b.astype(jnp.int32) for b in base]
         w = [(1 - f, f) for f in frac]
-        reads, weights, gweights = [], [], []
+        reads, weights, gweights = corners(ijk), [], []
         for ox, oy, oz in _OFFSETS:
-            reads.append(read([ijk[0] + ox, ijk[1] + oy, ijk[2] + oz]))
             wx, wy, wz = w[0][ox], w[1][oy], w[2][oz]
             weights.append((wx * wy * wz).astype(sdt))
             if grad:
@@ -239,7 +306,8 @@ def _sample_volume(call: Call, vid: Value, uvw: Value, mode: Value, dtype: Any, 
             zero = jnp.zeros(call.ctx.grid, sdt)
             val, g = [zero] * width, [zero] * (3 * width)
         else:
-            val, g = _sample(call, _value_reader(call, h, dtype, _mask(call, lanes)), dtype, uvw, mode, grad)
+            read = _value_reader(call, h, dtype, _mask(call, lanes))
+            val, g = _sample(call, read, dtype, uvw, mode, grad, _corner_reader(call, h, read))
         parts.append((value_from_leaves(dtype, val), lanes))
         gparts.append((value_from_leaves(_grad_type(dtype), g), lanes))
     return handles.merge(parts), handles.merge(gparts)
