@@ -152,6 +152,7 @@ NOT_ELIGIBLE = {  # program: why it does not run on the Pallas path
     "geometry_bvh_groups": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_id_arrays": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "geometry_volume_exact": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
+    "geometry_volume_nvdb": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
     "tile_gemm_contraction": 'tiles (XLA path)',
     "geometry_delaunay": 'launches no kernel',
     "geometry_hash_grid": 'geometry objects (Mesh, HashGrid, Bvh, Volume ids)',
