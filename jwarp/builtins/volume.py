@@ -41,6 +41,7 @@ from jwarp.lang.arrays import type_name
 from jwarp.compiler.selects import clip, where
 
 CLOSEST, LINEAR = 0, 1
+INDEX_GRIDS = ("Index", "OnIndex", "IndexMask", "OnIndexMask")
 _OFFSETS = ((0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1), (1, 0, 0), (1, 0, 1), (1, 1, 0), (1, 1, 1))
 _TYPE_NAMES = {scalars.float32: "float", scalars.float64: "double", scalars.int32: "int32", scalars.int64: "int64",
                scalars.uint32: "uint32", composites.vector(3, scalars.float32): "Vec3f",
@@ -138,61 +139,75 @@ def _value_reader(call: Call, h: handles.BoundHandle, dtype: Any, mask: Any) -> 
     return read
 
 
-def _corner_reader(call: Call, h: handles.BoundHandle, read: Callable) -> Callable:
-    """``corners(ijk) -> [leaves of each corner]``: the values of the 8 voxels ``ijk + _OFFSETS`` (as
-    ``read`` gives them). Where the launch is a plain vectorised one, all 8 corners are located by one
-    computation (computed apart), and each table is read by one gather of all corners: 2-3 gathers
-    instead of 16-24, each of which XLA fused with its own copy of the index arithmetic."""
-    ctx = call.ctx
+class _Corners:
+    """The 8 voxels ``ijk + _OFFSETS`` of linear samples of volume ``h``, located at once: each corner's
+    tile-map row (its leaf, and where it has none the bits of the value it reads: a constant tile's,
+    else the background) and voxel offset, from one computation (computed apart, corner-major: all
+    lanes' first corners, then their second ones...) and one gather of a table of rows per tile. A
+    voxel read by voxel fused the index arithmetic into each of its 2-3 gathers: Warp's nvdb example,
+    24 gathers of 10,000 lanes a launch, 5.2-5.4 -> 2.2-2.4 ms a step (lane-major corners: 2.8)."""
 
-    def separately(ijk: list) -> list:
-        return [read([ijk[0] + ox, ijk[1] + oy, ijk[2] + oz]) for ox, oy, oz in _OFFSETS]
+    def __init__(self, call: Call, h: handles.BoundHandle, ijk: list, values: bool = True):
+        ctx = call.ctx
+        tile_map = ctx.slots[h.arrays["tile_map"].data.slot]
+        origin, shape = h.fact("tile_origin"), tile_map.shape
+        outside = tile_map.planes[0].size  # the row after the map's: no leaf
 
-    if ctx.ref_memory is not None or getattr(ctx, "debug", False):
-        return separately
-    tile_map = ctx.slots[h.arrays["tile_map"].data.slot]
-    values = ctx.slots[h.arrays["values"].data.slot]
-    origin, shape = h.fact("tile_origin"), tile_map.shape
-    bg = [jnp.asarray(to_device_leaf(x)) for x in leaves_of(h.values["background"])]
+        def locate(i: Any, j: Any, k: Any) -> Any:
+            flat, local = [], []
+            for ox, oy, oz in _OFFSETS:
+                c = (i + ox, j + oy, k + oz)
+                rel = [jnp.right_shift(x, 3) - jnp.int32(o) for x, o in zip(c, origin)]
+                inside = functools.reduce(jnp.logical_and, [(r >= 0) & (r < n) for r, n in zip(rel, shape)])
+                flat.append(where(inside, (rel[0] * shape[1] + rel[1]) * shape[2] + rel[2], outside))
+                local.append(((c[0] & 7) << 6) | ((c[1] & 7) << 3) | (c[2] & 7))
+            return jnp.stack([jnp.stack(flat), jnp.stack(local)])
 
-    def locate(i: Any, j: Any, k: Any) -> Any:
-        """(2, 8, lanes): each corner's tile-map position (its size where outside) and voxel offset.
-        Corner-major: a gather of all lanes' first corners, then their second ones..., took 2.2 ms a step
-        of Warp's nvdb example against 2.8 lane-major (whose arithmetic then reads strided columns)."""
-        flat, local = [], []
-        for ox, oy, oz in _OFFSETS:
-            c = (i + ox, j + oy, k + oz)
-            rel = [jnp.right_shift(x, 3) - jnp.int32(o) for x, o in zip(c, origin)]
-            inside = functools.reduce(jnp.logical_and, [(r >= 0) & (r < n) for r, n in zip(rel, shape)])
-            flat.append(where(inside, (rel[0] * shape[1] + rel[1]) * shape[2] + rel[2], tile_map.planes[0].size))
-            local.append(((c[0] & 7) << 6) | ((c[1] & 7) << 3) | (c[2] & 7))
-        return jnp.stack([jnp.stack(flat), jnp.stack(local)])
-
-    def tile_rows() -> Any:
-        """(tiles + 1, k) int32: each tile's leaf (-1: none) and the bits of its value where it has no
-        leaf (a constant tile's, else the background), per plane; the last row is outside the map."""
+        flat, self.local = apart(locate(*ijk))
         leaves = jnp.concatenate([tile_map.planes[0].reshape(-1), jnp.full((1,), -1, jnp.int32)])
         cols = [leaves]
-        for p, b in enumerate(bg):
-            other = jnp.broadcast_to(b.astype(values.planes[p].dtype), leaves.shape)
-            if h.fact("constant"):  # tiles of one value: tile map entries -2 - k
-                consts = ctx.slots[h.arrays["tile_values"].data.slot].planes[p].reshape(-1)
-                n = consts.shape[0]
-                other = where(leaves <= -2, consts.at[clip(-2 - leaves, 0, n - 1)].get(mode="promise_in_bounds"),
-                              other)
-            cols.append(lax.bitcast_convert_type(other, jnp.int32))
-        return jnp.stack(cols, axis=-1)
+        if values:
+            planes = ctx.slots[h.arrays["values"].data.slot].planes
+            for p, b in zip(planes, leaves_of(h.values["background"])):
+                other = jnp.broadcast_to(jnp.asarray(to_device_leaf(b)).astype(p.dtype), leaves.shape)
+                if h.fact("constant"):  # tiles of one value: tile map entries -2 - k
+                    consts = ctx.slots[h.arrays["tile_values"].data.slot].planes[len(cols) - 1].reshape(-1)
+                    n = consts.shape[0]
+                    other = where(leaves <= -2, consts.at[clip(-2 - leaves, 0, n - 1)].get(mode="promise_in_bounds"),
+                                  other)
+                cols.append(lax.bitcast_convert_type(other, jnp.int32))
+        self.rows = jnp.stack(cols, axis=-1).at[flat].get(mode="promise_in_bounds")
+        self.leaf = self.rows[..., 0]
+
+    @staticmethod
+    def usable(call: Call, h: handles.BoundHandle, ijk: list, name: str | None = "values") -> bool:
+        """Whether the launch reads plainly (not Pallas, not debug), by one lane axis, from a table
+        ``name`` of 32-bit values (if any)."""
+        ctx = call.ctx
+        if ctx.ref_memory is not None or getattr(ctx, "debug", False) or jnp.ndim(ijk[0]) != 1:
+            return False
+        if name is None:
+            return True
+        table = ctx.slots[h.arrays[name].data.slot]
+        return table.shape[0] > 0 and all(jnp.dtype(p.dtype).itemsize == 4 for p in table.planes)
+
+    def slots(self, size: int) -> Any:
+        """(8, lanes): each corner's voxel in a table of ``size`` per-voxel entries (clamped)."""
+        return clip(self.leaf * 512 + self.local, 0, size - 1)
+
+
+def _corner_reader(call: Call, h: handles.BoundHandle, read: Callable) -> Callable:
+    """``corners(ijk) -> [leaves of each corner]``: the values of the 8 voxels ``ijk + _OFFSETS``, as
+    ``read`` gives them voxel by voxel; located at once (:class:`_Corners`) where that applies."""
 
     def corners(ijk: list) -> list:
-        if (jnp.ndim(ijk[0]) != 1 or values.shape[0] == 0
-                or any(jnp.dtype(p.dtype).itemsize != 4 for p in values.planes)):
-            return separately(ijk)
-        flat, local = apart(locate(*ijk))
-        rows = tile_rows().at[flat].get(mode="promise_in_bounds")
-        leaf = rows[..., 0]
-        slot = clip(leaf * 512 + local, 0, values.shape[0] - 1)
-        picked = [where(leaf >= 0, p.at[slot].get(mode="promise_in_bounds"),
-                        lax.bitcast_convert_type(rows[..., 1 + q], p.dtype)) for q, p in enumerate(values.planes)]
+        if not _Corners.usable(call, h, ijk):
+            return [read([ijk[0] + ox, ijk[1] + oy, ijk[2] + oz]) for ox, oy, oz in _OFFSETS]
+        at = _Corners(call, h, ijk)
+        values = call.ctx.slots[h.arrays["values"].data.slot]
+        slot = at.slots(values.shape[0])
+        picked = [where(at.leaf >= 0, p.at[slot].get(mode="promise_in_bounds"),
+                        lax.bitcast_convert_type(at.rows[..., 1 + q], p.dtype)) for q, p in enumerate(values.planes)]
         return [[p[r] for p in picked] for r in range(len(_OFFSETS))]
 
     return corners
@@ -202,7 +217,7 @@ def _index_of(call: Call, h: handles.BoundHandle, ijk: list, mask: Any) -> Any:
     """The linear index of a voxel of an index grid (value grids: ``leaf * 512 + offset``), -1 if none."""
     leaf, local = _leaf(call, h, ijk, mask)
     found = leaf >= 0
-    if h.fact("grid_type") in ("Index", "OnIndex", "IndexMask", "OnIndexMask"):
+    if h.fact("grid_type") in INDEX_GRIDS:
         index = handles.load(call, h, "voxel_index", [_voxel_slot(call, h, "voxel_index", leaf, local)],
                              mask_and(mask, found))[0]
     else:

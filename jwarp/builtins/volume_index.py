@@ -25,8 +25,8 @@ import jax
 import jax.numpy as jnp
 
 from jwarp.builtins.common import Call, Value
-from jwarp.builtins.volume import (_check_grad, _check_uvw, _full, _grad_type, _ijk, _index_of, _mask, _sample,
-                                   _TYPE_NAMES, _VEC3, _VEC3D, _volumes)
+from jwarp.builtins.volume import (INDEX_GRIDS, _OFFSETS, _Corners, _check_grad, _check_uvw, _full, _grad_type, _ijk, _index_of,
+                                   _mask, _sample, _TYPE_NAMES, _VEC3, _VEC3D, _volumes)
 from jwarp.compiler import handles, memory
 from jwarp.compiler.masks import mask_and
 from jwarp.compiler.registry import builtin
@@ -78,6 +78,35 @@ def _index_reader(call: Call, h: handles.BoundHandle, data: Value, background: V
     return read
 
 
+def _index_corners(call: Call, h: handles.BoundHandle, data: Value, background: Value, mask: Any,
+                   read: Callable) -> Callable:
+    """``corners(ijk)``: :func:`_index_reader`'s values of the 8 voxels ``ijk + _OFFSETS``, their
+    indices located at once (:class:`jwarp.builtins.volume._Corners`) where that applies; the voxel
+    data is read corner by corner (it may be differentiated)."""
+    indexed = h.fact("grid_type") in INDEX_GRIDS
+
+    def corners(ijk: list) -> list:
+        if not _Corners.usable(call, h, ijk, "voxel_index" if indexed else None):
+            return [read([ijk[0] + ox, ijk[1] + oy, ijk[2] + oz]) for ox, oy, oz in _OFFSETS]
+        at = _Corners(call, h, ijk, values=False)
+        index = at.leaf * 512 + at.local
+        if indexed:
+            table = call.ctx.slots[h.arrays["voxel_index"].data.slot]
+            index = table.planes[0].at[at.slots(table.shape[0])].get(mode="promise_in_bounds")
+        index = where(at.leaf >= 0, index, -1)
+        slot = call.ctx.slots[data.data.slot]
+        bg = [_full(call, x) for x in leaves_of(background)]
+        out = []
+        for r in range(len(_OFFSETS)):
+            found = index[r] >= 0
+            idx = Value(scalars.int32, clip(index[r], 0, max(slot.shape[0] - 1, 0)))
+            vals = memory.load(call.ctx, slot.planes, slot.shape, [idx], 0, mask_and(mask, found))
+            out.append([where(found, v, b) for v, b in zip(vals, bg)])
+        return out
+
+    return corners
+
+
 def _sample_index(call: Call, id: Value, uvw: Value, mode: Value, data: Value, background: Value,
                   grad: bool) -> tuple[Value, Value]:
     if not isinstance(data.type, ArrayType) or data.type.ndim != 1:
@@ -90,7 +119,9 @@ def _sample_index(call: Call, id: Value, uvw: Value, mode: Value, data: Value, b
     _check_uvw(call, uvw, mode)
     parts, gparts = [], []
     for h, lanes in _volumes(call, id):
-        val, g = _sample(call, _index_reader(call, h, data, background, _mask(call, lanes)), t, uvw, mode, grad)
+        mask = _mask(call, lanes)
+        read = _index_reader(call, h, data, background, mask)
+        val, g = _sample(call, read, t, uvw, mode, grad, _index_corners(call, h, data, background, mask, read))
         parts.append((value_from_leaves(t, val), lanes))
         gparts.append((value_from_leaves(_grad_type(t), g), lanes))
     return handles.merge(parts), handles.merge(gparts)
