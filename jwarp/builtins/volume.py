@@ -139,6 +139,11 @@ def _value_reader(call: Call, h: handles.BoundHandle, dtype: Any, mask: Any) -> 
     return read
 
 
+def one_by_one(read: Callable, ijk: list) -> list:
+    """The 8 voxels ``ijk + _OFFSETS`` of a linear sample, each read by ``read`` (``read(ijk) -> leaves``)."""
+    return [read([ijk[0] + ox, ijk[1] + oy, ijk[2] + oz]) for ox, oy, oz in _OFFSETS]
+
+
 class _Corners:
     """The 8 voxels ``ijk + _OFFSETS`` of linear samples of volume ``h``, located at once: each corner's
     tile-map row (its leaf, and where it has none the bits of the value it reads: a constant tile's,
@@ -202,7 +207,7 @@ def _corner_reader(call: Call, h: handles.BoundHandle, read: Callable) -> Callab
 
     def corners(ijk: list) -> list:
         if not _Corners.usable(call, h, ijk):
-            return [read([ijk[0] + ox, ijk[1] + oy, ijk[2] + oz]) for ox, oy, oz in _OFFSETS]
+            return one_by_one(read, ijk)
         at = _Corners(call, h, ijk)
         values = call.ctx.slots[h.arrays["values"].data.slot]
         slot = at.slots(values.shape[0])
@@ -266,9 +271,7 @@ def _sample(call: Call, read: Callable, dtype: Any, uvw: Value, mode: Value, gra
     """(value leaves, gradient leaves) of Warp's sampling at ``uvw`` (index space); ``corners`` reads
     the 8 voxels of a linear sample at once (default: ``read`` each)."""
     if corners is None:
-        def corners(ijk: list) -> list:
-            return [read([ijk[0] + ox, ijk[1] + oy, ijk[2] + oz]) for ox, oy, oz in _OFFSETS]
-
+        corners = functools.partial(one_by_one, read)
     u = [_full(call, jnp.asarray(x).astype(jnp.float32)) for x in leaves_of(uvw)]
     width = _width(dtype)
     sdt = _scalar_of(dtype)._np_dtype

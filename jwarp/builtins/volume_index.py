@@ -25,8 +25,8 @@ import jax
 import jax.numpy as jnp
 
 from jwarp.builtins.common import Call, Value
-from jwarp.builtins.volume import (INDEX_GRIDS, _OFFSETS, _Corners, _check_grad, _check_uvw, _full, _grad_type, _ijk, _index_of,
-                                   _mask, _sample, _TYPE_NAMES, _VEC3, _VEC3D, _volumes)
+from jwarp.builtins.volume import (INDEX_GRIDS, _OFFSETS, _Corners, _check_grad, _check_uvw, _full, _grad_type, _ijk,
+                                   _index_of, _mask, _sample, _TYPE_NAMES, _VEC3, _VEC3D, _volumes, one_by_one)
 from jwarp.compiler import handles, memory
 from jwarp.compiler.masks import mask_and
 from jwarp.compiler.registry import builtin
@@ -87,7 +87,7 @@ def _index_corners(call: Call, h: handles.BoundHandle, data: Value, background: 
 
     def corners(ijk: list) -> list:
         if not _Corners.usable(call, h, ijk, "voxel_index" if indexed else None):
-            return [read([ijk[0] + ox, ijk[1] + oy, ijk[2] + oz]) for ox, oy, oz in _OFFSETS]
+            return one_by_one(read, ijk)
         at = _Corners(call, h, ijk, values=False)
         index = at.leaf * 512 + at.local
         if indexed:
