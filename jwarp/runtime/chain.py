@@ -41,7 +41,7 @@ import numpy as np
 from jax.extend import core as jax_core
 
 from jwarp.compiler.emitters import level_options
-from jwarp.runtime import deferred
+from jwarp.runtime import deferred, solo
 from jwarp.runtime.preparation import prepare
 from jwarp.runtime.execution import concrete_array_type
 from jwarp.runtime.locking import state_lock
@@ -102,6 +102,7 @@ class Chain:
 
     def run_deferred(self, count: int) -> None:
         """Run the chain (called by :func:`jwarp.runtime.deferred.flush`, holding ``state_lock``)."""
+        solo.chain_ran(len(self.entries))
         if len(self.entries) > 1 and any(e[0] is not self.entries[0][0] for e in self.entries):
             key = tuple(self.key)
             info = _table.get(key)
@@ -506,6 +507,7 @@ def reset() -> None:
         _table.clear()
         _variants.clear()
         _stream.reset()
+        solo.reset()
 
 
 __all__ = ["Chain", "FUSE_AFTER", "MAX_LENGTH", "MAX_VARIANTS", "append", "has_callbacks", "pending_length", "reset"]

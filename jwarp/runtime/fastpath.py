@@ -30,7 +30,7 @@ import numpy as np
 from jwarp import config
 from jwarp.compiler.signature import ArraySpec, NoneArraySpec, ValueSpec, runtime_lanes
 from jwarp.lang import composites
-from jwarp.runtime import chain, deferred, launch_buckets
+from jwarp.runtime import chain, deferred, launch_buckets, solo
 from jwarp.runtime.array import array
 from jwarp.runtime.array_layouts import layout_id
 from jwarp.runtime.binding import convert_value, device_constant, names_objects
@@ -232,6 +232,11 @@ class Plan:
             # plan was made and names one now takes the full path here; run_now checks it itself)
             if self.handles is not None and self.handles.operands(args) is None:
                 return False
+            if solo.lone():  # (a launch that something observes before the next one: solo.py)
+                if not self.run_now(args, None):
+                    return False
+                solo.ran_lone()
+                return True
             if chain.append(self, args):
                 return True
         return self.run_now(args, None)
