@@ -1,7 +1,7 @@
 """Launch overhead: µs per launch of a tiny kernel, jwarp vs real Warp (CPU), medians.
 
-Rows: ``wp.launch`` and ``Launch.launch()`` (``record_cmd=True``) for jwarp and for real Warp
-(when ``warp-lang`` is installed), plus the floor of a bare ``jax.jit`` call of the same update.
+Rows: ``wp.launch``, ``Launch.launch()`` (``record_cmd=True``) and ``wp.launch`` followed by
+``wp.synchronize()`` each time, for jwarp and for real Warp (when ``warp-lang`` is installed), plus the floor of a bare ``jax.jit`` call of the same update.
 Each figure is the median over ``--repeats`` timed batches of ``--launches`` launches, each batch
 ending with a synchronize (jwarp launches are asynchronous, Warp's CPU launches are not). The rows'
 batches are interleaved (one batch of each row per round), so load on a shared machine affects every
@@ -50,9 +50,15 @@ def _library_rows(wp, name: str, n: int) -> dict:
 
     a = wp.zeros(n, dtype=float, device="cpu")
     cmd = wp.launch(bump, n, inputs=[a, 1.0], device="cpu", record_cmd=True)
+
+    def launch_and_sync() -> None:  # a notebook cell's or a one-launch step's pattern
+        wp.launch(bump, n, inputs=[a, 1.0], device="cpu")
+        wp.synchronize()
+
     return {
         f"{name} wp.launch": (lambda: wp.launch(bump, n, inputs=[a, 1.0], device="cpu"), wp.synchronize),
         f"{name} Launch.launch()": (cmd.launch, wp.synchronize),
+        f"{name} wp.launch + sync": (launch_and_sync, wp.synchronize),
     }
 
 
@@ -111,6 +117,8 @@ def main() -> None:
             ref = rows["warp wp.launch"]
             print(f"  ratios vs warp wp.launch: jwarp wp.launch {rows['jwarp wp.launch'] / ref:.2f}x (target <= 2), "
                   f"jwarp Launch.launch() {rows['jwarp Launch.launch()'] / ref:.2f}x (target <= 1)")
+            alone = rows["jwarp wp.launch + sync"] / rows["warp wp.launch + sync"]
+            print(f"  jwarp wp.launch + sync / warp wp.launch + sync: {alone:.2f}x")
             cmd_ratio = rows["jwarp Launch.launch()"] / rows["warp Launch.launch()"]
             print(f"  jwarp Launch.launch() / warp Launch.launch(): {cmd_ratio:.2f}x (target <= 2)")
 
