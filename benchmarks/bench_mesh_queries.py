@@ -19,11 +19,12 @@ checks that both computed the same results (faces may differ at ties; distances 
 
 from __future__ import annotations
 
-import statistics
 import sys
 import time
 
 import numpy as np
+
+from benchmarks.harness import interleaved_ms
 
 KINDS = ("anyhit", "count", "closest", "sign_normal", "winding", "aabb")
 
@@ -129,13 +130,7 @@ def main(side: int = 512, count: int = 65536, repeats: int = 3, kinds: tuple = K
             lib[kind][0]()
         a, b = libs["jwarp"][kind][1](), libs["warp"][kind][1]()
         assert np.allclose(a, b, rtol=1e-4, atol=1e-4), f"{kind}: results differ"
-        times: dict = {k: [] for k in libs}
-        for _ in range(repeats):
-            for name, lib in libs.items():
-                start = time.process_time()
-                lib[kind][0]()
-                times[name].append(time.process_time() - start)
-        med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+        med = interleaved_ms({name: lib[kind][0] for name, lib in libs.items()}, repeats, time.process_time)
         n = side * side if kind in ("anyhit", "count") else count
         print(f"{kind:12s} {n:8d} queries: jwarp {med['jwarp']:8.1f} ms, warp {med['warp']:7.1f} ms CPU, "
               f"ratio {med['jwarp'] / med['warp']:.2f}x", flush=True)

@@ -21,11 +21,11 @@ computed the same results.
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 
 import numpy as np
+
+from benchmarks.harness import interleaved_ms
 
 KINDS = ("sum", "nearest", "max", "aabb_nearest")
 
@@ -128,13 +128,7 @@ def main(count: int = 32768, repeats: int = 15, kinds: tuple = KINDS) -> dict:
             lib[kind][0]()
         a, b = libs["jwarp"][kind][1](), libs["warp"][kind][1]()
         assert np.allclose(a, b, rtol=1e-5, atol=1e-6), f"{kind}: results differ"
-        times: dict = {k: [] for k in libs}
-        for _ in range(repeats):
-            for name, lib in libs.items():
-                start = time.perf_counter()
-                lib[kind][0]()
-                times[name].append(time.perf_counter() - start)
-        med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+        med = interleaved_ms({name: lib[kind][0] for name, lib in libs.items()}, repeats)
         print(f"{kind:13s} {count:7d} lanes: jwarp {med['jwarp']:8.2f} ms, warp {med['warp']:8.2f} ms, "
               f"ratio {med['jwarp'] / med['warp']:.2f}x", flush=True)
         result[kind] = med

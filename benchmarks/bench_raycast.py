@@ -12,11 +12,12 @@ that both found the same hit distances.
 
 from __future__ import annotations
 
-import statistics
 import sys
 import time
 
 import numpy as np
+
+from benchmarks.harness import interleaved_ms
 
 
 def main(side: int = 1024, repeats: int = 3) -> dict:
@@ -35,14 +36,13 @@ def main(side: int = 1024, repeats: int = 3) -> dict:
         p.sync()
     a, b = programs["jwarp"].output()["t"], programs["warp"].output()["t"]
     assert np.allclose(a, b, rtol=1e-4, atol=1e-4), "hit distances differ"
-    times: dict = {k: [] for k in programs}
-    for _ in range(repeats):
-        for name, p in programs.items():
-            start = time.process_time()
+    def timed(p):
+        def step() -> None:
             p.step()
             p.sync()
-            times[name].append(time.process_time() - start)
-    med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+        return step
+
+    med = interleaved_ms({name: timed(p) for name, p in programs.items()}, repeats, time.process_time)
     print(f"{side * side} rays: jwarp {med['jwarp']:.1f} ms, warp {med['warp']:.1f} ms CPU, "
           f"ratio {med['jwarp'] / med['warp']:.2f}x")
     return med

@@ -23,11 +23,11 @@ checking that jwarp and Warp computed the same results.
 from __future__ import annotations
 
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
+
+from benchmarks.harness import interleaved_ms
 
 KINDS = ("linear", "grad", "index")
 
@@ -162,13 +162,7 @@ def main(count: int = 100000, repeats: int = 15, kinds: tuple = KINDS) -> dict:
             reference[0]()
             ours = a[:count]
             assert np.allclose(reference[1](), ours, rtol=1e-4, atol=1e-4), "linear: the dense jnp sample differs"
-        times: dict = {k: [] for k in steps}
-        for _ in range(repeats):
-            for name, step in steps.items():
-                start = time.perf_counter()
-                step()
-                times[name].append(time.perf_counter() - start)
-        med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+        med = interleaved_ms(steps, repeats)
         line = (f"{kind:7s} {count:7d} lanes: jwarp {med['jwarp']:7.2f} ms, warp {med['warp']:7.2f} ms "
                 f"(ratio {med['jwarp'] / med['warp']:.2f}x)")
         if "jnp" in med:

@@ -238,10 +238,30 @@ def format_table(results: list[Result], columns: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
+def interleaved_ms(steps: dict[str, Callable[[], None]], repeats: int,
+                   clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
+    """Median milliseconds of each of ``steps`` (``{name: step}``, each step ending when its work has),
+    timed ``repeats`` times in rounds of one call each (A B C A B C ...), so that a shared machine's load
+    changes hit them alike; ``clock``: ``time.process_time`` for CPU time.
+
+    Example:
+        >>> sorted(interleaved_ms({"a": lambda: None, "b": lambda: None}, 3))
+        ['a', 'b']
+    """
+    times: dict[str, list[float]] = {name: [] for name in steps}
+    for _ in range(repeats):
+        for name, step in steps.items():
+            start = clock()
+            step()
+            times[name].append(clock() - start)
+    return {name: statistics.median(t) * 1e3 for name, t in times.items()}
+
+
 def gb_per_s(nbytes: float, stats: Stats, unit: str = "ms") -> float:
     """Bandwidth in GB/s for ``nbytes`` moved per operation taking ``stats.median`` ``unit``."""
     seconds = stats.median / _SCALE[unit]
     return nbytes / seconds / 1e9
 
 
-__all__ = ["Case", "Context", "Program", "Result", "Stats", "measure", "format_table", "gb_per_s", "IMPLEMENTATIONS"]
+__all__ = ["Case", "Context", "Program", "Result", "Stats", "measure", "format_table", "gb_per_s", "interleaved_ms",
+           "IMPLEMENTATIONS"]
