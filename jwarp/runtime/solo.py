@@ -65,7 +65,7 @@ def ran_lone() -> None:
 
 
 def reset() -> None:
-    """Back to deferring (tests; a change of ``wp.config.fuse_launch_chains``)."""
+    """Back to deferring, the marker dropped (``chain.reset``: tests)."""
     global _streak
     _streak = 0
     if deferred.pending is not None and deferred.pending[0] is MARK:
